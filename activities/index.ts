@@ -1,0 +1,12 @@
+import { createDiagnosticsActivities } from './diagnostics';
+import type { ActivityDeps } from './deps';
+
+/** Builds every activity with its dependencies (no globals), as the worker registers them. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createDiagnosticsActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+export type { ActivityDeps };

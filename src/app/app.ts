@@ -1,0 +1,58 @@
+import express, { Express, RequestHandler, Router } from 'express';
+import pinoHttp from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import swaggerUi from 'swagger-ui-express';
+import { createAuthenticate } from '../auth/authenticate';
+import { registerConnectionRoutes } from '../connections/connections.routes';
+import { registerEnvironmentRoutes } from '../environments/environments.routes';
+import { registerHealthRoutes } from '../health/health.routes';
+import { errorMiddleware, notFoundRoute } from '../http/error-middleware';
+import type { RouteContext } from '../http/route';
+import '../http/request-context';
+import { createRegistry, generateOpenApiDocument } from '../openapi/registry';
+import { registerOrganizationRoutes } from '../organizations/organizations.routes';
+import type { Services } from './services';
+
+/** The management API: every domain's routes, the OpenAPI document and its reference page. */
+export function createApp(services: Services): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(
+    pinoHttp({
+      logger: services.logger,
+      genReqId: (_req, res) => {
+        const id = randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Only method, path and status: query strings and bodies may carry secrets.
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, path: String(req.url ?? '').split('?')[0] }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+      autoLogging: { ignore: (req) => req.url === '/healthz' },
+    }),
+  );
+  app.use(express.json({ limit: services.config.http.bodyLimit, strict: false }) as RequestHandler);
+
+  const router = Router();
+  const registry = createRegistry();
+  const ctx: RouteContext = { router, registry, authenticate: createAuthenticate(services.tokens) };
+
+  registerHealthRoutes(ctx, services.db, services.temporal.connection);
+  registerOrganizationRoutes(ctx, services.organizations, services.tokens);
+  registerConnectionRoutes(ctx, services.connections, services.catalog);
+  registerEnvironmentRoutes(ctx, services.environments);
+
+  const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  // swagger-ui-express ships assets from npm (no CDN) and is typed for Express 4; its handlers work on 5.
+  app.use('/docs', ...(swaggerUi.serve as unknown as RequestHandler[]), swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler);
+  app.use(router);
+  app.use(notFoundRoute);
+  app.use(errorMiddleware(services.logger));
+  return app;
+}

@@ -1,0 +1,30 @@
+/**
+ * Permissions of interface.md 5.3, plus dashboard and organization
+ * administration permissions this service defines.
+ */
+export const PERMISSIONS = [
+  'secrets:view',
+  'secrets:admin',
+  'workflows:view',
+  'workflows:admin',
+  'dashboards:view',
+  'dashboards:admin',
+  'members:admin',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const ROLES = ['owner', 'admin', 'developer', 'analyst', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The role table (the README documents the same table). */
+export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
+  owner: PERMISSIONS,
+  admin: PERMISSIONS,
+  developer: ['secrets:view', 'secrets:admin', 'workflows:view', 'workflows:admin', 'dashboards:view', 'dashboards:admin'],
+  analyst: ['workflows:view', 'dashboards:view', 'dashboards:admin'],
+  viewer: ['workflows:view', 'dashboards:view'],
+};
+
+export function roleHas(role: Role, permission: Permission): boolean {
+  return ROLE_PERMISSIONS[role].includes(permission);
+}

@@ -1,0 +1,102 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+/**
+ * Every environment variable the service reads. Unset optional ones mean
+ * "embedded mode": the service starts its own PostgreSQL and Temporal dev
+ * server and keeps their data under DATA_DIR.
+ */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default(path.resolve(process.cwd(), '.data')),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5433),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('flowbase'),
+  EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  MASTER_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  MASTER_KEY_PREVIOUS: z
+    .string()
+    .refine(
+      (v) => v.split(',').every((k) => Buffer.from(k.trim(), 'base64').length === 32),
+      'must be a comma-separated list of 32-byte base64 keys',
+    )
+    .optional(),
+  BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  RUN_WORKER: booleanFlag.default(true),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  nodeEnv: 'development' | 'test' | 'production';
+  http: { host: string; port: number; bodyLimit: string; publicBaseUrl?: string };
+  logLevel: string;
+  dataDir: string;
+  database: { url?: string; embeddedPort: number };
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    embeddedPort: number;
+    embeddedUiPort: number;
+  };
+  crypto: { masterKey?: string; previousMasterKeys: string[] };
+  runWorker: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses and validates configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === 'production' && (!e.DATABASE_URL || !e.TEMPORAL_ADDRESS || !e.MASTER_KEY)) {
+    throw new ConfigError(
+      ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MASTER_KEY']
+        .filter((k) => !e[k as keyof typeof e])
+        .map((k) => `${k}: required when NODE_ENV=production (embedded mode is for development)`),
+    );
+  }
+  return {
+    nodeEnv: e.NODE_ENV,
+    http: { host: e.HOST, port: e.PORT, bodyLimit: e.BODY_LIMIT, publicBaseUrl: e.PUBLIC_BASE_URL },
+    logLevel: e.LOG_LEVEL,
+    dataDir: path.resolve(e.DATA_DIR),
+    database: { url: e.DATABASE_URL, embeddedPort: e.EMBEDDED_POSTGRES_PORT },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      embeddedPort: e.EMBEDDED_TEMPORAL_PORT,
+      embeddedUiPort: e.EMBEDDED_TEMPORAL_UI_PORT,
+    },
+    crypto: {
+      masterKey: e.MASTER_KEY,
+      previousMasterKeys: e.MASTER_KEY_PREVIOUS ? e.MASTER_KEY_PREVIOUS.split(',').map((k) => k.trim()) : [],
+    },
+    runWorker: e.RUN_WORKER,
+  };
+}

@@ -1,0 +1,61 @@
+import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../db/unique-violation';
+import type { Page } from '../http/pagination';
+import { Connection } from './connection.entity';
+
+export class DuplicateConnectionName extends Error {}
+
+/** Every method takes the organization: there is no unscoped read. */
+export class ConnectionsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  private get repo() {
+    return this.db.getRepository(Connection);
+  }
+
+  async list(organizationId: string, page: Page): Promise<{ total: number; data: Connection[] }> {
+    const [data, total] = await this.repo.findAndCount({
+      where: { organizationId },
+      order: { createdAt: 'DESC', id: 'ASC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { total, data };
+  }
+
+  async findById(organizationId: string, id: string): Promise<Connection | null> {
+    return this.repo.findOneBy({ organizationId, id });
+  }
+
+  async findByName(organizationId: string, name: string): Promise<Connection | null> {
+    return this.repo.findOneBy({ organizationId, name });
+  }
+
+  async insert(connection: Connection): Promise<Connection> {
+    try {
+      await this.repo.insert(connection);
+    } catch (err) {
+      if (isUniqueViolation(err, 'connections_org_name_key')) throw new DuplicateConnectionName();
+      throw err;
+    }
+    return (await this.findById(connection.organizationId, connection.id))!;
+  }
+
+  async update(organizationId: string, id: string, changes: Partial<Connection>): Promise<Connection | null> {
+    try {
+      await this.repo.update({ organizationId, id }, changes);
+    } catch (err) {
+      if (isUniqueViolation(err, 'connections_org_name_key')) throw new DuplicateConnectionName();
+      throw err;
+    }
+    return this.findById(organizationId, id);
+  }
+
+  /** Deletes and returns the row, or null if there was none in this organization. */
+  async delete(organizationId: string, id: string): Promise<Connection | null> {
+    const existing = await this.findById(organizationId, id);
+    if (!existing) return null;
+    await this.repo.delete({ organizationId, id });
+    return existing;
+  }
+}

@@ -1,0 +1,140 @@
+import type { SecretBox } from '../crypto/secret-box';
+import { NotFoundError, ValidationError } from '../errors/errors';
+import type { Page } from '../http/pagination';
+import { newId, newSuid } from '../ids';
+import { Connection } from './connection.entity';
+import { ConnectionsRepository, DuplicateConnectionName } from './connections.repository';
+import type { CreateConnectionInput, UpdateConnectionInput } from './connections.schemas';
+import { ConnectionTypeCatalog } from './types/catalog';
+
+/** The encryption record reference: binds a config ciphertext to its connection. */
+const recordRef = (id: string) => `connection:${id}`;
+
+/** What a connection looks like through the API: config only as the encrypted envelope. */
+export function presentConnection(c: Connection) {
+  return {
+    id: c.id,
+    suid: c.suid,
+    organizationId: c.organizationId,
+    userId: c.userId,
+    name: c.name,
+    type: c.type,
+    ...(c.variant ? { variant: c.variant } : {}),
+    config: c.configEncrypted,
+    metadata: c.metadata,
+    settings: c.settings,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
+}
+
+export class ConnectionsService {
+  constructor(
+    private readonly repo: ConnectionsRepository,
+    private readonly catalog: ConnectionTypeCatalog,
+    private readonly box: SecretBox,
+  ) {}
+
+  list(organizationId: string, page: Page) {
+    return this.repo.list(organizationId, page);
+  }
+
+  async get(organizationId: string, id: string): Promise<Connection> {
+    const connection = await this.repo.findById(organizationId, id);
+    if (!connection) throw new NotFoundError('Connection');
+    return connection;
+  }
+
+  async create(organizationId: string, userId: string, input: CreateConnectionInput): Promise<Connection> {
+    if (!this.catalog.has(input.type)) {
+      throw new ValidationError(`Unknown connection type "${input.type}"`, [{ path: 'type', message: 'Unknown connection type' }], 'unknown_connection_type');
+    }
+    const checked = this.checkConfig(input.type, input.config);
+    await this.assertNameFree(organizationId, input.name);
+    const id = newId();
+    return this.withNameGuard(input.name, () =>
+      this.box.encryptJson(organizationId, recordRef(id), checked.config).then((configEncrypted) =>
+        this.repo.insert(
+          Object.assign(new Connection(), {
+            id,
+            suid: newSuid(),
+            organizationId,
+            userId,
+            name: input.name,
+            type: input.type,
+            variant: checked.variant,
+            configEncrypted,
+            metadata: input.metadata ?? {},
+            settings: input.settings ?? {},
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** PATCH: a given config replaces the whole config (omitted fields are dropped). */
+  async update(organizationId: string, id: string, input: UpdateConnectionInput): Promise<Connection> {
+    const existing = await this.get(organizationId, id);
+    const changes: Partial<Connection> = {};
+    if (input.config !== undefined) {
+      const checked = this.checkConfig(existing.type, input.config);
+      changes.configEncrypted = await this.box.encryptJson(organizationId, recordRef(id), checked.config);
+      changes.variant = checked.variant;
+    }
+    if (input.name !== undefined && input.name !== existing.name) {
+      await this.assertNameFree(organizationId, input.name);
+      changes.name = input.name;
+    }
+    if (input.metadata !== undefined) changes.metadata = input.metadata;
+    if (input.settings !== undefined) changes.settings = input.settings;
+    if (Object.keys(changes).length === 0) return existing;
+    const updated = await this.withNameGuard(input.name ?? existing.name, () => this.repo.update(organizationId, id, changes));
+    if (!updated) throw new NotFoundError('Connection');
+    return updated;
+  }
+
+  async delete(organizationId: string, id: string): Promise<Connection> {
+    const deleted = await this.repo.delete(organizationId, id);
+    if (!deleted) throw new NotFoundError('Connection');
+    return deleted;
+  }
+
+  /** The decrypted config. Plaintext: callers must not log or store it. */
+  async decryptedConfig(organizationId: string, id: string): Promise<Record<string, unknown>> {
+    const connection = await this.get(organizationId, id);
+    return this.box.decryptJson(organizationId, recordRef(id), connection.configEncrypted);
+  }
+
+  /** Resolves a connection by name for a running step; the decrypted config stays in memory. */
+  async resolveByName(organizationId: string, name: string): Promise<{ connection: Connection; config: Record<string, unknown> } | undefined> {
+    const connection = await this.repo.findByName(organizationId, name);
+    if (!connection) return undefined;
+    return { connection, config: await this.box.decryptJson(organizationId, recordRef(connection.id), connection.configEncrypted) };
+  }
+
+  private checkConfig(type: string, config: unknown) {
+    const checked = this.catalog.check(type, config);
+    if (!checked.ok) {
+      throw new ValidationError(`Config does not match the schema of type "${type}"`, checked.issues, 'config_mismatch');
+    }
+    return checked;
+  }
+
+  private async assertNameFree(organizationId: string, name: string): Promise<void> {
+    if (await this.repo.findByName(organizationId, name)) throw duplicateName(name);
+  }
+
+  /** The unique index is the last word when two requests race for one name. */
+  private async withNameGuard<T>(name: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof DuplicateConnectionName) throw duplicateName(name);
+      throw err;
+    }
+  }
+}
+
+function duplicateName(name: string): ValidationError {
+  return new ValidationError(`A connection named "${name}" already exists`, [{ path: 'name', message: 'Already taken in this organization' }], 'duplicate_name');
+}

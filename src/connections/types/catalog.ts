@@ -1,0 +1,71 @@
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FieldIssue } from '../../errors/errors';
+import { GENERIC_TYPES } from './generic-types';
+import type { JsonSchema } from './json-schema';
+import { VENDOR_TYPES } from './vendor-types';
+
+const SCHEMAS: Record<string, JsonSchema> = { ...GENERIC_TYPES, ...VENDOR_TYPES };
+
+export type ConfigCheck =
+  | { ok: true; config: Record<string, unknown>; variant: string | null }
+  | { ok: false; issues: FieldIssue[] };
+
+/** Connection types, their published JSON Schemas, and validation of configs against them. */
+export class ConnectionTypeCatalog {
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor() {
+    const ajv = new Ajv({ allErrors: true, useDefaults: true, discriminator: true, strict: true, strictRequired: false });
+    addFormats(ajv);
+    for (const [type, schema] of Object.entries(SCHEMAS)) this.validators.set(type, ajv.compile(schema));
+  }
+
+  list(): string[] {
+    return Object.keys(SCHEMAS);
+  }
+
+  has(type: string): boolean {
+    return Object.hasOwn(SCHEMAS, type);
+  }
+
+  schema(type: string): JsonSchema | undefined {
+    return this.has(type) ? structuredClone(SCHEMAS[type]) : undefined;
+  }
+
+  /** Validates a config (filling defaults in a copy); multi-variant types report their variant. */
+  check(type: string, config: unknown): ConfigCheck {
+    const validate = this.validators.get(type)!;
+    const copy = structuredClone(config) as Record<string, unknown>;
+    if (!validate(copy)) return { ok: false, issues: toIssues(validate.errors ?? []) };
+    const variant = SCHEMAS[type].discriminator ? String(copy[SCHEMAS[type].discriminator!.propertyName]) : null;
+    return { ok: true, config: copy, variant };
+  }
+}
+
+/** ajv errors as field issues under `config`, without echoing any submitted value. */
+function toIssues(errors: ErrorObject[]): FieldIssue[] {
+  const seen = new Set<string>();
+  const issues: FieldIssue[] = [];
+  for (const e of errors) {
+    const base = ['config', ...e.instancePath.split('/').filter(Boolean)];
+    let path = base.join('.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      path = [...base, e.params.missingProperty].join('.');
+      message = 'Required';
+    } else if (e.keyword === 'additionalProperties') {
+      path = [...base, e.params.additionalProperty].join('.');
+      message = 'Unknown field';
+    } else if (e.keyword === 'discriminator') {
+      path = [...base, e.params.tag].join('.');
+      message = e.params.error === 'mapping' ? 'Unknown variant' : 'Required, a string naming the variant';
+    }
+    const key = `${path}:${message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push({ path, message });
+    }
+  }
+  return issues;
+}

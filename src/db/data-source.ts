@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { AccessToken } from '../auth/access-token.entity';
+import { Membership } from '../auth/membership.entity';
+import { User } from '../auth/user.entity';
+import { Connection } from '../connections/connection.entity';
+import { EnvironmentVariable } from '../environments/environment-variable.entity';
+import { Environment } from '../environments/environment.entity';
+import { OrganizationKey } from '../crypto/organization-key.entity';
+import { Organization } from '../organizations/organization.entity';
+import { migrations } from '../../migrations';
+
+export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable];
+
+/** Builds (does not connect) the one DataSource of a process. Schema changes only through migrations. */
+export function createDataSource(url: string, options: { poolSize?: number } = {}): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities,
+    migrations,
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTransactionMode: 'each',
+    logging: false,
+    extra: { max: options.poolSize ?? 10 },
+  });
+}
+
+/** Connects and applies pending migrations (serialized by TypeORM's advisory lock). */
+export async function openDatabase(url: string, options: { poolSize?: number } = {}): Promise<DataSource> {
+  const dataSource = createDataSource(url, options);
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: 'each' });
+  return dataSource;
+}

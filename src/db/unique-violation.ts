@@ -1,0 +1,8 @@
+import { QueryFailedError } from 'typeorm';
+
+/** True when `err` is PostgreSQL's unique violation on the named constraint. */
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
+  if (!(err instanceof QueryFailedError)) return false;
+  const driverError = err.driverError as { code?: string; constraint?: string };
+  return driverError.code === '23505' && driverError.constraint === constraint;
+}

@@ -1,0 +1,51 @@
+import { z } from '../openapi/zod';
+
+export const MAX_VARIABLES_PER_ENVIRONMENT = 500;
+
+/** interface.md 2.2 and 8. */
+export const EnvironmentName = z.string().max(100).regex(/^[a-zA-Z_][a-zA-Z0-9_-]*$/, 'must match ^[a-zA-Z_][a-zA-Z0-9_-]*$');
+/** At most 255 characters (interface.md 8); an identifier so templates can read `$env.<KEY>`. */
+export const VariableKey = z.string().min(1).max(255).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: a letter or _, then letters, digits or _');
+/** At most 10,000 characters (interface.md 8). */
+export const VariableValue = z.string().max(10_000);
+
+export const VariablesMap = z
+  .record(VariableKey, VariableValue)
+  .refine((v) => Object.keys(v).length <= MAX_VARIABLES_PER_ENVIRONMENT, `at most ${MAX_VARIABLES_PER_ENVIRONMENT} variables`);
+
+export const CreateEnvironmentBody = z
+  .strictObject({
+    name: EnvironmentName,
+    description: z.string().max(1000).optional(),
+    variables: VariablesMap.optional().openapi({ description: 'KEY to value; values are encrypted at rest' }),
+  })
+  .openapi('CreateEnvironment');
+export type CreateEnvironmentInput = z.output<typeof CreateEnvironmentBody>;
+
+export const UpdateEnvironmentBody = z
+  .strictObject({ name: EnvironmentName.optional(), description: z.string().max(1000).nullable().optional() })
+  .openapi('UpdateEnvironment');
+export type UpdateEnvironmentInput = z.output<typeof UpdateEnvironmentBody>;
+
+export const ReplaceVariablesBody = z.strictObject({ variables: VariablesMap });
+export const SetVariableBody = z.strictObject({ value: VariableValue });
+
+export const EnvironmentSchema = z
+  .object({
+    id: z.uuid(),
+    suid: z.string(),
+    organizationId: z.uuid(),
+    name: z.string(),
+    description: z.string().nullable(),
+    variables: z.array(z.object({ key: z.string(), updatedAt: z.string() })).openapi({ description: 'Keys only; values need secrets:view' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Environment');
+
+export const EnvironmentValuesSchema = z
+  .object({ environmentId: z.uuid(), name: z.string(), variables: z.record(z.string(), z.string()) })
+  .openapi('EnvironmentValues');
+
+export const EnvironmentIdParams = z.object({ id: z.uuid({ message: 'must be a UUID' }) });
+export const VariableParams = z.object({ id: z.uuid({ message: 'must be a UUID' }), key: VariableKey });

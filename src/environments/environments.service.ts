@@ -1,0 +1,138 @@
+import type { EntityManager } from 'typeorm';
+import type { SecretBox } from '../crypto/secret-box';
+import { NotFoundError, ValidationError } from '../errors/errors';
+import type { Page } from '../http/pagination';
+import { newId, newSuid } from '../ids';
+import { EnvironmentVariable } from './environment-variable.entity';
+import { Environment } from './environment.entity';
+import { DuplicateEnvironmentName, EnvironmentsRepository, EnvironmentWithKeys } from './environments.repository';
+import { CreateEnvironmentInput, MAX_VARIABLES_PER_ENVIRONMENT, UpdateEnvironmentInput } from './environments.schemas';
+
+/** Binds a value's ciphertext to its environment and key. */
+const recordRef = (environmentId: string, key: string) => `environment:${environmentId}|variable:${key}`;
+
+export function presentEnvironment(e: EnvironmentWithKeys) {
+  const { id, suid, organizationId, name, description, variables, createdAt, updatedAt } = e;
+  return { id, suid, organizationId, name, description, variables, createdAt, updatedAt };
+}
+
+export class EnvironmentsService {
+  constructor(
+    private readonly repo: EnvironmentsRepository,
+    private readonly box: SecretBox,
+  ) {}
+
+  list(organizationId: string, page: Page) {
+    return this.repo.list(organizationId, page);
+  }
+
+  async get(organizationId: string, id: string): Promise<EnvironmentWithKeys> {
+    const env = await this.repo.findById(organizationId, id);
+    if (!env) throw new NotFoundError('Environment');
+    return env;
+  }
+
+  async create(organizationId: string, input: CreateEnvironmentInput): Promise<EnvironmentWithKeys> {
+    const id = newId();
+    await this.guardName(input.name, () =>
+      this.repo.transaction(async (manager) => {
+        const env = Object.assign(new Environment(), { id, suid: newSuid(), organizationId, name: input.name, description: input.description ?? null });
+        await this.repo.insert(env, manager);
+        await this.repo.upsertVariables(await this.encryptAll(organizationId, id, input.variables ?? {}), manager);
+      }),
+    );
+    return this.get(organizationId, id);
+  }
+
+  async update(organizationId: string, id: string, input: UpdateEnvironmentInput): Promise<EnvironmentWithKeys> {
+    await this.get(organizationId, id);
+    const changes: Partial<Environment> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.description !== undefined) changes.description = input.description;
+    if (Object.keys(changes).length > 0) {
+      await this.guardName(input.name ?? '', () => this.repo.update(organizationId, id, changes));
+    }
+    return this.get(organizationId, id);
+  }
+
+  async delete(organizationId: string, id: string): Promise<EnvironmentWithKeys> {
+    const deleted = await this.repo.delete(organizationId, id);
+    if (!deleted) throw new NotFoundError('Environment');
+    return deleted;
+  }
+
+  /** Plaintext values (callers need secrets:view). */
+  async values(organizationId: string, id: string): Promise<{ environmentId: string; name: string; variables: Record<string, string> }> {
+    const env = await this.get(organizationId, id);
+    const rows = await this.repo.findVariables(organizationId, id);
+    const variables: Record<string, string> = {};
+    for (const row of rows) variables[row.key] = await this.box.decrypt(organizationId, recordRef(id, row.key), row.valueEncrypted);
+    return { environmentId: id, name: env.name, variables };
+  }
+
+  /** Replaces all variables: keys not given are removed. */
+  async replaceVariables(organizationId: string, id: string, variables: Record<string, string>): Promise<EnvironmentWithKeys> {
+    const rows = await this.encryptAll(organizationId, id, variables);
+    await this.inLockedEnvironment(organizationId, id, async (manager) => {
+      const existing = await this.repo.findVariables(organizationId, id, manager);
+      const removed = existing.map((v) => v.key).filter((k) => !Object.hasOwn(variables, k));
+      await this.repo.deleteVariables(organizationId, id, removed, manager);
+      await this.repo.upsertVariables(rows, manager);
+    });
+    return this.get(organizationId, id);
+  }
+
+  async setVariable(organizationId: string, id: string, key: string, value: string): Promise<EnvironmentWithKeys> {
+    const rows = await this.encryptAll(organizationId, id, { [key]: value });
+    await this.inLockedEnvironment(organizationId, id, async (manager) => {
+      const existing = await this.repo.findVariables(organizationId, id, manager);
+      if (!existing.some((v) => v.key === key) && existing.length >= MAX_VARIABLES_PER_ENVIRONMENT) {
+        throw new ValidationError(`An environment holds at most ${MAX_VARIABLES_PER_ENVIRONMENT} variables`, [{ path: 'key', message: 'Too many variables' }], 'too_many_variables');
+      }
+      await this.repo.upsertVariables(rows, manager);
+    });
+    return this.get(organizationId, id);
+  }
+
+  async deleteVariable(organizationId: string, id: string, key: string): Promise<EnvironmentWithKeys> {
+    await this.inLockedEnvironment(organizationId, id, async (manager) => {
+      if ((await this.repo.deleteVariables(organizationId, id, [key], manager)) === 0) throw new NotFoundError('Variable');
+    });
+    return this.get(organizationId, id);
+  }
+
+  private async inLockedEnvironment(organizationId: string, id: string, work: (manager: EntityManager) => Promise<void>): Promise<void> {
+    await this.repo.transaction(async (manager) => {
+      if (!(await this.repo.lock(organizationId, id, manager))) throw new NotFoundError('Environment');
+      await work(manager);
+      await this.repo.touch(organizationId, id, manager);
+    });
+  }
+
+  private async encryptAll(organizationId: string, environmentId: string, variables: Record<string, string>): Promise<EnvironmentVariable[]> {
+    const now = new Date();
+    return Promise.all(
+      Object.entries(variables).map(async ([key, value]) =>
+        Object.assign(new EnvironmentVariable(), {
+          id: newId(),
+          organizationId,
+          environmentId,
+          key,
+          valueEncrypted: await this.box.encrypt(organizationId, recordRef(environmentId, key), value),
+          updatedAt: now,
+        }),
+      ),
+    );
+  }
+
+  private async guardName(name: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (err instanceof DuplicateEnvironmentName) {
+        throw new ValidationError(`An environment named "${name}" already exists`, [{ path: 'name', message: 'Already taken in this organization' }], 'duplicate_name');
+      }
+      throw err;
+    }
+  }
+}

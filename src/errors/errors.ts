@@ -1,0 +1,51 @@
+/** One field-level problem in a request, e.g. `{ path: "config.apiKey", message: "Required" }`. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * Base of every error the API reports on purpose. `code` is stable and
+ * documented; `message` is for humans and never carries secret values.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: FieldIssue[],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, details?: FieldIssue[], code = 'validation_failed') {
+    super(400, code, message, details);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Missing or invalid access token') {
+    super(401, 'unauthorized', message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string, code = 'forbidden') {
+    super(403, code, message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(resource: string) {
+    super(404, 'not_found', `${resource} not found`);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'conflict') {
+    super(409, code, message);
+  }
+}

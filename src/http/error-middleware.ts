@@ -1,0 +1,34 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../errors/errors';
+import type { Logger } from '../logging/logger';
+
+/** Errors raised by express.json() before any route runs. */
+function fromBodyParser(err: { type?: string; status?: number }): AppError | undefined {
+  if (err.type === 'entity.parse.failed') return new AppError(400, 'invalid_json', 'Request body is not valid JSON');
+  if (err.type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'Request body is too large');
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
+    return new AppError(415, 'unsupported_media_type', 'Unsupported request body encoding');
+  }
+  return undefined;
+}
+
+/** Serializes AppErrors as the one documented error body; anything else is a logged, opaque 500. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const known = err instanceof AppError ? err : fromBodyParser(err);
+    const requestId = req.id === undefined ? undefined : String(req.id);
+    if (!known) {
+      // Log the error type and stack, not the request: bodies may carry secrets.
+      logger.error({ err: { type: err?.name, message: err?.message, stack: err?.stack }, requestId }, 'unhandled error');
+      res.status(500).json({ error: { code: 'internal_error', message: 'Internal server error', requestId } });
+      return;
+    }
+    res.status(known.status).json({
+      error: { code: known.code, message: known.message, details: known.details, requestId },
+    });
+  };
+}
+
+export const notFoundRoute: RequestHandler = (req, res) => {
+  res.status(404).json({ error: { code: 'route_not_found', message: `No route ${req.method} ${req.path}` } });
+};

@@ -1,0 +1,110 @@
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import type { NextFunction, Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { Permission } from '../auth/roles';
+import { AppError, ForbiddenError } from '../errors/errors';
+import { ErrorBody } from '../openapi/registry';
+import type { AuthContext } from './request-context';
+import { parseOrThrow } from './validation';
+
+type AnyObject = z.ZodObject | z.ZodPipe;
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<B, P, Q> {
+  body: B;
+  params: P;
+  query: Q;
+  auth: AuthContext;
+}
+
+/** What a handler returns; `undefined` means it wrote the response itself (streams). */
+export type RouteResult = { status: number; body: unknown } | undefined;
+
+export interface RouteSpec<B extends z.ZodType | undefined, P extends AnyObject | undefined, Q extends AnyObject | undefined> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express-style path (`/connections/:id`); the OpenAPI path is derived from it. */
+  path: string;
+  summary: string;
+  tags: string[];
+  /** Omitted: the route is public. `null`: any authenticated member may call it. */
+  permission?: Permission | null;
+  body?: B;
+  params?: P;
+  query?: Q;
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  handler: (input: RouteInput<Infer<B>, Infer<P>, Infer<Q>>, req: Request, res: Response) => Promise<RouteResult>;
+}
+
+export interface RouteContext {
+  router: Router;
+  registry: OpenAPIRegistry;
+  authenticate: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+}
+
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Invalid input',
+  401: 'Missing or invalid access token',
+  403: 'Missing permission, or no access to the active organization',
+  404: 'Not found in the active organization',
+};
+
+/**
+ * Declares one route: it authenticates, checks the permission, validates
+ * params, query and body against the zod schemas, then calls the handler;
+ * the same schemas document the route in the OpenAPI registry.
+ */
+export function defineRoute<B extends z.ZodType | undefined = undefined, P extends AnyObject | undefined = undefined, Q extends AnyObject | undefined = undefined>(
+  ctx: RouteContext,
+  spec: RouteSpec<B, P, Q>,
+): void {
+  const authenticated = spec.permission !== undefined;
+  registerOpenApi(ctx.registry, spec, authenticated);
+
+  const run = async (req: Request, res: Response) => {
+    if (spec.permission && !req.auth!.permissions.has(spec.permission)) {
+      throw new ForbiddenError(`This action needs the ${spec.permission} permission`, 'missing_permission');
+    }
+    if (spec.body && req.is('application/json') === false) {
+      throw new AppError(415, 'unsupported_media_type', 'Send the request body as application/json');
+    }
+    const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
+    const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined;
+    const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, 'body') : undefined;
+    const result = await spec.handler(
+      { body, params, query, auth: req.auth! } as RouteInput<Infer<B>, Infer<P>, Infer<Q>>,
+      req,
+      res,
+    );
+    if (result) res.status(result.status).json(result.body);
+  };
+  const chain = authenticated ? [ctx.authenticate, run] : [run];
+  ctx.router[spec.method](spec.path, ...chain);
+}
+
+function registerOpenApi(registry: OpenAPIRegistry, spec: RouteSpec<any, any, any>, authenticated: boolean): void {
+  const responses: Record<string, ResponseConfig> = {};
+  for (const [status, r] of Object.entries(spec.responses)) {
+    responses[status] = {
+      description: r.description,
+      content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
+    };
+  }
+  const errorStatuses = [400, ...(authenticated ? [401] : []), ...(spec.permission ? [403] : []), ...(spec.params ? [404] : [])];
+  for (const status of errorStatuses) {
+    responses[status] ??= { description: ERROR_STATUSES[status], content: { 'application/json': { schema: ErrorBody } } };
+  }
+  registry.registerPath({
+    method: spec.method,
+    path: spec.path.replace(/:([A-Za-z_]+)/g, '{$1}'),
+    summary: spec.summary,
+    description: spec.permission ? `Permission: \`${spec.permission}\`.` : undefined,
+    tags: spec.tags,
+    security: authenticated ? [{ accessToken: [] }] : [],
+    request: {
+      params: spec.params,
+      query: spec.query,
+      body: spec.body ? { content: { 'application/json': { schema: spec.body } } } : undefined,
+    },
+    responses,
+  });
+}

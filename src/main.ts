@@ -1,0 +1,74 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import { createApp } from './app/app';
+import { createServices } from './app/services';
+import { ConfigError, loadConfig } from './config/config';
+import { startBackends } from './infra/bootstrap';
+import { createLogger } from './logging/logger';
+import { connectTemporal } from './temporal/client';
+import { createWorker } from './temporal/worker';
+
+type Mode = 'all' | 'api' | 'worker';
+
+/** `tsx src/main.ts [all|api|worker]`: the API, the Temporal worker, or both in one process. */
+async function main(mode: Mode): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const backends = await startBackends(config, logger);
+  const shutdownSteps: Array<() => Promise<void>> = [];
+
+  if (mode !== 'worker') {
+    const temporal = await connectTemporal(backends.temporalAddress, config.temporal.namespace);
+    const services = createServices({ config, logger, db: backends.db, keyring: backends.keyring, temporal });
+    const app = createApp(services);
+    const server: Server = await new Promise((resolve) => {
+      const s = app.listen(config.http.port, config.http.host, () => resolve(s));
+    });
+    const base = `http://${config.http.host}:${config.http.port}`;
+    logger.info({ api: base, docs: `${base}/docs`, temporalUi: backends.temporalUiUrl }, 'API listening');
+    shutdownSteps.push(() => new Promise<void>((r) => server.close(() => r())), () => temporal.connection.close());
+  }
+
+  if (mode !== 'api' && config.runWorker) {
+    const { worker, connection } = await createWorker({
+      address: backends.temporalAddress,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      db: backends.db,
+      logger,
+    });
+    const running = worker.run();
+    logger.info({ taskQueue: config.temporal.taskQueue }, 'Temporal worker running');
+    shutdownSteps.unshift(async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    });
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const step of shutdownSteps) await step().catch((err) => logger.warn({ err: String(err) }, 'shutdown step failed'));
+    await backends.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+const mode = (process.argv[2] ?? 'all') as Mode;
+if (!['all', 'api', 'worker'].includes(mode)) {
+  console.error(`Unknown mode "${mode}": use all, api or worker`);
+  process.exit(2);
+}
+main(mode).catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(78);
+  }
+  console.error(err);
+  process.exit(1);
+});
