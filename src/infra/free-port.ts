@@ -13,19 +13,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+export function portInUse(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /** Resolves once something accepts TCP connections on the port, or rejects after the timeout. */
 export async function waitForPort(port: number, timeoutMs: number, host = '127.0.0.1'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ port, host });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
+    if (await portInUse(port, host)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`Nothing listened on ${host}:${port} within ${timeoutMs} ms`);

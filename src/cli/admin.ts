@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { z } from 'zod';
+import { AccessTokensRepository } from '../auth/access-tokens.repository';
+import { ConfigError, loadConfig } from '../config/config';
+import { loadMasterKeyring, MASTER_KEY_FILE, PREVIOUS_MASTER_KEYS_FILE } from '../crypto/master-key-source';
+import { generateMasterKey } from '../crypto/master-keyring';
+import { OrganizationKeys } from '../crypto/organization-keys';
+import { startBackends } from '../infra/bootstrap';
+import { createLogger } from '../logging/logger';
+import { PLAN_TIERS } from '../organizations/organization.entity';
+import { OrganizationsRepository } from '../organizations/organizations.repository';
+import { OrganizationsService } from '../organizations/organizations.service';
+
+const USAGE = `usage: npm run admin -- <command> [options]
+
+  create-org --name <name> --email <email> [--plan ${PLAN_TIERS.join('|')}] [--user-name <name>]
+      Creates an organization, its owner and an access token; prints
+      {"organizationId","organizationSuid","userId","token"} on stdout.
+
+  rewrap-keys
+      Re-wraps every organization key under MASTER_KEY. Rotation without
+      downtime: run the service with MASTER_KEY=<new> MASTER_KEY_PREVIOUS=<old>,
+      run this, then drop MASTER_KEY_PREVIOUS.
+
+  rotate-master-key
+      Embedded mode only (no MASTER_KEY set): generates a new master key file,
+      keeps the old one as previous, and re-wraps every organization key.`;
+
+const CreateOrgArgs = z.object({
+  name: z.string().trim().min(1, '--name is required').max(200),
+  email: z.email('--email must be an e-mail address'),
+  plan: z.enum(PLAN_TIERS).default('free'),
+  'user-name': z.string().optional(),
+});
+
+/** Runs one admin command; stdout carries only the JSON result, logs go to stderr. */
+async function main(argv: string[]): Promise<unknown> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' }, 'user-name': { type: 'string' } },
+    strict: true,
+  });
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
+
+  if (command === 'rotate-master-key') {
+    if (config.crypto.masterKey) throw new UsageError('MASTER_KEY is set: rotate it in your secret store and use rewrap-keys');
+    const keyFile = path.join(config.dataDir, MASTER_KEY_FILE);
+    loadMasterKeyring(config, logger); // creates the file on a fresh data directory
+    fs.appendFileSync(path.join(config.dataDir, PREVIOUS_MASTER_KEYS_FILE), fs.readFileSync(keyFile, 'utf8').trim() + '\n', { mode: 0o600 });
+    fs.writeFileSync(keyFile, generateMasterKey() + '\n', { mode: 0o600 });
+  } else if (command !== 'create-org' && command !== 'rewrap-keys') {
+    throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
+  }
+
+  const args = command === 'create-org' ? CreateOrgArgs.safeParse(values) : undefined;
+  if (args && !args.success) throw new UsageError(args.error.issues.map((i) => i.message).join('; '));
+
+  const backends = await startBackends(config, logger, { temporal: false });
+  try {
+    const keys = new OrganizationKeys(backends.db, backends.keyring);
+    if (args?.success) {
+      const service = new OrganizationsService(new OrganizationsRepository(backends.db), new AccessTokensRepository(backends.db), keys);
+      const { organization, userId, token } = await service.createOrganization({
+        name: args.data.name,
+        plan: args.data.plan,
+        owner: { email: args.data.email, name: args.data['user-name'] },
+        tokenName: 'bootstrap',
+      });
+      return { organizationId: organization.id, organizationSuid: organization.suid, userId, token: token!.token };
+    }
+    return await keys.rewrapAll();
+  } finally {
+    await backends.close();
+  }
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2))
+  .then((result) => {
+    process.stdout.write(JSON.stringify(result) + '\n');
+    process.exit(0);
+  })
+  .catch((err) => {
+    if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${err.message}\n\n${USAGE}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`admin command failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
