@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../src/app/app';
@@ -16,11 +17,23 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The real app on the suite's PostgreSQL and Temporal, as one test file's own instance. */
-export async function startHarness(): Promise<Harness> {
+/**
+ * The real app on the suite's PostgreSQL and Temporal, as one test file's own
+ * instance. `isolatedDatabase` gives the file a database of its own (migrated
+ * fresh), for tests that change state every organization shares.
+ */
+export async function startHarness(options: { isolatedDatabase?: boolean } = {}): Promise<Harness> {
   const config = loadConfig();
   const logger = createLogger('silent');
-  const db = await openDatabase(config.database.url!, { poolSize: 5 });
+  let url = config.database.url!;
+  if (options.isolatedDatabase) {
+    const name = `isolated_${randomBytes(6).toString('hex')}`;
+    const admin = await openDatabase(url, { poolSize: 1 });
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.destroy();
+    url = url.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+  }
+  const db = await openDatabase(url, { poolSize: 5 });
   const temporal = await connectTemporal(config.temporal.address!, config.temporal.namespace);
   const keyring = new MasterKeyring(config.crypto.masterKey!);
   const services = createServices({ config, logger, db, keyring, temporal });

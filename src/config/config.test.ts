@@ -1,0 +1,39 @@
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  test('embedded mode needs no variables', () => {
+    const config = loadConfig({});
+    expect(config.database.url).toBeUndefined();
+    expect(config.temporal.address).toBeUndefined();
+    expect(config.http.port).toBe(3000);
+  });
+
+  test('names every bad variable at once', () => {
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'nohost', MASTER_KEY: 'short' });
+      throw new Error('should have failed');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const paths = (err as ConfigError).problems.map((p) => p.split(':')[0]);
+      expect(paths.sort()).toEqual(['DATABASE_URL', 'MASTER_KEY', 'PORT', 'TEMPORAL_ADDRESS']);
+      expect((err as Error).message).toContain('Invalid configuration');
+    }
+  });
+
+  test('production requires real servers and a master key', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL.*\n.*TEMPORAL_ADDRESS.*\n.*MASTER_KEY/);
+  });
+
+  test('accepts a full external configuration', () => {
+    const key = Buffer.alloc(32, 1).toString('base64');
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://u:p@db:5432/flowbase',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      MASTER_KEY: key,
+      MASTER_KEY_PREVIOUS: `${Buffer.alloc(32, 2).toString('base64')}, ${Buffer.alloc(32, 3).toString('base64')}`,
+    });
+    expect(config.database.url).toBe('postgres://u:p@db:5432/flowbase');
+    expect(config.crypto.previousMasterKeys).toHaveLength(2);
+  });
+});

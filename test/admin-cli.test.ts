@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { as, Harness, startHarness } from './harness';
+
+const root = path.resolve(__dirname, '..');
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+/** Runs the documented bootstrap command exactly as a script would. */
+function admin(args: string[]) {
+  return spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: root, encoding: 'utf8', env: process.env, timeout: 60_000 });
+}
+
+test('create-org prints one JSON object whose token works', async () => {
+  const email = `Boot-${Date.now()}@Example.test`;
+  const run = admin(['create-org', '--name', 'Bootstrap Inc', '--email', email, '--plan', 'business']);
+  expect(run.status).toBe(0);
+  const lines = run.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  const out = JSON.parse(lines[0]);
+  expect(Object.keys(out).sort()).toEqual(['organizationId', 'organizationSuid', 'token', 'userId']);
+
+  const res = await as(h.app, out.token).get('/organization');
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ id: out.organizationId, suid: out.organizationSuid, name: 'Bootstrap Inc', plan: 'business', role: 'owner' });
+  const [user] = await h.services.db.query('SELECT email FROM users WHERE id = $1', [out.userId]);
+  expect(user.email).toBe(email.toLowerCase());
+  const [key] = await h.services.db.query('SELECT count(*)::int AS n FROM organization_keys WHERE organization_id = $1', [out.organizationId]);
+  expect(key.n).toBe(1);
+});
+
+test('bad arguments: exit 2, a message naming them, nothing on stdout, nothing written', async () => {
+  const before = (await h.services.db.query('SELECT count(*)::int AS n FROM organizations'))[0].n;
+  const run = admin(['create-org', '--name', 'X', '--email', 'not-an-email', '--plan', 'gold']);
+  expect(run.status).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/--email/);
+  expect(run.stderr).toMatch(/usage:/);
+  expect((await h.services.db.query('SELECT count(*)::int AS n FROM organizations'))[0].n).toBe(before);
+  expect(admin(['no-such-command']).status).toBe(2);
+});

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createWorker } from '../src/temporal/worker';
+import { diagnosticsWorkflow } from '../workflows';
+import { createTestOrg, Harness, startHarness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+test('a workflow from workflows/ runs its activity from activities/ end to end on the dev server', async () => {
+  const org = await createTestOrg(h.services);
+  const taskQueue = `test-${randomUUID()}`;
+  const { worker, connection } = await createWorker({
+    address: h.services.config.temporal.address!,
+    namespace: h.services.config.temporal.namespace,
+    taskQueue,
+    db: h.services.db,
+    logger: h.services.logger,
+  });
+  try {
+    const result = await worker.runUntil(
+      h.services.temporal.client.workflow.execute(diagnosticsWorkflow, {
+        taskQueue,
+        workflowId: `diagnostics-${randomUUID()}`,
+        args: [org.organizationId],
+      }),
+    );
+    const [{ name }] = await h.services.db.query('SELECT name FROM organizations WHERE id = $1', [org.organizationId]);
+    expect(result.organizationName).toBe(name);
+    expect(Date.parse(result.databaseTime)).toBeGreaterThan(Date.now() - 60_000);
+  } finally {
+    await connection.close();
+  }
+});
