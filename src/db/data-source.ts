@@ -27,10 +27,23 @@ export function createDataSource(url: string, options: { poolSize?: number } = {
   });
 }
 
-/** Connects and applies pending migrations (serialized by TypeORM's advisory lock). */
+/** Arbitrary constant: the advisory lock that serializes migrations across processes. */
+const MIGRATION_LOCK = 7_310_042;
+
+/**
+ * Connects and applies pending migrations. The API and the worker may start
+ * together; an advisory lock makes the second wait, then find nothing to do.
+ */
 export async function openDatabase(url: string, options: { poolSize?: number } = {}): Promise<DataSource> {
   const dataSource = createDataSource(url, options);
   await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: 'each' });
+  const lock = dataSource.createQueryRunner();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await lock.release();
+  }
   return dataSource;
 }
