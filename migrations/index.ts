@@ -3,6 +3,7 @@ import { CreateAccessTokens1763800000100 } from './1763800000100-CreateAccessTok
 import { CreateOrganizationKeys1763800000200 } from './1763800000200-CreateOrganizationKeys';
 import { CreateConnections1763800000300 } from './1763800000300-CreateConnections';
 import { CreateEnvironments1763800000400 } from './1763800000400-CreateEnvironments';
+import { LockMemberIssuedTokens1763800000500 } from './1763800000500-LockMemberIssuedTokens';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   CreateOrganizationKeys1763800000200,
   CreateConnections1763800000300,
   CreateEnvironments1763800000400,
+  LockMemberIssuedTokens1763800000500,
 ];

@@ -20,6 +20,10 @@ export class AccessToken {
   tokenHash!: string;
 
   /** First characters of the token, to tell tokens apart in lists. */
+  /** Set when another member minted the token; such a token cannot switch organizations. */
+  @Column({ name: 'issued_by', type: 'uuid', nullable: true })
+  issuedBy!: string | null;
+
   @Column({ name: 'token_prefix', type: 'text' })
   tokenPrefix!: string;
 

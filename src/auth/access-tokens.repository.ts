@@ -6,6 +6,8 @@ export interface TokenPrincipal {
   tokenId: string;
   userId: string;
   homeOrganizationId: string;
+  /** False for tokens minted by another member: they act only in their own organization. */
+  mayPickOrganization: boolean;
   lastUsedAt: Date | null;
 }
 
@@ -20,14 +22,22 @@ export class AccessTokensRepository {
 
   /** The live (not revoked, not expired) token with this hash, if any. */
   async findLiveByHash(hash: string): Promise<TokenPrincipal | undefined> {
-    const rows: Array<{ id: string; user_id: string; organization_id: string; last_used_at: Date | null }> =
+    const rows: Array<{ id: string; user_id: string; organization_id: string; issued_by: string | null; last_used_at: Date | null }> =
       await this.db.query(
-        `SELECT id, user_id, organization_id, last_used_at FROM access_tokens
+        `SELECT id, user_id, organization_id, issued_by, last_used_at FROM access_tokens
           WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
         [hash],
       );
     const row = rows[0];
-    return row && { tokenId: row.id, userId: row.user_id, homeOrganizationId: row.organization_id, lastUsedAt: row.last_used_at };
+    return (
+      row && {
+        tokenId: row.id,
+        userId: row.user_id,
+        homeOrganizationId: row.organization_id,
+        mayPickOrganization: row.issued_by === null || row.issued_by === row.user_id,
+        lastUsedAt: row.last_used_at,
+      }
+    );
   }
 
   /** The user's membership in the organization named by id or suid. */

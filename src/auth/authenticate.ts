@@ -12,7 +12,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 /**
  * Resolves `Authorization: Bearer <token>` to a user acting in one
  * organization: the one named by X-Organization-Id, else the token's own.
- * 401 for a missing or dead token; 403 when the user is not a member of it.
+ * 401 for a missing or dead token; 403 when the user is not a member of it,
+ * or when a token minted by another member names any organization but its own.
  */
 export function createAuthenticate(tokens: AccessTokensRepository) {
   return async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {
@@ -25,6 +26,9 @@ export function createAuthenticate(tokens: AccessTokensRepository) {
 
     const requested = req.header(ORGANIZATION_HEADER)?.trim();
     const membership = await tokens.findMembership(principal.userId, requested || principal.homeOrganizationId);
+    if (membership && !principal.mayPickOrganization && membership.organizationId !== principal.homeOrganizationId) {
+      throw new ForbiddenError('This token was issued by another member and acts only in its own organization', 'no_organization_access');
+    }
     if (!membership) throw new ForbiddenError('No access to the active organization', 'no_organization_access');
 
     req.auth = {

@@ -30,5 +30,6 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
 }
 
 export const notFoundRoute: RequestHandler = (req, res) => {
-  res.status(404).json({ error: { code: 'route_not_found', message: `No route ${req.method} ${req.path}` } });
+  const requestId = req.id === undefined ? undefined : String(req.id);
+  res.status(404).json({ error: { code: 'route_not_found', message: `No route ${req.method} ${req.path}`, requestId } });
 };

@@ -31,10 +31,10 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
 
   defineRoute(ctx, {
     method: 'post', path: '/organizations', permission: null, tags, body: CreateOrganizationBody,
-    summary: 'Create an organization owned by the caller (select it with X-Organization-Id)',
+    summary: 'Create an organization on the free plan, owned by the caller (select it with X-Organization-Id)',
     responses: { 201: { description: 'Created', schema: OrganizationSchema } },
     handler: async ({ auth, body }) => {
-      const { organization } = await service.createOrganization({ ...body, owner: { userId: auth.userId } });
+      const { organization } = await service.createOrganization({ name: body.name, plan: 'free', owner: { userId: auth.userId } });
       return { status: 201, body: organization };
     },
   });
@@ -101,7 +101,7 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
     responses: { 201: { description: 'Issued', schema: IssuedTokenSchema } },
     handler: async ({ auth, params, body }) => ({
       status: 201,
-      body: await service.issueTokenForMember(auth.organizationId, params.userId, body.name, body.expiresInDays),
+      body: await service.issueTokenForMember(auth.organizationId, params.userId, body.name, body.expiresInDays, { userId: auth.userId, role: auth.role }),
     }),
   });
 

@@ -20,7 +20,8 @@ export const ActiveOrganizationSchema = OrganizationSchema.extend({
   permissions: z.array(z.enum(PERMISSIONS)),
 }).openapi('ActiveOrganization');
 
-export const CreateOrganizationBody = z.strictObject({ name: OrganizationName, plan: z.enum(PLAN_TIERS).default('free') });
+/** Plans are set by operators (`npm run admin -- create-org --plan`), not by callers. */
+export const CreateOrganizationBody = z.strictObject({ name: OrganizationName });
 export const UpdateOrganizationBody = z.strictObject({ name: OrganizationName });
 
 export const MemberSchema = z

@@ -113,20 +113,38 @@ export class OrganizationsService {
     });
   }
 
-  /** Issues a token for a member of the organization (the caller or, for member admins, another member). */
-  async issueTokenForMember(organizationId: string, userId: string, name: string, expiresInDays?: number): Promise<IssuedToken> {
+  /**
+   * Issues a token for a member of the organization (the caller or, for member admins, another member).
+   * `issuer` is the member minting a token for someone else: a token for an owner acts as an owner,
+   * so only an owner may mint one, and such a token acts only in this organization.
+   */
+  async issueTokenForMember(
+    organizationId: string,
+    userId: string,
+    name: string,
+    expiresInDays?: number,
+    issuer?: { userId: string; role: Role },
+  ): Promise<IssuedToken> {
     const member = await this.orgs.findMember(organizationId, userId);
     if (!member) throw new NotFoundError('Member');
+    if (issuer) assertMayGrant(issuer.role, member.role);
     const expiresAt = expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null;
-    return this.orgs.transaction((manager) => this.issueToken(userId, organizationId, name, expiresAt, manager));
+    return this.orgs.transaction((manager) => this.issueToken(userId, organizationId, name, expiresAt, manager, issuer?.userId ?? null));
   }
 
-  private async issueToken(userId: string, organizationId: string, name: string, expiresAt: Date | null, manager: EntityManager): Promise<IssuedToken> {
+  private async issueToken(
+    userId: string,
+    organizationId: string,
+    name: string,
+    expiresAt: Date | null,
+    manager: EntityManager,
+    issuedBy: string | null = null,
+  ): Promise<IssuedToken> {
     const secret = generateToken();
     const id = newId();
     const createdAt = new Date();
     await this.tokens.insert(
-      { id, userId, organizationId, name, tokenHash: secret.hash, tokenPrefix: secret.prefix, expiresAt, createdAt },
+      { id, userId, organizationId, name, tokenHash: secret.hash, tokenPrefix: secret.prefix, expiresAt, createdAt, issuedBy },
       manager,
     );
     return { id, name, token: secret.token, tokenPrefix: secret.prefix, organizationId, userId, expiresAt, createdAt };
