@@ -23,7 +23,8 @@ export function createDataSource(url: string, options: { poolSize?: number } = {
     migrationsRun: false,
     migrationsTransactionMode: 'each',
     logging: false,
-    extra: { max: options.poolSize ?? 10 },
+    // At least two: openDatabase holds one connection for the migration lock while migrations use another.
+    extra: { max: Math.max(2, options.poolSize ?? 10) },
   });
 }
 
