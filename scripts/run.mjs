@@ -20,7 +20,8 @@ function installNodeModules() {
   const marker = path.join(root, 'node_modules/.package-lock.json');
   const lock = path.join(root, 'package-lock.json');
   if (fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(lock).mtimeMs) return;
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // npm install, not npm ci: npm 11 writes lock files that omit other platforms' optional packages, which npm ci then rejects.
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 /** The one install step of a dependency that .npmrc's ignore-scripts skips and that we need. */
