@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Permission, ROLE_PERMISSIONS, ROLES, Role } from '../src/auth/roles';
-import { as, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { as, connectionConfig, createConnection, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -10,22 +10,8 @@ afterAll(() => h.close());
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-function expectError(res: request.Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
-}
-
-async function create(org: TestOrg, body: Record<string, unknown>) {
-  const res = await as(h.app, org.ownerToken).post('/connections').send(body);
-  expect(res.status).toBe(201);
-  return res.body as Record<string, any>;
-}
-
-async function configOf(org: TestOrg, id: string) {
-  const res = await as(h.app, org.ownerToken).get(`/connections/${id}/config`);
-  expect(res.status).toBe(200);
-  return res.body as Record<string, unknown>;
-}
+const create = (org: TestOrg, body: Record<string, unknown>) => createConnection(h.app, org, body);
+const configOf = (org: TestOrg, id: string) => connectionConfig(h.app, org, id);
 
 async function rawRow(id: string) {
   const rows = await h.services.db.query(`SELECT * FROM connections WHERE id = $1`, [id]);

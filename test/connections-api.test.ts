@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { as, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { as, connectionConfig, createConnection, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,22 +14,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const secretValue = (label: string) => `${label}-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
 
-function expectError(res: request.Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
-}
-
-async function create(org: TestOrg, body: Record<string, unknown>) {
-  const res = await as(h.app, org.ownerToken).post('/connections').send(body);
-  expect(res.status).toBe(201);
-  return res.body as Record<string, any>;
-}
-
-async function configOf(org: TestOrg, id: string) {
-  const res = await as(h.app, org.ownerToken).get(`/connections/${id}/config`);
-  expect(res.status).toBe(200);
-  return res.body as Record<string, unknown>;
-}
+const create = (org: TestOrg, body: Record<string, unknown>) => createConnection(h.app, org, body);
+const configOf = (org: TestOrg, id: string) => connectionConfig(h.app, org, id);
 
 async function listOf(org: TestOrg) {
   const res = await as(h.app, org.ownerToken).get('/connections');

@@ -87,3 +87,23 @@ export function as(app: Express, token: string) {
     delete: (url: string) => auth(request(app).delete(url)),
   };
 }
+
+/** Asserts the one error body shape, with the given status (and code, when given). */
+export function expectError(res: request.Response, status: number, code?: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual({ error: expect.objectContaining({ code: code ?? expect.any(String), message: expect.any(String) }) });
+}
+
+/** Creates a connection as the organization's owner; fails the test unless it is 201. */
+export async function createConnection(app: Express, org: TestOrg, body: Record<string, unknown>) {
+  const res = await as(app, org.ownerToken).post('/connections').send(body);
+  expect(res.status).toBe(201);
+  return res.body as Record<string, any>;
+}
+
+/** The decrypted config of a connection, read as the owner. */
+export async function connectionConfig(app: Express, org: TestOrg, id: string) {
+  const res = await as(app, org.ownerToken).get(`/connections/${id}/config`);
+  expect(res.status).toBe(200);
+  return res.body as Record<string, unknown>;
+}
