@@ -4,6 +4,7 @@ import { CreateOrganizationKeys1763800000200 } from './1763800000200-CreateOrgan
 import { CreateConnections1763800000300 } from './1763800000300-CreateConnections';
 import { CreateEnvironments1763800000400 } from './1763800000400-CreateEnvironments';
 import { LockMemberIssuedTokens1763800000500 } from './1763800000500-LockMemberIssuedTokens';
+import { CreateDataStoreRecords1763800000600 } from './1763800000600-CreateDataStoreRecords';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   CreateConnections1763800000300,
   CreateEnvironments1763800000400,
   LockMemberIssuedTokens1763800000500,
+  CreateDataStoreRecords1763800000600,
 ];

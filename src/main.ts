@@ -21,12 +21,17 @@ async function main(mode: Mode): Promise<void> {
     const temporal = await connectTemporal(backends.temporalAddress, config.temporal.namespace);
     const services = createServices({ config, logger, db: backends.db, keyring: backends.keyring, temporal });
     const app = createApp(services);
+    services.recordPurger.start();
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(config.http.port, config.http.host, () => resolve(s));
     });
     const base = `http://${config.http.host}:${config.http.port}`;
     logger.info({ api: base, docs: `${base}/docs`, temporalUi: backends.temporalUiUrl }, 'API listening');
-    shutdownSteps.push(() => new Promise<void>((r) => server.close(() => r())), () => temporal.connection.close());
+    shutdownSteps.push(
+      () => new Promise<void>((r) => server.close(() => r())),
+      () => services.recordPurger.stop(),
+      () => temporal.connection.close(),
+    );
   }
 
   if (mode !== 'api' && config.runWorker) {

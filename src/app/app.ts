@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import swaggerUi from 'swagger-ui-express';
 import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
+import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerEnvironmentRoutes } from '../environments/environments.routes';
 import { registerHealthRoutes } from '../health/health.routes';
 import { errorMiddleware, notFoundRoute } from '../http/error-middleware';
@@ -34,16 +35,21 @@ export function createApp(services: Services): Express {
       autoLogging: { ignore: (req) => req.url === '/healthz' },
     }),
   );
-  app.use(express.json({ limit: services.config.http.bodyLimit, strict: false }) as RequestHandler);
 
   const router = Router();
   const registry = createRegistry();
-  const ctx: RouteContext = { router, registry, authenticate: createAuthenticate(services.tokens) };
+  const ctx: RouteContext = {
+    router,
+    registry,
+    authenticate: createAuthenticate(services.tokens),
+    jsonBody: express.json({ limit: services.config.http.bodyLimit, strict: false }) as RequestHandler,
+  };
 
   registerHealthRoutes(ctx, services.db, services.temporal.connection);
   registerOrganizationRoutes(ctx, services.organizations, services.tokens);
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
+  registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {

@@ -1,3 +1,4 @@
+import bytes from 'bytes';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -35,6 +36,8 @@ const envSchema = z.object({
     )
     .optional(),
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
+  DATA_STORE_IMPORT_LIMIT: z.string().regex(/^\d+(b|kb|mb|gb)$/i, 'expected a size such as 1gb').default('1gb'),
+  DATA_STORE_PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   PUBLIC_BASE_URL: z.url().optional(),
   RUN_WORKER: booleanFlag.default(true),
 });
@@ -55,6 +58,7 @@ export interface Config {
     embeddedUiPort: number;
   };
   crypto: { masterKey?: string; previousMasterKeys: string[] };
+  dataStores: { importLimitBytes: number; purgeIntervalSeconds: number };
   runWorker: boolean;
 }
 
@@ -96,6 +100,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     crypto: {
       masterKey: e.MASTER_KEY,
       previousMasterKeys: e.MASTER_KEY_PREVIOUS ? e.MASTER_KEY_PREVIOUS.split(',').map((k) => k.trim()) : [],
+    },
+    dataStores: {
+      importLimitBytes: bytes.parse(e.DATA_STORE_IMPORT_LIMIT)!,
+      purgeIntervalSeconds: e.DATA_STORE_PURGE_INTERVAL_SECONDS,
     },
     runWorker: e.RUN_WORKER,
   };

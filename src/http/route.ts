@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Permission } from '../auth/roles';
 import { AppError, ForbiddenError } from '../errors/errors';
@@ -29,6 +29,11 @@ export interface RouteSpec<B extends z.ZodType | undefined, P extends AnyObject 
   /** Omitted: the route is public. `null`: any authenticated member may call it. */
   permission?: Permission | null;
   body?: B;
+  /**
+   * The handler reads the request stream itself (file uploads): no JSON
+   * parsing, no size limit but the handler's own. Documents what it takes.
+   */
+  rawBody?: { contentTypes: string[]; description: string };
   params?: P;
   query?: Q;
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
@@ -39,6 +44,8 @@ export interface RouteContext {
   router: Router;
   registry: OpenAPIRegistry;
   authenticate: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  /** Parses JSON bodies; only routes with a `body` schema use it, after authentication. */
+  jsonBody: RequestHandler;
 }
 
 const ERROR_STATUSES: Record<number, string> = {
@@ -60,10 +67,14 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, P exten
   const authenticated = spec.permission !== undefined;
   registerOpenApi(ctx.registry, spec, authenticated);
 
-  const run = async (req: Request, res: Response) => {
+  // Authorized before the body is read: a caller without the permission never gets to upload.
+  const authorize: RequestHandler = (req, _res, next) => {
     if (spec.permission && !req.auth!.permissions.has(spec.permission)) {
       throw new ForbiddenError(`This action needs the ${spec.permission} permission`, 'missing_permission');
     }
+    next();
+  };
+  const run = async (req: Request, res: Response) => {
     if (spec.body && req.is('application/json') === false) {
       throw new AppError(415, 'unsupported_media_type', 'Send the request body as application/json');
     }
@@ -77,7 +88,7 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, P exten
     );
     if (result) res.status(result.status).json(result.body);
   };
-  const chain = authenticated ? [ctx.authenticate, run] : [run];
+  const chain = [...(authenticated ? [ctx.authenticate, authorize] : []), ...(spec.body ? [ctx.jsonBody] : []), run];
   ctx.router[spec.method](spec.path, ...chain);
 }
 
@@ -103,7 +114,14 @@ function registerOpenApi(registry: OpenAPIRegistry, spec: RouteSpec<any, any, an
     request: {
       params: spec.params,
       query: spec.query,
-      body: spec.body ? { content: { 'application/json': { schema: spec.body } } } : undefined,
+      body: spec.body
+        ? { content: { 'application/json': { schema: spec.body } } }
+        : spec.rawBody
+          ? {
+              description: spec.rawBody.description,
+              content: Object.fromEntries(spec.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string' as const } }])),
+            }
+          : undefined,
     },
     responses,
   });

@@ -1,15 +1,28 @@
 import type { z } from 'zod';
 import { FieldIssue, ValidationError } from '../errors/errors';
 
-/** Turns zod issues into field-level details; unknown keys become one issue each. */
-export function toFieldIssues(error: z.ZodError, prefix: string[] = []): FieldIssue[] {
-  return error.issues.flatMap((issue) => {
-    const base = [...prefix, ...issue.path.map(String)];
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((k) => ({ path: [...base, k].join('.'), message: 'Unknown field' }));
-    }
-    return [{ path: base.join('.') || '(root)', message: issue.message }];
-  });
+type Issue = z.core.$ZodIssue;
+
+/**
+ * Turns zod issues into field-level details; unknown keys become one issue
+ * each. A failed union reports the alternative the input came closest to
+ * (fewest problems) instead of zod's bare "Invalid input".
+ */
+export function toFieldIssues(error: { issues: readonly Issue[] }, prefix: string[] = []): FieldIssue[] {
+  return error.issues.flatMap((issue) => issueDetails(issue, prefix));
+}
+
+function issueDetails(issue: Issue, prefix: string[]): FieldIssue[] {
+  const base = [...prefix, ...issue.path.map(String)];
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((k) => ({ path: [...base, k].join('.'), message: 'Unknown field' }));
+  }
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const alternatives = issue.errors.map((branch) => branch.flatMap((i) => issueDetails(i, base)));
+    const closest = alternatives.reduce((best, next) => (next.length < best.length ? next : best));
+    if (closest.length > 0) return closest;
+  }
+  return [{ path: base.join('.') || '(root)', message: issue.message }];
 }
 
 /** Parses `value` or throws one 400 naming every bad field. */

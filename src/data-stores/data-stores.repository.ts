@@ -1,0 +1,298 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Page } from '../http/pagination';
+import { newId, newSuid } from '../ids';
+import { META_KEY } from './data-stores.schemas';
+import { keyRange } from './key-range';
+import type { FilterCondition } from './record-filter';
+
+/** A record as stored (interface.md 2.8). */
+export interface StoredRecord {
+  id: string;
+  suid: string;
+  organizationId: string;
+  tableName: string;
+  key: string;
+  value: Record<string, unknown>;
+  expiresAt: Date | null;
+  recordTimestamp: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A validated write: the value already serialized (its size was checked on that text). */
+export interface StagedRecord {
+  key: string;
+  valueJson: string;
+  expiresAt: Date | null;
+  /** null: the time of the write. */
+  recordTimestamp: Date | null;
+}
+
+export type TableOrigin = 'api' | 'import' | 'workflow';
+
+export interface TableSummary {
+  tableName: string;
+  recordCount: number;
+  createdVia: TableOrigin;
+  createdAt: Date;
+}
+
+export interface RecordQuery {
+  prefix?: string;
+  after?: string;
+  where?: FilterCondition[];
+  limit: number;
+  offset: number;
+}
+
+const COLUMNS = `id, suid, organization_id AS "organizationId", table_name AS "tableName", key, value,
+  expires_at AS "expiresAt", record_timestamp AS "recordTimestamp", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** Expired rows are invisible everywhere; the purge removes them later. */
+const live = (alias = '') => `(${alias}expires_at IS NULL OR ${alias}expires_at > now())`;
+
+/**
+ * Registers the table in the same statement as the write: its __meta__ row,
+ * inserted unless it is there already ($1 organization, $2 table, $3 origin).
+ */
+const ENSURE_TABLE = `meta AS (
+  INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
+  VALUES ($4, $5, $1, $2, '${META_KEY}', jsonb_build_object('createdVia', $3::text))
+  ON CONFLICT (organization_id, table_name, key) DO NOTHING)`;
+
+/**
+ * Writes rows given as parallel arrays ($6…$11). A record past its expiry is
+ * gone for readers, so overwriting it counts as a creation.
+ */
+const WRITE_ROWS = `INSERT INTO data_store_records AS r
+    (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at)
+  SELECT u.id, u.suid, $1, $2, u.key, u.value, u.expires_at, coalesce(u.record_timestamp, now()), now(), now()
+  FROM unnest($6::uuid[], $7::text[], $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[])
+    AS u(id, suid, key, value, expires_at, record_timestamp)
+  ON CONFLICT (organization_id, table_name, key) DO UPDATE SET
+    value = EXCLUDED.value,
+    expires_at = EXCLUDED.expires_at,
+    record_timestamp = EXCLUDED.record_timestamp,
+    created_at = CASE WHEN r.expires_at <= now() THEN now() ELSE r.created_at END,
+    updated_at = now()`;
+
+/**
+ * Every query of data store records. Plain SQL rather than the ORM: writes
+ * need ON CONFLICT with conditions, reads need jsonb paths and key ranges.
+ * Every method takes the organization; there is no unscoped read.
+ */
+export class DataStoresRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Upserts rows (keys unique among them) and registers the table; `created` tells new from replaced. */
+  async upsert(
+    organizationId: string,
+    tableName: string,
+    rows: StagedRecord[],
+    origin: TableOrigin,
+  ): Promise<Array<{ record: StoredRecord; created: boolean }>> {
+    const result: Array<StoredRecord & { created: boolean }> = await this.db.query(
+      `WITH ${ENSURE_TABLE} ${WRITE_ROWS} RETURNING ${COLUMNS}, (created_at = updated_at) AS created`,
+      this.writeParams(organizationId, tableName, rows, origin),
+    );
+    return result.map(({ created, ...record }) => ({ record, created }));
+  }
+
+  /** Inserts one record unless a live one holds the key; null then. */
+  async insert(organizationId: string, tableName: string, row: StagedRecord, origin: TableOrigin): Promise<StoredRecord | null> {
+    const rows: StoredRecord[] = await this.db.query(
+      `WITH ${ENSURE_TABLE} ${WRITE_ROWS} WHERE r.expires_at <= now() RETURNING ${COLUMNS}`,
+      this.writeParams(organizationId, tableName, [row], origin),
+    );
+    return rows[0] ?? null;
+  }
+
+  private writeParams(organizationId: string, tableName: string, rows: StagedRecord[], origin: TableOrigin): unknown[] {
+    return [
+      organizationId,
+      tableName,
+      origin,
+      newId(),
+      newSuid(),
+      rows.map(() => newId()),
+      rows.map(() => newSuid()),
+      rows.map((r) => r.key),
+      rows.map((r) => r.valueJson),
+      rows.map((r) => r.expiresAt),
+      rows.map((r) => r.recordTimestamp),
+    ];
+  }
+
+  async find(organizationId: string, tableName: string, key: string, manager?: EntityManager): Promise<StoredRecord | null> {
+    const rows: StoredRecord[] = await (manager ?? this.db).query(
+      `SELECT ${COLUMNS} FROM data_store_records
+       WHERE organization_id = $1 AND table_name = $2 AND key = $3 AND ${live()}
+       ${manager ? 'FOR UPDATE' : ''}`,
+      [organizationId, tableName, key],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Reads the live record under a row lock, lets `change` compute its new
+   * state (throwing rolls everything back), and writes it. Null when absent.
+   */
+  async modify(
+    organizationId: string,
+    tableName: string,
+    key: string,
+    change: (current: StoredRecord) => StagedRecord,
+  ): Promise<StoredRecord | null> {
+    return this.db.transaction(async (manager) => {
+      const current = await this.find(organizationId, tableName, key, manager);
+      if (!current) return null;
+      const next = change(current);
+      const rows: [StoredRecord[], number] = await manager.query(
+        `UPDATE data_store_records SET value = $2::jsonb, expires_at = $3, record_timestamp = coalesce($4, record_timestamp), updated_at = now()
+         WHERE id = $1 RETURNING ${COLUMNS}`,
+        [current.id, next.valueJson, next.expiresAt, next.recordTimestamp],
+      );
+      return rows[0][0];
+    });
+  }
+
+  async deleteRecord(organizationId: string, tableName: string, key: string): Promise<StoredRecord | null> {
+    const [rows]: [StoredRecord[], number] = await this.db.query(
+      `DELETE FROM data_store_records
+       WHERE organization_id = $1 AND table_name = $2 AND key = $3 AND key <> '${META_KEY}' AND ${live()}
+       RETURNING ${COLUMNS}`,
+      [organizationId, tableName, key],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Live records of one table in key order, without the __meta__ row. */
+  async query(organizationId: string, tableName: string, q: RecordQuery): Promise<StoredRecord[]> {
+    const { sql, params } = this.recordConditions(organizationId, tableName, q);
+    params.push(q.limit, q.offset);
+    return this.db.query(
+      `SELECT ${COLUMNS} FROM data_store_records WHERE ${sql}
+       ORDER BY key LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+  }
+
+  async count(organizationId: string, tableName: string, q: Omit<RecordQuery, 'limit' | 'offset'>): Promise<number> {
+    const { sql, params } = this.recordConditions(organizationId, tableName, q);
+    const rows: Array<{ total: number }> = await this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE ${sql}`, params);
+    return rows[0].total;
+  }
+
+  private recordConditions(organizationId: string, tableName: string, q: Omit<RecordQuery, 'limit' | 'offset'>) {
+    const params: unknown[] = [organizationId, tableName];
+    const where = ['organization_id = $1', 'table_name = $2', `key <> '${META_KEY}'`, live()];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    if (q.prefix) {
+      // A range on the "C"-collated key is an index scan; LIKE with a parameter would not be.
+      const range = keyRange(q.prefix);
+      where.push(`key >= ${param(range.from)}`);
+      if (range.before !== undefined) where.push(`key < ${param(range.before)}`);
+    }
+    if (q.after !== undefined) where.push(`key > ${param(q.after)}`);
+    for (const c of q.where ?? []) where.push(conditionSql(c, param));
+    return { sql: where.join(' AND '), params };
+  }
+
+  /** Every record of the organization across tables, __meta__ rows included. */
+  async listAll(organizationId: string, page: Page): Promise<{ total: number; data: StoredRecord[] }> {
+    const [data, totals]: [StoredRecord[], Array<{ total: number }>] = await Promise.all([
+      this.db.query(
+        `SELECT ${COLUMNS} FROM data_store_records WHERE organization_id = $1 AND ${live()}
+         ORDER BY table_name, key LIMIT $2 OFFSET $3`,
+        [organizationId, page.limit, page.offset],
+      ),
+      this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND ${live()}`, [organizationId]),
+    ]);
+    return { total: totals[0].total, data };
+  }
+
+  /** Registers an empty table; false when it exists already. */
+  async createTable(organizationId: string, tableName: string, origin: TableOrigin): Promise<boolean> {
+    const inserted: unknown[] = await this.db.query(
+      `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
+       VALUES ($1, $2, $3, $4, '${META_KEY}', jsonb_build_object('createdVia', $5::text))
+       ON CONFLICT (organization_id, table_name, key) DO NOTHING
+       RETURNING id`,
+      [newId(), newSuid(), organizationId, tableName, origin],
+    );
+    return inserted.length === 1;
+  }
+
+  async findTable(organizationId: string, tableName: string): Promise<TableSummary | null> {
+    const rows = await this.tables(organizationId, 'AND m.table_name = $2', [tableName]);
+    return rows[0] ?? null;
+  }
+
+  async listTables(organizationId: string, page: Page): Promise<{ total: number; data: TableSummary[] }> {
+    const [data, totals] = await Promise.all([
+      this.tables(organizationId, 'ORDER BY m.table_name LIMIT $2 OFFSET $3', [page.limit, page.offset]),
+      this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND key = '${META_KEY}'`, [
+        organizationId,
+      ]) as Promise<Array<{ total: number }>>,
+    ]);
+    return { total: totals[0].total, data };
+  }
+
+  private tables(organizationId: string, tail: string, params: unknown[]): Promise<TableSummary[]> {
+    return this.db.query(
+      `SELECT m.table_name AS "tableName", m.value->>'createdVia' AS "createdVia", m.created_at AS "createdAt",
+         (SELECT count(*)::int FROM data_store_records r
+          WHERE r.organization_id = m.organization_id AND r.table_name = m.table_name
+            AND r.key <> '${META_KEY}' AND ${live('r.')}) AS "recordCount"
+       FROM data_store_records m
+       WHERE m.organization_id = $1 AND m.key = '${META_KEY}' ${tail}`,
+      [organizationId, ...params],
+    );
+  }
+
+  /** Deletes a table with every record in it; null when there was no such table. */
+  async deleteTable(organizationId: string, tableName: string): Promise<{ deletedRecords: number } | null> {
+    const rows: Array<{ registered: boolean; records: number }> = await this.db.query(
+      `WITH gone AS (
+         DELETE FROM data_store_records WHERE organization_id = $1 AND table_name = $2
+         RETURNING key, ${live()} AS live)
+       SELECT coalesce(bool_or(key = '${META_KEY}'), false) AS registered,
+              (count(*) FILTER (WHERE key <> '${META_KEY}' AND live))::int AS records
+       FROM gone`,
+      [organizationId, tableName],
+    );
+    return rows[0].registered ? { deletedRecords: rows[0].records } : null;
+  }
+
+  /** Deletes up to `batch` expired records of any organization; rows locked by writers are skipped. */
+  async purgeExpired(batch: number): Promise<number> {
+    const [, deleted]: [unknown[], number] = await this.db.query(
+      `DELETE FROM data_store_records WHERE id IN (
+         SELECT id FROM data_store_records WHERE expires_at <= now()
+         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [batch],
+    );
+    return deleted;
+  }
+}
+
+/** SQL for one value filter; operands travel as parameters, paths as text[]. */
+function conditionSql(c: FilterCondition, param: (value: unknown) => string): string {
+  const field = `(value #> ${param(c.path)}::text[])`;
+  switch (c.operator) {
+    case '$eq':
+      return `${field} = ${param(JSON.stringify(c.operand))}::jsonb`;
+    case '$ne':
+      return `${field} IS DISTINCT FROM ${param(JSON.stringify(c.operand))}::jsonb`;
+    case '$in':
+      return `${field} = ANY(${param((c.operand as unknown[]).map((v) => JSON.stringify(v)))}::jsonb[])`;
+    case '$exists':
+      return `${field} IS ${c.operand ? 'NOT ' : ''}NULL`;
+    default: {
+      // Ordering compares like with like: numbers with numbers, strings with strings.
+      const op = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[c.operator];
+      const type = typeof c.operand === 'number' ? 'number' : 'string';
+      return `(jsonb_typeof(${field}) = '${type}' AND ${field} ${op} ${param(JSON.stringify(c.operand))}::jsonb)`;
+    }
+  }
+}

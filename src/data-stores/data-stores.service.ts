@@ -1,0 +1,191 @@
+import type { Readable } from 'node:stream';
+import { ConflictError, FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
+import type { Page } from '../http/pagination';
+import { toFieldIssues } from '../http/validation';
+import { BulkImportRepository, DuplicateImportKeys, ImportRow } from './bulk-import.repository';
+import type { DataStoresRepository, StagedRecord, StoredRecord, TableOrigin, TableSummary } from './data-stores.repository';
+import {
+  ImportOptions,
+  PatchRecordInput,
+  ReadRecordsInput,
+  WriteRecord,
+  WriteRecordInput,
+} from './data-stores.schemas';
+import { ImportFormat, ImportFormatError, POSITION_LABEL, readRows } from './import-formats';
+import { RecordWrite, repeatedKeys, stageRecord } from './record-staging';
+
+/** Past this many bad rows an import stops reading: the report would not get more useful. */
+const MAX_REPORTED_ROWS = 100;
+
+export interface WriteOutcome {
+  created: number;
+  updated: number;
+  records: Array<{ record: StoredRecord; created: boolean }>;
+}
+
+/**
+ * Data store tables and their records. The API routes and the workflow
+ * engine's data store steps both call this service, so every write is
+ * validated and stored the same way whoever makes it.
+ */
+export class DataStoresService {
+  constructor(
+    private readonly records: DataStoresRepository,
+    private readonly bulk: BulkImportRepository,
+  ) {}
+
+  listAll(organizationId: string, page: Page) {
+    return this.records.listAll(organizationId, page);
+  }
+
+  /** Plain insert: a live record with the same key is a conflict and stays as it is. */
+  async insert(organizationId: string, tableName: string, write: WriteRecordInput, origin: TableOrigin = 'api'): Promise<StoredRecord> {
+    const record = await this.records.insert(organizationId, tableName, stage(write), origin);
+    if (!record) throw new ConflictError(`A record with key "${write.key}" already exists in table "${tableName}"`, 'record_exists');
+    return record;
+  }
+
+  /** Inserts or replaces records (each key at most once); the table is created on first write. */
+  async upsert(organizationId: string, tableName: string, writes: WriteRecordInput[], origin: TableOrigin = 'api'): Promise<WriteOutcome> {
+    const repeats = repeatedKeys(writes.map((w) => w.key));
+    if (repeats.size > 0) {
+      throw new ValidationError(
+        'A key may appear only once per write',
+        [...repeats].map(([key, at]) => ({ path: `records.${at[1]}.key`, message: `"${key}" is also at records.${at[0]}` })),
+        'duplicate_keys',
+      );
+    }
+    const now = new Date();
+    const staged = writes.map((w, i) => stage(w, now, writes.length > 1 ? `records.${i}` : ''));
+    const records = await this.records.upsert(organizationId, tableName, staged, origin);
+    const created = records.filter((r) => r.created).length;
+    return { created, updated: records.length - created, records };
+  }
+
+  async get(organizationId: string, tableName: string, key: string): Promise<StoredRecord> {
+    const record = await this.records.find(organizationId, tableName, key);
+    if (!record) throw new NotFoundError('Record');
+    return record;
+  }
+
+  /** Merges `value` into the stored value (top-level fields) and applies the other fields given. */
+  async patch(organizationId: string, tableName: string, key: string, patch: PatchRecordInput): Promise<StoredRecord> {
+    const record = await this.records.modify(organizationId, tableName, key, (current) => {
+      const staged = stage({ key, ...patch, value: { ...current.value, ...patch.value } });
+      const keepsExpiry = patch.expiresAt === undefined && patch.ttlSeconds === undefined;
+      return keepsExpiry ? { ...staged, expiresAt: current.expiresAt } : staged;
+    });
+    if (!record) throw new NotFoundError('Record');
+    return record;
+  }
+
+  async delete(organizationId: string, tableName: string, key: string): Promise<StoredRecord> {
+    const record = await this.records.deleteRecord(organizationId, tableName, key);
+    if (!record) throw new NotFoundError('Record');
+    return record;
+  }
+
+  /** A page of a table's records in key order; `nextAfter` continues after it. */
+  async read(organizationId: string, tableName: string, q: ReadRecordsInput) {
+    await this.getTable(organizationId, tableName);
+    const query = { prefix: q.prefix, after: q.after, where: q.where, limit: q.limit + 1, offset: q.offset };
+    const [rows, total] = await Promise.all([
+      this.records.query(organizationId, tableName, query),
+      q.count ? this.records.count(organizationId, tableName, query) : Promise.resolve(undefined),
+    ]);
+    const data = rows.slice(0, q.limit);
+    return { data, nextAfter: rows.length > q.limit ? data[data.length - 1].key : null, total };
+  }
+
+  async createTable(organizationId: string, tableName: string, origin: TableOrigin = 'api'): Promise<TableSummary> {
+    if (!(await this.records.createTable(organizationId, tableName, origin))) {
+      throw new ConflictError(`Table "${tableName}" already exists`, 'table_exists');
+    }
+    return this.getTable(organizationId, tableName);
+  }
+
+  async getTable(organizationId: string, tableName: string): Promise<TableSummary> {
+    const table = await this.records.findTable(organizationId, tableName);
+    if (!table) throw new NotFoundError(`Table "${tableName}"`);
+    return table;
+  }
+
+  listTables(organizationId: string, page: Page) {
+    return this.records.listTables(organizationId, page);
+  }
+
+  async deleteTable(organizationId: string, tableName: string): Promise<{ tableName: string; deletedRecords: number }> {
+    const deleted = await this.records.deleteTable(organizationId, tableName);
+    if (!deleted) throw new NotFoundError(`Table "${tableName}"`);
+    return { tableName, ...deleted };
+  }
+
+  /**
+   * Imports a file all or nothing. Every row is validated as a write; if any
+   * row is bad (or a key repeats) nothing is kept and the error lists the
+   * rows at fault by line or item number.
+   */
+  async importRecords(organizationId: string, tableName: string, source: Readable, format: ImportFormat, options: ImportOptions) {
+    const label = POSITION_LABEL[format];
+    const issues: FieldIssue[] = [];
+    const now = new Date();
+    let records = 0;
+
+    async function* validRows(): AsyncGenerator<ImportRow> {
+      for await (const { position, record } of readRows(format, source, options)) {
+        records++;
+        const at = `${label} ${position}`;
+        const parsed = WriteRecord.safeParse(record);
+        const staged = parsed.success ? stageRecord(parsed.data, now, at) : toFieldIssues(parsed.error, [at]);
+        if (Array.isArray(staged)) {
+          issues.push(...staged);
+          if (issues.length >= MAX_REPORTED_ROWS) return;
+        } else if (issues.length === 0) {
+          // Once a row is bad nothing will be kept; the rest is only read to report problems.
+          yield { ...staged, position };
+        }
+      }
+    }
+
+    try {
+      const counts = await this.bulk.importRecords(organizationId, tableName, checkedAtEnd(validRows(), () => {
+        if (issues.length > 0) throw rejected(issues.slice(0, MAX_REPORTED_ROWS), records);
+        if (records === 0) throw new ValidationError('The file holds no records; nothing was imported', undefined, 'import_empty');
+      }));
+      return { tableName, format, records, ...counts };
+    } catch (err) {
+      if (err instanceof ImportFormatError) throw new ValidationError(`${err.message}; nothing was imported`, undefined, 'import_unreadable');
+      if (err instanceof DuplicateImportKeys) {
+        throw rejected(
+          err.duplicates.map(({ key, rows }) => ({
+            path: `${label} ${rows[1]}.key`,
+            message: `"${key}" repeats ${label} ${rows[0]}; a key may appear once per import`,
+          })),
+          records,
+        );
+      }
+      throw err;
+    }
+  }
+}
+
+/** Yields everything from `rows`, then runs `atEnd`, which may throw to abort the import before it commits. */
+async function* checkedAtEnd<T>(rows: AsyncIterable<T>, atEnd: () => void): AsyncGenerator<T> {
+  yield* rows;
+  atEnd();
+}
+
+function rejected(details: FieldIssue[], records: number): ValidationError {
+  return new ValidationError(
+    `Import rejected: ${details.length}${details.length >= MAX_REPORTED_ROWS ? '+' : ''} problem(s) in ${records} record(s) read; nothing was imported`,
+    details,
+    'import_rejected',
+  );
+}
+
+/** Stages one write or throws the 400 naming its problems. */
+function stage(write: RecordWrite, now = new Date(), at = ''): StagedRecord {
+  const staged = stageRecord(write, now, at);
+  if (Array.isArray(staged)) throw new ValidationError('Invalid record', staged);
+  return staged;
+}

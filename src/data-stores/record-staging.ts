@@ -1,0 +1,54 @@
+import type { FieldIssue } from '../errors/errors';
+import type { StagedRecord } from './data-stores.repository';
+import { MAX_VALUE_BYTES } from './data-stores.schemas';
+
+/** The parts of a write that decide what is stored; the key is checked by its schema before. */
+export interface RecordWrite {
+  key: string;
+  value: Record<string, unknown>;
+  expiresAt?: string | null;
+  ttlSeconds?: number;
+  recordTimestamp?: string;
+}
+
+// PostgreSQL's jsonb cannot hold U+0000; an even run of backslashes before it means a real escape.
+const NUL_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+/**
+ * Turns a schema-valid write into what is stored, checking what the schema
+ * cannot: serialized size, a NUL character, an expiry in the past. Every
+ * writer (API, import, workflow step) passes here. Returns the problems
+ * instead when there are any, with paths under `at`.
+ */
+export function stageRecord(write: RecordWrite, now: Date, at = ''): StagedRecord | FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const field = (name: string) => (at ? `${at}.${name}` : name);
+  const valueJson = JSON.stringify(write.value);
+  const size = Buffer.byteLength(valueJson, 'utf8');
+  if (size > MAX_VALUE_BYTES) {
+    issues.push({ path: field('value'), message: `is ${size} bytes serialized; the limit is ${MAX_VALUE_BYTES} bytes` });
+  } else if (valueJson.includes('\\u0000') && NUL_ESCAPE.test(valueJson)) {
+    issues.push({ path: field('value'), message: 'must not contain the NUL character (\\u0000)' });
+  }
+
+  let expiresAt: Date | null = null;
+  if (write.ttlSeconds !== undefined) expiresAt = new Date(now.getTime() + write.ttlSeconds * 1000);
+  else if (write.expiresAt) {
+    expiresAt = new Date(write.expiresAt);
+    if (expiresAt <= now) issues.push({ path: field('expiresAt'), message: 'must be in the future' });
+  }
+  if (issues.length) return issues;
+  return {
+    key: write.key,
+    valueJson,
+    expiresAt,
+    recordTimestamp: write.recordTimestamp ? new Date(write.recordTimestamp) : null,
+  };
+}
+
+/** Keys that occur more than once among `keys`, with every index where they occur. */
+export function repeatedKeys(keys: string[]): Map<string, number[]> {
+  const seen = new Map<string, number[]>();
+  keys.forEach((key, index) => seen.set(key, [...(seen.get(key) ?? []), index]));
+  return new Map([...seen].filter(([, at]) => at.length > 1));
+}
