@@ -63,10 +63,12 @@ if (command === 'setup') {
   exec(bin('tsx'), ['src/main.ts', ...rest]);
 } else if (command === 'admin') {
   exec(bin('tsx'), ['src/cli/admin.ts', ...rest]);
+} else if (command === 'bench') {
+  exec(process.execPath, ['--import', 'tsx', `bench/${rest[0]}.ts`, ...rest.slice(1)]);
 } else if (command === 'test') {
   run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
 } else {
-  console.error('usage: node scripts/run.mjs setup|start|test [args]');
+  console.error('usage: node scripts/run.mjs setup|start|admin|test|bench <name> [args]');
   process.exit(2);
 }

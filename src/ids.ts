@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 // 252 = 7 × 36: bytes at or above it are dropped so every character is equally likely.
 const UNBIASED_LIMIT = 252;
-const pool = Buffer.alloc(4096);
+const pool = Buffer.alloc(65536);
 let poolOffset = pool.length;
 
 /** One random byte below 252 from a pooled buffer (bulk imports mint a suid per record). */

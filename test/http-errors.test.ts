@@ -118,9 +118,12 @@ describe('request bodies', () => {
       // The parser's internals do not leak.
       expect(e.message).not.toMatch(/Unexpected token|at position|SyntaxError/);
     }
-    // Also before authentication: no token, still a JSON error shape.
+    // Without a token the body is never read: authentication comes first.
     const anon = await request(h.app).post('/environments').set('Content-Type', 'application/json').send('{"a":');
-    expectErrorBody(anon, 400, 'invalid_json');
+    expectErrorBody(anon, 401, 'unauthorized');
+    // Nor without the permission: a viewer's malformed body is refused for the permission.
+    const viewer = await as(h.app, org.tokens.viewer).post('/environments').set('Content-Type', 'application/json').send('{"a":');
+    expectErrorBody(viewer, 403, 'missing_permission');
     expect((await as(h.app, org.ownerToken).get('/environments')).body.total).toBe(before);
   });
 
@@ -209,9 +212,9 @@ describe('request bodies', () => {
     expectRequestId(res);
     expect(JSON.stringify(res.body).length).toBeLessThan(1000);
 
-    // Even without a token, the parser's limit applies first.
+    // Without a token the oversized body is refused before it is read.
     const anon = await request(h.app).post('/environments').set('Content-Type', 'application/json').send(over);
-    expectErrorBody(anon, 413, 'payload_too_large');
+    expectErrorBody(anon, 401, 'unauthorized');
 
     // Just under the limit: parsed, then rejected by validation (not by size).
     const under = JSON.stringify({ name: 'under_limit', variables: { BIG: 'y'.repeat(limit - 200) } });

@@ -20,36 +20,45 @@ export interface ActiveMembership {
 export class AccessTokensRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** The live (not revoked, not expired) token with this hash, if any. */
-  async findLiveByHash(hash: string): Promise<TokenPrincipal | undefined> {
-    const rows: Array<{ id: string; user_id: string; organization_id: string; issued_by: string | null; last_used_at: Date | null }> =
-      await this.db.query(
-        `SELECT id, user_id, organization_id, issued_by, last_used_at FROM access_tokens
-          WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-        [hash],
-      );
+  /**
+   * In one round trip: the live (not revoked, not expired) token with this
+   * hash, and its user's membership in the organization named by id or suid
+   * (the token's own organization when none is named). Undefined when the
+   * token is not live; `membership` undefined when the user is not a member.
+   */
+  async findPrincipal(hash: string, organizationRef?: string): Promise<{ principal: TokenPrincipal; membership?: ActiveMembership } | undefined> {
+    const isUuid = organizationRef !== undefined && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(organizationRef);
+    const organization = organizationRef === undefined ? 'o.id = t.organization_id' : isUuid ? 'o.id = $2::uuid' : 'o.suid = $2';
+    const rows: Array<{
+      id: string;
+      user_id: string;
+      organization_id: string;
+      issued_by: string | null;
+      last_used_at: Date | null;
+      member_org_id: string | null;
+      member_org_suid: string | null;
+      role: Role | null;
+    }> = await this.db.query(
+      `SELECT t.id, t.user_id, t.organization_id, t.issued_by, t.last_used_at,
+              o.id AS member_org_id, o.suid AS member_org_suid, m.role
+         FROM access_tokens t
+         LEFT JOIN organizations o ON ${organization}
+         LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = t.user_id
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`,
+      organizationRef === undefined ? [hash] : [hash, organizationRef],
+    );
     const row = rows[0];
-    return (
-      row && {
+    if (!row) return undefined;
+    return {
+      principal: {
         tokenId: row.id,
         userId: row.user_id,
         homeOrganizationId: row.organization_id,
         mayPickOrganization: row.issued_by === null || row.issued_by === row.user_id,
         lastUsedAt: row.last_used_at,
-      }
-    );
-  }
-
-  /** The user's membership in the organization named by id or suid. */
-  async findMembership(userId: string, organizationRef: string): Promise<ActiveMembership | undefined> {
-    const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(organizationRef);
-    const rows: Array<{ id: string; suid: string; role: Role }> = await this.db.query(
-      `SELECT o.id, o.suid, m.role FROM memberships m JOIN organizations o ON o.id = m.organization_id
-        WHERE m.user_id = $1 AND ${isUuid ? 'o.id = $2::uuid' : 'o.suid = $2'}`,
-      [userId, organizationRef],
-    );
-    const row = rows[0];
-    return row && { organizationId: row.id, organizationSuid: row.suid, role: row.role };
+      },
+      membership: row.role ? { organizationId: row.member_org_id!, organizationSuid: row.member_org_suid!, role: row.role } : undefined,
+    };
   }
 
   async touch(tokenId: string): Promise<void> {

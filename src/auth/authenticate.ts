@@ -21,11 +21,10 @@ export function createAuthenticate(tokens: AccessTokensRepository) {
     const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match) throw new UnauthorizedError(header ? 'Authorization header must be "Bearer <token>"' : 'Missing access token');
 
-    const principal = await tokens.findLiveByHash(hashToken(match[1]));
-    if (!principal) throw new UnauthorizedError('Access token is invalid, expired or revoked');
-
     const requested = req.header(ORGANIZATION_HEADER)?.trim();
-    const membership = await tokens.findMembership(principal.userId, requested || principal.homeOrganizationId);
+    const found = await tokens.findPrincipal(hashToken(match[1]), requested || undefined);
+    if (!found) throw new UnauthorizedError('Access token is invalid, expired or revoked');
+    const { principal, membership } = found;
     if (membership && !principal.mayPickOrganization && membership.organizationId !== principal.homeOrganizationId) {
       throw new ForbiddenError('This token was issued by another member and acts only in its own organization', 'no_organization_access');
     }

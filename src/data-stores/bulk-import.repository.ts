@@ -5,9 +5,9 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import { newId, newSuid } from '../ids';
 import { META_KEY } from './data-stores.schemas';
-import type { StagedRecord } from './data-stores.repository';
+import { REPLACE_ON_CONFLICT, type StagedRecord, WAS_CREATED } from './data-stores.repository';
 
-/** A record of an import and where it sits in the file (line or item number), for error reports. */
+/** A record of an import and where it sits in the file (line or item number, increasing), for error reports. */
 export type ImportRow = StagedRecord & { position: number };
 
 /** Keys that appear more than once in one import, with the positions of their rows. */
@@ -17,14 +17,27 @@ export class DuplicateImportKeys extends Error {
   }
 }
 
+/** PostgreSQL broke a deadlock between this import and other writes to the same records by aborting the import. */
+export class ImportDeadlocked extends Error {}
+
 const CARDINALITY_VIOLATION = '21000';
-const COPY_CHUNK_ROWS = 512;
+const DEADLOCK_DETECTED = '40P01';
+/** Rows per segment: what is held in memory twice over (one segment loading, the next being read). */
+const SEGMENT_ROWS = 50_000;
+
+interface Segment {
+  text: string[];
+  rows: number;
+  lastPosition: number;
+}
 
 /**
- * Loads a stream of records in one transaction: COPY into a temporary table
- * (PostgreSQL's fastest path in), then one INSERT … ON CONFLICT into
- * data_store_records. Either every row lands or none does; memory stays flat
- * because the stream only advances as fast as PostgreSQL takes rows.
+ * Loads a stream of records in one transaction, so either every row lands
+ * or none does. The stream is cut into segments; each is COPied into a
+ * temporary table (PostgreSQL's fastest way in) and then upserted into
+ * data_store_records with one INSERT … ON CONFLICT, while the next segment
+ * is read and parsed. Memory stays bounded by two segments whatever the
+ * file size, and parsing overlaps the database's work.
  */
 export class BulkImportRepository {
   constructor(private readonly db: DataSource) {}
@@ -32,85 +45,114 @@ export class BulkImportRepository {
   async importRecords(
     organizationId: string,
     tableName: string,
-    rows: AsyncIterable<ImportRow>,
+    batches: AsyncIterable<ImportRow[]>,
   ): Promise<{ created: number; updated: number }> {
     const runner = this.db.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
+    const rows = batches[Symbol.asyncIterator]();
     try {
       await client.query('BEGIN');
+      // Imports into one table take turns: two would otherwise lock the same rows in file order and deadlock.
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`data-store-import:${organizationId}:${tableName}`]);
       await client.query(`
         CREATE TEMPORARY TABLE data_store_import (
           id uuid, suid text, key text COLLATE "C", value jsonb,
           expires_at timestamptz, record_timestamp timestamptz, position bigint
         ) ON COMMIT DROP`);
-      await pipeline(Readable.from(copyText(rows)), client.query(copyFrom('COPY data_store_import FROM STDIN')));
-      const counts = await this.upsertStaged(client, organizationId, tableName);
+      await client.query('CREATE INDEX ON data_store_import (position)');
+      await client.query(
+        `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
+         VALUES ($1, $2, $3, $4, '${META_KEY}', '{"createdVia": "import"}')
+         ON CONFLICT (organization_id, table_name, key) DO NOTHING`,
+        [newId(), newSuid(), organizationId, tableName],
+      );
+
+      const counts = { created: 0, updated: 0 };
+      let after = 0;
+      let next = readSegment(rows);
+      for (let segment = await next; segment.rows > 0; segment = await next) {
+        next = readSegment(rows);
+        next.catch(() => undefined); // awaited on the next turn; a failure meanwhile must not go unhandled
+        await pipeline(Readable.from(segment.text), client.query(copyFrom('COPY data_store_import FROM STDIN')));
+        const written = await this.upsertSegment(client, organizationId, tableName, after, segment.lastPosition);
+        counts.created += written.created;
+        counts.updated += written.updated;
+        after = segment.lastPosition;
+      }
+      // Within one segment ON CONFLICT catches a repeated key; across segments only this does.
+      await this.rejectRepeatedKeys(client);
       await client.query('COMMIT');
       return counts;
     } catch (err) {
       // A connection too broken to roll back is already closed; the pool drops closed clients.
       await client.query('ROLLBACK').catch(() => undefined);
+      void rows.return?.().catch(() => undefined);
+      if ((err as { code?: string }).code === DEADLOCK_DETECTED) throw new ImportDeadlocked();
       throw err;
     } finally {
       await runner.release();
     }
   }
 
-  private async upsertStaged(client: PoolClient, organizationId: string, tableName: string) {
-    await client.query(
-      `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
-       VALUES ($1, $2, $3, $4, '${META_KEY}', '{"createdVia": "import"}')
-       ON CONFLICT (organization_id, table_name, key) DO NOTHING`,
-      [newId(), newSuid(), organizationId, tableName],
-    );
-    await client.query('SAVEPOINT before_upsert');
+  private async upsertSegment(client: PoolClient, organizationId: string, tableName: string, after: number, upTo: number) {
+    await client.query('SAVEPOINT segment');
     try {
       const { rows } = await client.query<{ created: number; updated: number }>(
         `WITH written AS (
            INSERT INTO data_store_records AS r
              (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at)
            SELECT id, suid, $1, $2, key, value, expires_at, coalesce(record_timestamp, now()), now(), now()
-           FROM data_store_import
-           ON CONFLICT (organization_id, table_name, key) DO UPDATE SET
-             value = EXCLUDED.value,
-             expires_at = EXCLUDED.expires_at,
-             record_timestamp = EXCLUDED.record_timestamp,
-             created_at = CASE WHEN r.expires_at <= now() THEN now() ELSE r.created_at END,
-             updated_at = now()
-           RETURNING (created_at = updated_at) AS created)
+           FROM data_store_import WHERE position > $3 AND position <= $4
+           ON CONFLICT (organization_id, table_name, key) DO UPDATE SET ${REPLACE_ON_CONFLICT}
+           RETURNING ${WAS_CREATED} AS created)
          SELECT (count(*) FILTER (WHERE created))::int AS created, (count(*) FILTER (WHERE NOT created))::int AS updated
          FROM written`,
-        [organizationId, tableName],
+        [organizationId, tableName, after, upTo],
       );
+      await client.query('RELEASE SAVEPOINT segment');
       return rows[0];
     } catch (err) {
-      // ON CONFLICT cannot touch one row twice: the file repeats a key. Name the repeats.
+      // ON CONFLICT cannot touch one row twice: the segment repeats a key.
       if ((err as { code?: string }).code !== CARDINALITY_VIOLATION) throw err;
-      await client.query('ROLLBACK TO SAVEPOINT before_upsert');
-      const { rows } = await client.query<{ key: string; rows: string[] }>(
-        `SELECT key, array_agg(position ORDER BY position) AS rows FROM data_store_import
-         GROUP BY key HAVING count(*) > 1 ORDER BY min(position) LIMIT 20`,
-      );
-      throw new DuplicateImportKeys(rows.map((r) => ({ key: r.key, rows: r.rows.map(Number) })));
+      await client.query('ROLLBACK TO SAVEPOINT segment');
+      await this.rejectRepeatedKeys(client);
+      throw err;
     }
+  }
+
+  /** Throws DuplicateImportKeys naming the repeated keys, if any, with the positions of their rows. */
+  private async rejectRepeatedKeys(client: PoolClient): Promise<void> {
+    const { rows } = await client.query<{ key: string; rows: string[] }>(
+      `SELECT key, array_agg(position ORDER BY position) AS rows FROM data_store_import
+       GROUP BY key HAVING count(*) > 1 ORDER BY min(position) LIMIT 20`,
+    );
+    if (rows.length > 0) throw new DuplicateImportKeys(rows.map((r) => ({ key: r.key, rows: r.rows.map(Number) })));
   }
 }
 
-/** COPY text format: tab-separated, \N for null, backslashes doubled (keys and JSON hold no raw tabs or newlines). */
-async function* copyText(rows: AsyncIterable<ImportRow>): AsyncGenerator<string> {
-  let chunk = '';
-  let inChunk = 0;
-  for await (const row of rows) {
-    chunk +=
-      `${newId()}\t${newSuid()}\t${escapeCopy(row.key)}\t${escapeCopy(row.valueJson)}\t` +
-      `${row.expiresAt ? row.expiresAt.toISOString() : '\\N'}\t${row.recordTimestamp ? row.recordTimestamp.toISOString() : '\\N'}\t${row.position}\n`;
-    if (++inChunk === COPY_CHUNK_ROWS) {
-      yield chunk;
-      chunk = '';
-      inChunk = 0;
-    }
+/** Reads batches until a segment's worth of rows, as COPY text (empty at the end of the stream). */
+async function readSegment(rows: AsyncIterator<ImportRow[]>): Promise<Segment> {
+  const segment: Segment = { text: [], rows: 0, lastPosition: 0 };
+  while (segment.rows < SEGMENT_ROWS) {
+    const next = await rows.next();
+    if (next.done) break;
+    if (next.value.length === 0) continue;
+    segment.text.push(copyText(next.value));
+    segment.rows += next.value.length;
+    segment.lastPosition = next.value[next.value.length - 1].position;
   }
-  if (chunk) yield chunk;
+  return segment;
+}
+
+/** COPY text format: tab-separated, \N for null, backslashes doubled (keys and JSON hold no raw tabs or newlines). */
+function copyText(rows: ImportRow[]): string {
+  let text = '';
+  for (const row of rows) {
+    const expiresAt = row.expiresAt ? row.expiresAt.toISOString() : '\\N';
+    const recordTimestamp = row.recordTimestamp ? row.recordTimestamp.toISOString() : '\\N';
+    text += `${newId()}\t${newSuid()}\t${escapeCopy(row.key)}\t${escapeCopy(row.valueJson)}\t${expiresAt}\t${recordTimestamp}\t${row.position}\n`;
+  }
+  return text;
 }
 
 const escapeCopy = (text: string) => (text.includes('\\') ? text.replace(/\\/g, '\\\\') : text);

@@ -61,20 +61,32 @@ const ENSURE_TABLE = `meta AS (
   ON CONFLICT (organization_id, table_name, key) DO NOTHING)`;
 
 /**
- * Writes rows given as parallel arrays ($6…$11). A record past its expiry is
- * gone for readers, so overwriting it counts as a creation.
+ * How a write replaces an existing row. A record past its expiry is gone for
+ * readers, so overwriting it counts as a creation. A write that waited on a
+ * lock may start before the row it replaces was written: updated_at never
+ * goes back.
+ */
+export const REPLACE_ON_CONFLICT = `
+    value = EXCLUDED.value,
+    expires_at = EXCLUDED.expires_at,
+    record_timestamp = EXCLUDED.record_timestamp,
+    created_at = CASE WHEN r.expires_at <= now() THEN now() ELSE r.created_at END,
+    updated_at = greatest(now(), r.updated_at)`;
+
+/**
+ * Writes rows given as parallel arrays ($6…$11), in key order so that
+ * concurrent batches lock rows in the same order.
  */
 const WRITE_ROWS = `INSERT INTO data_store_records AS r
     (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at)
   SELECT u.id, u.suid, $1, $2, u.key, u.value, u.expires_at, coalesce(u.record_timestamp, now()), now(), now()
   FROM unnest($6::uuid[], $7::text[], $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[])
     AS u(id, suid, key, value, expires_at, record_timestamp)
-  ON CONFLICT (organization_id, table_name, key) DO UPDATE SET
-    value = EXCLUDED.value,
-    expires_at = EXCLUDED.expires_at,
-    record_timestamp = EXCLUDED.record_timestamp,
-    created_at = CASE WHEN r.expires_at <= now() THEN now() ELSE r.created_at END,
-    updated_at = now()`;
+  ORDER BY u.key COLLATE "C"
+  ON CONFLICT (organization_id, table_name, key) DO UPDATE SET ${REPLACE_ON_CONFLICT}`;
+
+/** Whether the returned row was created by this statement (inserted, or an expired one revived). */
+export const WAS_CREATED = `(xmax = 0 OR created_at = now())`;
 
 /**
  * Every query of data store records. Plain SQL rather than the ORM: writes
@@ -91,9 +103,11 @@ export class DataStoresRepository {
     rows: StagedRecord[],
     origin: TableOrigin,
   ): Promise<Array<{ record: StoredRecord; created: boolean }>> {
-    const result: Array<StoredRecord & { created: boolean }> = await this.db.query(
-      `WITH ${ENSURE_TABLE} ${WRITE_ROWS} RETURNING ${COLUMNS}, (created_at = updated_at) AS created`,
-      this.writeParams(organizationId, tableName, rows, origin),
+    const result: Array<StoredRecord & { created: boolean }> = await retryOnDeadlock(() =>
+      this.db.query(
+        `WITH ${ENSURE_TABLE} ${WRITE_ROWS} RETURNING ${COLUMNS}, ${WAS_CREATED} AS created`,
+        this.writeParams(organizationId, tableName, rows, origin),
+      ),
     );
     return result.map(({ created, ...record }) => ({ record, created }));
   }
@@ -148,7 +162,7 @@ export class DataStoresRepository {
       if (!current) return null;
       const next = change(current);
       const rows: [StoredRecord[], number] = await manager.query(
-        `UPDATE data_store_records SET value = $2::jsonb, expires_at = $3, record_timestamp = coalesce($4, record_timestamp), updated_at = now()
+        `UPDATE data_store_records SET value = $2::jsonb, expires_at = $3, record_timestamp = coalesce($4, record_timestamp), updated_at = greatest(now(), updated_at)
          WHERE id = $1 RETURNING ${COLUMNS}`,
         [current.id, next.valueJson, next.expiresAt, next.recordTimestamp],
       );
@@ -223,6 +237,14 @@ export class DataStoresRepository {
     return inserted.length === 1;
   }
 
+  async tableExists(organizationId: string, tableName: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = '${META_KEY}'`,
+      [organizationId, tableName],
+    );
+    return rows.length > 0;
+  }
+
   async findTable(organizationId: string, tableName: string): Promise<TableSummary | null> {
     const rows = await this.tables(organizationId, 'AND m.table_name = $2', [tableName]);
     return rows[0] ?? null;
@@ -273,6 +295,24 @@ export class DataStoresRepository {
       [batch],
     );
     return deleted;
+  }
+}
+
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Runs a single-statement write again when PostgreSQL aborted it to break a
+ * deadlock (an import holding rows in file order, say): the statement is
+ * idempotent and the other party has moved on by then.
+ */
+async function retryOnDeadlock<T>(write: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      const code = (err as { driverError?: { code?: string } }).driverError?.code;
+      if (code !== DEADLOCK_DETECTED || attempt >= attempts) throw err;
+    }
   }
 }
 

@@ -32,9 +32,10 @@ export const RecordKey = z
   .refine((k) => !RESERVED_KEY.test(k), 'keys of the form __name__ are reserved')
   .openapi({ example: 'order:2026-0001' });
 
+// Checked, not rebuilt: z.record would copy the object and silently drop a "__proto__" field.
 export const RecordValue = z
-  .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
-  .openapi({ description: `A JSON object of at most ${MAX_VALUE_BYTES / 1024} KiB once serialized` });
+  .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object')
+  .openapi({ type: 'object', description: `A JSON object of at most ${MAX_VALUE_BYTES / 1024} KiB once serialized` });
 
 const Timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone' });
 
@@ -109,6 +110,7 @@ export const ReadRecordsQuery = z.strictObject({
   prefix: z
     .string()
     .max(MAX_KEY_LENGTH)
+    .refine((k) => !CONTROL_CHARACTER.test(k), 'must not contain control characters')
     .optional()
     .openapi({ description: 'Only keys starting with this text (case-sensitive)' }),
   where: z
@@ -121,7 +123,11 @@ export const ReadRecordsQuery = z.strictObject({
         'JSON object of value filters, all of which must hold: `{"status": "paid", "total": {"$gte": 100}}`. ' +
         'Field paths are dot-separated; operators: $eq, $ne, $gt, $gte, $lt, $lte, $in, $exists.',
     }),
-  after: z.string().max(MAX_KEY_LENGTH).optional().openapi({ description: 'Keyset cursor: only keys after this one (use nextAfter)' }),
+  after: z
+    .string()
+    .max(MAX_KEY_LENGTH)
+    .refine((k) => !CONTROL_CHARACTER.test(k), 'must not contain control characters')
+    .optional().openapi({ description: 'Keyset cursor: only keys after this one (use nextAfter)' }),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
   offset: z.coerce.number().int().min(0).default(0),
   count: booleanParam.optional().openapi({ description: 'Also return `total`, the number of matching records' }),

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { ConflictError, FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { toFieldIssues } from '../http/validation';
-import { BulkImportRepository, DuplicateImportKeys, ImportRow } from './bulk-import.repository';
+import { BulkImportRepository, DuplicateImportKeys, ImportDeadlocked, ImportRow } from './bulk-import.repository';
 import type { DataStoresRepository, StagedRecord, StoredRecord, TableOrigin, TableSummary } from './data-stores.repository';
 import {
   ImportOptions,
@@ -87,12 +87,16 @@ export class DataStoresService {
 
   /** A page of a table's records in key order; `nextAfter` continues after it. */
   async read(organizationId: string, tableName: string, q: ReadRecordsInput) {
-    await this.getTable(organizationId, tableName);
     const query = { prefix: q.prefix, after: q.after, where: q.where, limit: q.limit + 1, offset: q.offset };
     const [rows, total] = await Promise.all([
       this.records.query(organizationId, tableName, query),
-      q.count ? this.records.count(organizationId, tableName, query) : Promise.resolve(undefined),
+      // The total counts the whole filtered set, not what is left after the cursor.
+      q.count ? this.records.count(organizationId, tableName, { prefix: q.prefix, where: q.where }) : Promise.resolve(undefined),
     ]);
+    // Records imply their table; only an empty answer needs the registry (a count per read would not scale).
+    if (rows.length === 0 && !(await this.records.tableExists(organizationId, tableName))) {
+      throw new NotFoundError(`Table "${tableName}"`);
+    }
     const data = rows.slice(0, q.limit);
     return { data, nextAfter: rows.length > q.limit ? data[data.length - 1].key : null, total };
   }
@@ -131,19 +135,23 @@ export class DataStoresService {
     const now = new Date();
     let records = 0;
 
-    async function* validRows(): AsyncGenerator<ImportRow> {
-      for await (const { position, record } of readRows(format, source, options)) {
-        records++;
-        const at = `${label} ${position}`;
-        const parsed = WriteRecord.safeParse(record);
-        const staged = parsed.success ? stageRecord(parsed.data, now, at) : toFieldIssues(parsed.error, [at]);
-        if (Array.isArray(staged)) {
-          issues.push(...staged);
-          if (issues.length >= MAX_REPORTED_ROWS) return;
-        } else if (issues.length === 0) {
-          // Once a row is bad nothing will be kept; the rest is only read to report problems.
-          yield { ...staged, position };
+    async function* validRows(): AsyncGenerator<ImportRow[]> {
+      for await (const batch of readRows(format, source, options)) {
+        const valid: ImportRow[] = [];
+        for (const { position, record } of batch) {
+          records++;
+          const at = `${label} ${position}`;
+          const parsed = WriteRecord.safeParse(record);
+          const staged = parsed.success ? stageRecord(parsed.data, now, at) : toFieldIssues(parsed.error, [at]);
+          if (Array.isArray(staged)) {
+            issues.push(...staged);
+            if (issues.length >= MAX_REPORTED_ROWS) return;
+          } else {
+            valid.push({ ...staged, position });
+          }
         }
+        // Once a row is bad nothing will be kept; the rest is only read to report problems.
+        if (issues.length === 0) yield valid;
       }
     }
 
@@ -155,6 +163,9 @@ export class DataStoresService {
       return { tableName, format, records, ...counts };
     } catch (err) {
       if (err instanceof ImportFormatError) throw new ValidationError(`${err.message}; nothing was imported`, undefined, 'import_unreadable');
+      if (err instanceof ImportDeadlocked) {
+        throw new ConflictError('Other writes to the same records ran during the import; nothing was imported, try again', 'write_conflict');
+      }
       if (err instanceof DuplicateImportKeys) {
         throw rejected(
           err.duplicates.map(({ key, rows }) => ({
@@ -165,6 +176,9 @@ export class DataStoresService {
         );
       }
       throw err;
+    } finally {
+      // Stops reading an upload that failed midway; the rest of the request is drained, not parsed.
+      if (!source.readableEnded) source.destroy();
     }
   }
 }

@@ -1,4 +1,5 @@
 import { z } from '../openapi/zod';
+import { unstorableJson } from './storable-json';
 
 export const FILTER_OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$exists'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
@@ -54,7 +55,7 @@ export const RecordFilter = {
       }
       const entries = isOperatorObject(spec) ? Object.entries(spec) : [['$eq', spec] as const];
       for (const [operator, operand] of entries) {
-        const problem = checkOperand(operator, operand);
+        const problem = checkOperand(operator, operand) ?? unstorableJson({ [field]: operand }, '')?.message;
         if (problem) problems.push(`"${field}" ${operator}: ${problem}`);
         else conditions.push({ path, operator: operator as FilterOperator, operand });
       }

@@ -1,6 +1,7 @@
 import type { FieldIssue } from '../errors/errors';
 import type { StagedRecord } from './data-stores.repository';
 import { MAX_VALUE_BYTES } from './data-stores.schemas';
+import { unstorableJson } from './storable-json';
 
 /** The parts of a write that decide what is stored; the key is checked by its schema before. */
 export interface RecordWrite {
@@ -11,31 +12,27 @@ export interface RecordWrite {
   recordTimestamp?: string;
 }
 
-// PostgreSQL's jsonb cannot hold U+0000; an even run of backslashes before it means a real escape.
-const NUL_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\u0000/;
-
 /**
  * Turns a schema-valid write into what is stored, checking what the schema
- * cannot: serialized size, a NUL character, an expiry in the past. Every
+ * cannot: serialized size, what jsonb cannot hold, an expiry in the past. Every
  * writer (API, import, workflow step) passes here. Returns the problems
  * instead when there are any, with paths under `at`.
  */
 export function stageRecord(write: RecordWrite, now: Date, at = ''): StagedRecord | FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const field = (name: string) => (at ? `${at}.${name}` : name);
+  const unstorable = unstorableJson(write.value, fieldPath(at, 'value'));
+  if (unstorable) issues.push(unstorable);
   const valueJson = JSON.stringify(write.value);
   const size = Buffer.byteLength(valueJson, 'utf8');
   if (size > MAX_VALUE_BYTES) {
-    issues.push({ path: field('value'), message: `is ${size} bytes serialized; the limit is ${MAX_VALUE_BYTES} bytes` });
-  } else if (valueJson.includes('\\u0000') && NUL_ESCAPE.test(valueJson)) {
-    issues.push({ path: field('value'), message: 'must not contain the NUL character (\\u0000)' });
+    issues.push({ path: fieldPath(at, 'value'), message: `is ${size} bytes serialized; the limit is ${MAX_VALUE_BYTES} bytes` });
   }
 
   let expiresAt: Date | null = null;
   if (write.ttlSeconds !== undefined) expiresAt = new Date(now.getTime() + write.ttlSeconds * 1000);
   else if (write.expiresAt) {
     expiresAt = new Date(write.expiresAt);
-    if (expiresAt <= now) issues.push({ path: field('expiresAt'), message: 'must be in the future' });
+    if (expiresAt <= now) issues.push({ path: fieldPath(at, 'expiresAt'), message: 'must be in the future' });
   }
   if (issues.length) return issues;
   return {
@@ -45,6 +42,8 @@ export function stageRecord(write: RecordWrite, now: Date, at = ''): StagedRecor
     recordTimestamp: write.recordTimestamp ? new Date(write.recordTimestamp) : null,
   };
 }
+
+const fieldPath = (at: string, name: string) => (at ? `${at}.${name}` : name);
 
 /** Keys that occur more than once among `keys`, with every index where they occur. */
 export function repeatedKeys(keys: string[]): Map<string, number[]> {
