@@ -1,3 +1,4 @@
+import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
 import type { ActivityDeps } from './deps';
 
@@ -5,6 +6,7 @@ import type { ActivityDeps } from './deps';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createDiagnosticsActivities(deps),
+    ...createDataStoreActivities(deps),
   };
 }
 

@@ -539,7 +539,7 @@ describe('all or nothing: bad rows', () => {
       csv('key,v,expiresAt,ttlSeconds', 'a,1,2099-01-01T00:00:00Z,60', 'b,2,,soon', 'c,3,,0', 'd,nul\u0000here,,', 'e,5,,'),
     );
     expectError(res, 400, 'import_rejected');
-    expect(pathsOf(res)).toEqual(['line 2.ttlSeconds', 'line 3.ttlSeconds', 'line 4.ttlSeconds', 'line 5.value']);
+    expect(pathsOf(res)).toEqual(['line 2.ttlSeconds', 'line 3.ttlSeconds', 'line 4.ttlSeconds', expect.stringMatching(/^line 5\.value/)]);
     await expectNoTable(org, 'misc');
   });
 

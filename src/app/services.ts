@@ -8,9 +8,8 @@ import { ConnectionTypeCatalog } from '../connections/types/catalog';
 import type { MasterKeyring } from '../crypto/master-keyring';
 import { OrganizationKeys } from '../crypto/organization-keys';
 import { SecretBox } from '../crypto/secret-box';
-import { BulkImportRepository } from '../data-stores/bulk-import.repository';
 import { DataStoresRepository } from '../data-stores/data-stores.repository';
-import { DataStoresService } from '../data-stores/data-stores.service';
+import { dataStoresService } from '../data-stores/data-stores.service';
 import { RecordPurger } from '../data-stores/record-purger';
 import { EnvironmentsRepository } from '../environments/environments.repository';
 import { EnvironmentsService } from '../environments/environments.service';
@@ -32,7 +31,6 @@ export function createServices(infra: Infrastructure) {
   const box = new SecretBox(keys);
   const tokens = new AccessTokensRepository(infra.db);
   const catalog = new ConnectionTypeCatalog();
-  const records = new DataStoresRepository(infra.db);
   return {
     ...infra,
     keys,
@@ -42,8 +40,8 @@ export function createServices(infra: Infrastructure) {
     organizations: new OrganizationsService(new OrganizationsRepository(infra.db), tokens, keys),
     connections: new ConnectionsService(new ConnectionsRepository(infra.db), catalog, box),
     environments: new EnvironmentsService(new EnvironmentsRepository(infra.db), box),
-    dataStores: new DataStoresService(records, new BulkImportRepository(infra.db)),
-    recordPurger: new RecordPurger(records, infra.logger, infra.config.dataStores.purgeIntervalSeconds),
+    dataStores: dataStoresService(infra.db),
+    recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }
 

@@ -4,7 +4,7 @@ import { PageQuery } from '../http/pagination';
 import { defineRoute, RouteContext } from '../http/route';
 import { uploadStream } from '../http/upload';
 import { z } from '../openapi/zod';
-import type { StoredRecord, TableSummary } from './data-stores.repository';
+import type { TableSummary } from './data-stores.repository';
 import {
   CreateTableBody,
   ImportQuery,
@@ -21,25 +21,10 @@ import {
   TablesQuery,
   UpsertBody,
 } from './data-stores.schemas';
-import type { DataStoresService } from './data-stores.service';
+import { DataStoresService, presentRecord } from './data-stores.service';
 import { IMPORT_FORMATS, ImportFormat } from './import-formats';
 
 const tags = ['Data stores'];
-
-export function presentRecord(r: StoredRecord) {
-  return {
-    id: r.id,
-    suid: r.suid,
-    organizationId: r.organizationId,
-    tableName: r.tableName,
-    key: r.key,
-    value: r.value,
-    expiresAt: r.expiresAt?.toISOString() ?? null,
-    recordTimestamp: r.recordTimestamp.toISOString(),
-    createdAt: r.createdAt.toISOString(),
-    updatedAt: r.updatedAt.toISOString(),
-  };
-}
 
 const presentTable = (t: TableSummary) => ({ ...t, createdAt: t.createdAt.toISOString() });
 

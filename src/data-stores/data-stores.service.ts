@@ -3,7 +3,8 @@ import { ConflictError, FieldIssue, NotFoundError, ValidationError } from '../er
 import type { Page } from '../http/pagination';
 import { toFieldIssues } from '../http/validation';
 import { BulkImportRepository, DuplicateImportKeys, ImportDeadlocked, ImportRow } from './bulk-import.repository';
-import type { DataStoresRepository, StagedRecord, StoredRecord, TableOrigin, TableSummary } from './data-stores.repository';
+import type { DataSource } from 'typeorm';
+import { DataStoresRepository, type StagedRecord, type StoredRecord, type TableOrigin, type TableSummary } from './data-stores.repository';
 import {
   ImportOptions,
   PatchRecordInput,
@@ -13,6 +14,22 @@ import {
 } from './data-stores.schemas';
 import { ImportFormat, ImportFormatError, POSITION_LABEL, readRows } from './import-formats';
 import { RecordWrite, repeatedKeys, stageRecord } from './record-staging';
+
+/** A record as the API and workflow steps show it (interface.md 2.8). */
+export function presentRecord(r: StoredRecord) {
+  return {
+    id: r.id,
+    suid: r.suid,
+    organizationId: r.organizationId,
+    tableName: r.tableName,
+    key: r.key,
+    value: r.value,
+    expiresAt: r.expiresAt?.toISOString() ?? null,
+    recordTimestamp: r.recordTimestamp.toISOString(),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
 
 /** Past this many bad rows an import stops reading: the report would not get more useful. */
 const MAX_REPORTED_ROWS = 100;
@@ -63,9 +80,14 @@ export class DataStoresService {
   }
 
   async get(organizationId: string, tableName: string, key: string): Promise<StoredRecord> {
-    const record = await this.records.find(organizationId, tableName, key);
+    const record = await this.find(organizationId, tableName, key);
     if (!record) throw new NotFoundError('Record');
     return record;
+  }
+
+  /** The live record, or null. */
+  find(organizationId: string, tableName: string, key: string): Promise<StoredRecord | null> {
+    return this.records.find(organizationId, tableName, key);
   }
 
   /** Merges `value` into the stored value (top-level fields) and applies the other fields given. */
@@ -181,6 +203,11 @@ export class DataStoresService {
       if (!source.readableEnded) source.destroy();
     }
   }
+}
+
+/** The service over its repositories, as the API and the worker both build it. */
+export function dataStoresService(db: DataSource): DataStoresService {
+  return new DataStoresService(new DataStoresRepository(db), new BulkImportRepository(db));
 }
 
 /** Yields everything from `rows`, then runs `atEnd`, which may throw to abort the import before it commits. */

@@ -1,6 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../../activities';
+import { dataStoresService } from '../data-stores/data-stores.service';
 import type { Logger } from '../logging/logger';
 
 export interface WorkerOptions {
@@ -19,7 +20,7 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ db: options.db, logger: options.logger }),
+    activities: createActivities({ db: options.db, logger: options.logger, dataStores: dataStoresService(options.db) }),
   });
   return { worker, connection };
 }
