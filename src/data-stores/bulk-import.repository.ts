@@ -68,7 +68,7 @@ export class BulkImportRepository {
       );
 
       const counts = { created: 0, updated: 0 };
-      let after = 0;
+      let after = -1; // positions start at 0 (JSON item numbers) or 1 (lines)
       let next = readSegment(rows);
       for (let segment = await next; segment.rows > 0; segment = await next) {
         next = readSegment(rows);

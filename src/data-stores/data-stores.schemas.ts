@@ -29,6 +29,7 @@ export const RecordKey = z
   .min(1, 'must not be empty')
   .max(MAX_KEY_LENGTH, `must be at most ${MAX_KEY_LENGTH} characters`)
   .refine((k) => !CONTROL_CHARACTER.test(k), 'must not contain control characters')
+  .refine((k) => k.isWellFormed(), 'must not contain an unpaired surrogate (an escape such as \\ud800 that is no character)')
   .refine((k) => !RESERVED_KEY.test(k), 'keys of the form __name__ are reserved')
   .openapi({ example: 'order:2026-0001' });
 

@@ -1,7 +1,8 @@
 import { parse as parseCsv } from 'csv-parse';
-import { createInterface } from 'node:readline';
-import { type Readable, pipeline } from 'node:stream';
+import { type Readable, pipeline, Transform } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import StreamArray from 'stream-json/streamers/StreamArray';
+import { AppError } from '../errors/errors';
 import type { ImportOptions } from './data-stores.schemas';
 
 export const IMPORT_FORMATS = {
@@ -55,15 +56,20 @@ async function* csvRows(source: Readable, options: ImportOptions): AsyncGenerato
   pipeline(source, parser, () => undefined);
   let columns: Array<{ name: string; role: 'key' | 'record' | 'value' | 'key+value' }> | undefined;
   const infer = options.types === 'infer';
+  // A row is reported at the line it starts on: after the previous row's last line and any blank lines skipped since.
+  let previous = { lines: 0, empty_lines: 0 };
   try {
-    for await (const parsed of batches<{ record: string[]; info: { lines: number } }>(parser)) {
+    for await (const parsed of batches<{ record: string[]; info: typeof previous }>(parser)) {
       const rows: RawRow[] = [];
       for (const { record, info } of parsed) {
+        const firstLine = previous.lines + 1 + (info.empty_lines - previous.empty_lines);
+        previous = info;
         if (!columns) {
           columns = headerColumns(record, options.keyColumn);
           continue;
         }
-        const value: Record<string, unknown> = {};
+        // No prototype: a column named __proto__ is a field like any other.
+        const value: Record<string, unknown> = Object.create(null);
         const row: Record<string, unknown> = { value };
         for (let i = 0; i < columns.length; i++) {
           const { name, role } = columns[i];
@@ -72,7 +78,7 @@ async function* csvRows(source: Readable, options: ImportOptions): AsyncGenerato
           if (role === 'value' || role === 'key+value') value[name] = infer ? inferCell(cell) : cell;
           else if (role === 'record' && cell !== '') row[name] = name === 'ttlSeconds' ? inferCell(cell) : cell;
         }
-        rows.push({ position: info.lines, record: row });
+        rows.push({ position: firstLine, record: row });
       }
       if (rows.length) yield rows;
     }
@@ -131,24 +137,50 @@ async function* jsonArrayRows(source: Readable): AsyncGenerator<RawRow[]> {
 
 /** Newline-delimited JSON: one record per line, blank lines skipped. */
 async function* ndjsonRows(source: Readable): AsyncGenerator<RawRow[]> {
-  const lines = createInterface({ input: source, crlfDelay: Infinity });
-  let line = 0;
-  let rows: RawRow[] = [];
-  for await (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    try {
-      rows.push({ position: line, record: JSON.parse(text) });
-    } catch (err) {
-      lines.close();
-      throw new ImportFormatError(`NDJSON line ${line}: ${(err as Error).message}`);
-    }
-    if (rows.length === BATCH_ROWS) {
+  const lines = lineSplitter();
+  pipeline(source, lines, () => undefined);
+  try {
+    for await (const batch of batches<{ line: number; text: string }>(lines)) {
+      const rows: RawRow[] = [];
+      for (const { line, text } of batch) {
+        try {
+          rows.push({ position: line, record: JSON.parse(text) });
+        } catch (err) {
+          throw new ImportFormatError(`NDJSON line ${line}: ${(err as Error).message}`);
+        }
+      }
       yield rows;
-      rows = [];
     }
+  } catch (err) {
+    throw formatFailure(source, err, 'NDJSON');
   }
-  if (rows.length) yield rows;
+}
+
+/** Splits text into its non-blank lines (\n or \r\n), numbered from 1. */
+function lineSplitter(): Transform {
+  let rest = '';
+  let line = 0;
+  const decoder = new StringDecoder('utf8');
+  const emit = (stream: Transform, text: string) => {
+    line++;
+    const trimmed = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (trimmed.trim() !== '') stream.push({ line, text: trimmed });
+  };
+  return new Transform({
+    readableObjectMode: true,
+    ...PARSED_ROWS_BUFFERED,
+    transform(chunk: Buffer, _encoding, done) {
+      const parts = (rest + decoder.write(chunk)).split('\n');
+      rest = parts.pop()!;
+      for (const part of parts) emit(this, part);
+      done();
+    },
+    flush(done) {
+      rest += decoder.end();
+      if (rest !== '') emit(this, rest);
+      done();
+    },
+  });
 }
 
 /** Whatever an object-mode stream has buffered, as arrays; waits only when it has nothing. */
@@ -179,7 +211,8 @@ async function* batches<T>(stream: Readable): AsyncGenerator<T[]> {
  * aborted, bad gzip) as it is, otherwise the parser's as a format error.
  */
 function formatFailure(source: Readable, err: unknown, label: string, hint = ''): Error {
-  if (source.errored) return source.errored;
-  if (err instanceof ImportFormatError) return err;
+  // A failing parser destroys the source with its own error too; only the upload's own failures pass as they are.
+  if (source.errored instanceof AppError) return source.errored;
+  if (err instanceof AppError || err instanceof ImportFormatError) return err;
   return new ImportFormatError(`${label}: ${(err as Error).message}${hint}`);
 }

@@ -36,6 +36,8 @@ export function uploadStream(req: Request, maxBytes: number): Readable {
   }
   stage.pipe(counted).pipe(body);
   counted.on('error', (err) => body.destroy(err));
+  // The failure reaches the consumer through `body.errored` and its own pipeline; it may not be listening yet.
+  body.on('error', () => undefined);
   req.on('error', (err) => body.destroy(err));
   req.on('close', () => {
     if (!req.readableEnded) body.destroy(new AppError(400, 'upload_aborted', 'The upload ended before the body was complete'));
