@@ -126,7 +126,7 @@ async function main() {
     t = performance.now();
     const imported = await postStream(api('/data-stores/tables/bench/import'), org.token, 'text/csv', lines(RECORDS, 'key,name,amount,status,country,day\n', csvLine));
     const importMs = performance.now() - t;
-    const rssPeak = sampler.stop();
+    const { peak: rssPeak, quarters } = sampler.stop();
     if (imported.created !== RECORDS) throw new Error(`import created ${imported.created} of ${RECORDS}`);
     results.bulk = {
       apiImportPerSecond: (RECORDS / importMs) * 1000,
@@ -134,12 +134,14 @@ async function main() {
       ratio: copyMs / importMs,
       serviceRssBefore: rssBefore,
       serviceRssPeak: rssPeak,
+      serviceRssPeakByQuarter: quarters,
     };
     console.log('Bulk load (CSV over HTTP, one transaction)');
     console.log(`  API import      ${fmt.int((RECORDS / importMs) * 1000).padStart(9)} records/s  (${fmt.s(importMs)})`);
     console.log(`  COPY baseline   ${fmt.int((RECORDS / copyMs) * 1000).padStart(9)} records/s  (${fmt.s(copyMs)})`);
     console.log(`  API / COPY      ${fmt.ratio(copyMs / importMs).padStart(9)}            (aim: at least 0.50)`);
-    console.log(`  service memory  ${fmt.mb(rssBefore)} before, ${fmt.mb(rssPeak)} peak during the import (+${fmt.mb(rssPeak - rssBefore)})\n`);
+    console.log(`  service memory  ${fmt.mb(rssBefore)} before, ${fmt.mb(rssPeak)} peak during the import (+${fmt.mb(rssPeak - rssBefore)})`);
+    console.log(`  peak by quarter ${quarters.map(fmt.mb).join(', ')}  (flat: the last quarter holds no more than the first)\n`);
 
     // 2. Upserts: random keys among 50,000, so both inserts and replacements happen.
     const upsertValue = (i: number) => ({ n: i, status: STATUSES[i % 4], at: Date.now() });

@@ -59,16 +59,17 @@ export function rssBytes(pid: number): number {
   return kb * 1024;
 }
 
-/** Samples a process's RSS every `everyMs` until stopped; returns the peak. */
-export function sampleRss(pid: number, everyMs = 50): { stop(): number } {
-  let peak = rssBytes(pid);
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssBytes(pid));
-  }, everyMs);
+/** Samples a process's RSS every `everyMs` until stopped; returns the peak in each quarter of the sampled time. */
+export function sampleRss(pid: number, everyMs = 50): { stop(): { peak: number; quarters: number[] } } {
+  const samples: number[] = [rssBytes(pid)];
+  const timer = setInterval(() => samples.push(rssBytes(pid)), everyMs);
   return {
     stop: () => {
       clearInterval(timer);
-      return Math.max(peak, rssBytes(pid));
+      samples.push(rssBytes(pid));
+      const quarter = Math.ceil(samples.length / 4);
+      const quarters = [0, 1, 2, 3].map((q) => Math.max(...samples.slice(q * quarter, (q + 1) * quarter), 0));
+      return { peak: Math.max(...samples), quarters };
     },
   };
 }

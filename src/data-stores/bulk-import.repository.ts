@@ -26,7 +26,8 @@ const DEADLOCK_DETECTED = '40P01';
 const SEGMENT_ROWS = 50_000;
 
 interface Segment {
-  text: string[];
+  /** COPY text per batch, as buffers: off the JS heap, so a segment waiting its turn does not grow it. */
+  text: Buffer[];
   rows: number;
   lastPosition: number;
 }
@@ -71,9 +72,10 @@ export class BulkImportRepository {
       let after = -1; // positions start at 0 (JSON item numbers) or 1 (lines)
       let next = readSegment(rows);
       for (let segment = await next; segment.rows > 0; segment = await next) {
+        await pipeline(Readable.from(segment.text), client.query(copyFrom('COPY data_store_import FROM STDIN')));
+        // Read the next segment while the database upserts this one; not during the COPY, which it would slow.
         next = readSegment(rows);
         next.catch(() => undefined); // awaited on the next turn; a failure meanwhile must not go unhandled
-        await pipeline(Readable.from(segment.text), client.query(copyFrom('COPY data_store_import FROM STDIN')));
         const written = await this.upsertSegment(client, organizationId, tableName, after, segment.lastPosition);
         counts.created += written.created;
         counts.updated += written.updated;
@@ -145,14 +147,14 @@ async function readSegment(rows: AsyncIterator<ImportRow[]>): Promise<Segment> {
 }
 
 /** COPY text format: tab-separated, \N for null, backslashes doubled (keys and JSON hold no raw tabs or newlines). */
-function copyText(rows: ImportRow[]): string {
+function copyText(rows: ImportRow[]): Buffer {
   let text = '';
   for (const row of rows) {
     const expiresAt = row.expiresAt ? row.expiresAt.toISOString() : '\\N';
     const recordTimestamp = row.recordTimestamp ? row.recordTimestamp.toISOString() : '\\N';
     text += `${newId()}\t${newSuid()}\t${escapeCopy(row.key)}\t${escapeCopy(row.valueJson)}\t${expiresAt}\t${recordTimestamp}\t${row.position}\n`;
   }
-  return text;
+  return Buffer.from(text, 'utf8');
 }
 
 const escapeCopy = (text: string) => (text.includes('\\') ? text.replace(/\\/g, '\\\\') : text);

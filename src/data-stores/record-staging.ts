@@ -23,7 +23,8 @@ export function stageRecord(write: RecordWrite, now: Date, at = ''): StagedRecor
   const unstorable = unstorableJson(write.value, fieldPath(at, 'value'));
   if (unstorable) issues.push(unstorable);
   const valueJson = JSON.stringify(write.value);
-  const size = Buffer.byteLength(valueJson, 'utf8');
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short text needs no exact count.
+  const size = valueJson.length * 3 <= MAX_VALUE_BYTES ? 0 : Buffer.byteLength(valueJson, 'utf8');
   if (size > MAX_VALUE_BYTES) {
     issues.push({ path: fieldPath(at, 'value'), message: `is ${size} bytes serialized; the limit is ${MAX_VALUE_BYTES} bytes` });
   }
