@@ -1,3 +1,5 @@
+import { RecordPurger } from '../src/data-stores/record-purger';
+import { DataStoresRepository } from '../src/data-stores/data-stores.repository';
 import request from 'supertest';
 import { ROLES, roleHas } from '../src/auth/roles';
 import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
@@ -1074,6 +1076,22 @@ describe('TTL and purge', () => {
     expect(await h.services.recordPurger.purgeNow()).toBeGreaterThanOrEqual(2);
     expect((await dbRows(org)).map((r) => r.key)).toEqual(['__meta__', 'later', 'live']);
     expect(await keysOf(org, 't')).toEqual(['later', 'live']);
+  });
+
+  test('the background purge deletes expired records on its own, on its interval', async () => {
+    const org = await createTestOrg(h.services);
+    await seed(org, 't', { live: {}, gone: {} });
+    await expire(org, 't', 'gone');
+    const purger = new RecordPurger(new DataStoresRepository(h.services.db), h.services.logger, 1);
+    purger.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while ((await dbRow(org, 't', 'gone')) && Date.now() < deadline) await sleep(200);
+      expect(await dbRow(org, 't', 'gone')).toBeUndefined();
+      expect(await dbRow(org, 't', 'live')).toBeDefined();
+    } finally {
+      await purger.stop();
+    }
   });
 
   test('writing over an expired record counts as a creation: 201 and a new createdAt', async () => {

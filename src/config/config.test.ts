@@ -36,4 +36,15 @@ describe('loadConfig', () => {
     expect(config.database.url).toBe('postgres://u:p@db:5432/flowbase');
     expect(config.crypto.previousMasterKeys).toHaveLength(2);
   });
+
+  test('data store settings: import limit in bytes, purge interval in seconds', () => {
+    expect(loadConfig({}).dataStores).toEqual({ importLimitBytes: 1024 ** 3, purgeIntervalSeconds: 60 });
+    expect(loadConfig({ DATA_STORE_IMPORT_LIMIT: '512mb', DATA_STORE_PURGE_INTERVAL_SECONDS: '5' }).dataStores).toEqual({
+      importLimitBytes: 512 * 1024 ** 2,
+      purgeIntervalSeconds: 5,
+    });
+    expect(() => loadConfig({ DATA_STORE_IMPORT_LIMIT: 'lots', DATA_STORE_PURGE_INTERVAL_SECONDS: '0' })).toThrow(
+      /DATA_STORE_IMPORT_LIMIT.*\n.*DATA_STORE_PURGE_INTERVAL_SECONDS/,
+    );
+  });
 });
