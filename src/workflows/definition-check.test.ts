@@ -1,0 +1,53 @@
+import { createLiquid } from '../templates/template-engine';
+import { checkDefinition } from './definition-check';
+import { WorkflowDefinition } from './definition.schemas';
+
+const liquid = createLiquid();
+const check = (steps: unknown[]) => checkDefinition(liquid, WorkflowDefinition.parse({ name: 'w', steps }));
+const http = (stepId: string, url: string, extra: object = {}) => ({ stepId, stepType: 'core.http', input: { url, ...extra } });
+const ret = (stepId: string, body: unknown) => ({ stepId, stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body } } });
+
+describe('checkDefinition', () => {
+  test('a sound definition has no issues: initial, $env, $connections and earlier steps', () => {
+    expect(
+      check([
+        http('fetch', 'https://api.example.test/users/{{ initial.id }}', { headers: { Authorization: 'Bearer {{$env.TOKEN}}' }, connection: '{{ $connections.crm }}' }),
+        { stepId: 'big', stepType: 'core.if', input: { condition: 'fetch.body.total > 100', then: [http('notify', 'https://x.test/{{ fetch.body.id }}')], else: [] } },
+        ret('done', { total: '{{ fetch.body.total }}', notified: '{{ notify.status }}', items: ['{{ initial.a | size }}'] }),
+      ]),
+    ).toEqual([]);
+  });
+
+  test('names the exact field of a template that does not parse', () => {
+    expect(check([http('a', 'https://x.test/{{ initial.id '), ret('r', { x: ['ok', '{{ a.body | nope }}'] })])).toEqual([
+      { path: 'steps.0.input.url', message: expect.stringContaining('does not parse') },
+      { path: 'steps.1.input.webhookResponse.body.x.1', message: expect.stringContaining('undefined filter: nope') },
+    ]);
+  });
+
+  test('a reference to a later step, to itself or to nothing is refused', () => {
+    const issues = check([http('a', 'https://x.test/{{ b.body.id }}/{{ a.status }}'), http('b', 'https://x.test/{{ ghost }}')]);
+    expect(issues).toEqual([
+      { path: 'steps.0.input.url', message: expect.stringContaining('"b"') },
+      { path: 'steps.0.input.url', message: expect.stringContaining('"a"') },
+      { path: 'steps.1.input.url', message: expect.stringContaining('"ghost"') },
+    ]);
+  });
+
+  test('step ids are unique across branches; a branch step can be read after the if', () => {
+    const issues = check([
+      { stepId: 'gate', stepType: 'core.if', input: { condition: 'initial.ok', then: [http('a', 'https://x.test')], else: [http('a', 'https://y.test')] } },
+      ret('r', { from: '{{ a.status }}' }),
+    ]);
+    expect(issues).toEqual([{ path: 'steps.0.input.else.0.stepId', message: expect.stringContaining('steps.0.input.then.0') }]);
+  });
+
+  test('the if condition is checked as a Liquid condition and cannot break out of its tag', () => {
+    expect(check([{ stepId: 'g', stepType: 'core.if', input: { condition: 'later.x == 1', then: [] } }])).toEqual([
+      { path: 'steps.0.input.condition', message: expect.stringContaining('"later"') },
+    ]);
+    const escape = WorkflowDefinition.safeParse({ name: 'w', steps: [{ stepId: 'g', stepType: 'core.if', input: { condition: 'x %}{{ $env.KEY }}{% if y', then: [] } }] });
+    expect(escape.success).toBe(false);
+    expect(escape.error?.issues[0].path).toEqual(['steps', 0, 'input', 'condition']);
+  });
+});

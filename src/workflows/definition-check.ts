@@ -1,0 +1,66 @@
+import type { Liquid } from 'liquidjs';
+import type { FieldIssue } from '../errors/errors';
+import { analyzeTemplate } from '../templates/template-analysis';
+import { isTemplate } from '../templates/template-engine';
+import type { StepDefinition, WorkflowDefinitionInput } from './definition.schemas';
+
+const ROOTS = new Set(['initial', '$env', '$connections']);
+
+/**
+ * What the schema cannot see: every step id unique across the whole
+ * definition (branches included), every template parses, and every template
+ * reads only `initial`, `$env`, `$connections` and steps that run before it.
+ * Issues carry the path of the exact field (`steps.2.input.url`).
+ */
+export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionInput): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const seen = new Map<string, string>(); // stepId -> path where first defined
+  const walk = (steps: StepDefinition[], path: string, before: Set<string>): Set<string> => {
+    let available = new Set(before);
+    steps.forEach((step, i) => {
+      const at = `${path}.${i}`;
+      const first = seen.get(step.stepId);
+      if (first) issues.push({ path: `${at}.stepId`, message: `"${step.stepId}" is already the id of ${first}` });
+      else seen.set(step.stepId, at);
+
+      if (step.stepType === 'core.if') {
+        checkTemplate(liquid, `{% if ${step.input.condition} %}{% endif %}`, `${at}.input.condition`, available, issues);
+        // A step inside a branch may read steps before the if; steps after it may read either branch (absent when not taken).
+        const inThen = walk(step.input.then, `${at}.input.then`, available);
+        const inElse = walk(step.input.else ?? [], `${at}.input.else`, available);
+        available = new Set([...available, ...inThen, ...inElse]);
+      } else {
+        checkStrings(liquid, step.input, `${at}.input`, available, issues);
+      }
+      available.add(step.stepId);
+    });
+    return available;
+  };
+  walk(definition.steps, 'steps', new Set());
+  return issues;
+}
+
+function checkStrings(liquid: Liquid, value: unknown, path: string, available: Set<string>, issues: FieldIssue[]): void {
+  if (typeof value === 'string') {
+    if (isTemplate(value)) checkTemplate(liquid, value, path, available, issues);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => checkStrings(liquid, item, `${path}.${i}`, available, issues));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) checkStrings(liquid, item, `${path}.${key}`, available, issues);
+  }
+}
+
+function checkTemplate(liquid: Liquid, template: string, path: string, available: Set<string>, issues: FieldIssue[]): void {
+  const { error, references } = analyzeTemplate(liquid, template);
+  if (error) {
+    issues.push({ path, message: `template does not parse: ${error}` });
+    return;
+  }
+  const reported = new Set<string>();
+  for (const [root] of references) {
+    const name = String(root);
+    if (ROOTS.has(name) || available.has(name) || reported.has(name)) continue;
+    reported.add(name);
+    issues.push({ path, message: `reads "${name}", which is not initial, $env, $connections or a step that runs before this one` });
+  }
+}
