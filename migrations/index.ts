@@ -5,6 +5,8 @@ import { CreateConnections1763800000300 } from './1763800000300-CreateConnection
 import { CreateEnvironments1763800000400 } from './1763800000400-CreateEnvironments';
 import { LockMemberIssuedTokens1763800000500 } from './1763800000500-LockMemberIssuedTokens';
 import { CreateDataStoreRecords1763800000600 } from './1763800000600-CreateDataStoreRecords';
+import { CreateWorkflows1763800000700 } from './1763800000700-CreateWorkflows';
+import { CreateWebhookTriggers1763800000800 } from './1763800000800-CreateWebhookTriggers';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -15,4 +17,6 @@ export const migrations = [
   CreateEnvironments1763800000400,
   LockMemberIssuedTokens1763800000500,
   CreateDataStoreRecords1763800000600,
+  CreateWorkflows1763800000700,
+  CreateWebhookTriggers1763800000800,
 ];

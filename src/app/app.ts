@@ -5,6 +5,7 @@ import swaggerUi from 'swagger-ui-express';
 import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
+import { registerWorkflowRoutes } from '../workflows/workflows.routes';
 import { registerEnvironmentRoutes } from '../environments/environments.routes';
 import { registerHealthRoutes } from '../health/health.routes';
 import { errorMiddleware, notFoundRoute } from '../http/error-middleware';
@@ -49,6 +50,7 @@ export function createApp(services: Services): Express {
   registerOrganizationRoutes(ctx, services.organizations, services.tokens);
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
+  registerWorkflowRoutes(ctx, services.workflows);
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);

@@ -11,6 +11,9 @@ import { SecretBox } from '../crypto/secret-box';
 import { DataStoresRepository } from '../data-stores/data-stores.repository';
 import { dataStoresService } from '../data-stores/data-stores.service';
 import { RecordPurger } from '../data-stores/record-purger';
+import { createLiquid } from '../templates/template-engine';
+import { WorkflowsRepository } from '../workflows/workflows.repository';
+import { WorkflowsService } from '../workflows/workflows.service';
 import { EnvironmentsRepository } from '../environments/environments.repository';
 import { EnvironmentsService } from '../environments/environments.service';
 import type { Logger } from '../logging/logger';
@@ -31,6 +34,7 @@ export function createServices(infra: Infrastructure) {
   const box = new SecretBox(keys);
   const tokens = new AccessTokensRepository(infra.db);
   const catalog = new ConnectionTypeCatalog();
+  const environments = new EnvironmentsService(new EnvironmentsRepository(infra.db), box);
   return {
     ...infra,
     keys,
@@ -39,7 +43,8 @@ export function createServices(infra: Infrastructure) {
     catalog,
     organizations: new OrganizationsService(new OrganizationsRepository(infra.db), tokens, keys),
     connections: new ConnectionsService(new ConnectionsRepository(infra.db), catalog, box),
-    environments: new EnvironmentsService(new EnvironmentsRepository(infra.db), box),
+    environments,
+    workflows: new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid()),
     dataStores: dataStoresService(infra.db),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };

@@ -8,9 +8,12 @@ import { EnvironmentVariable } from '../environments/environment-variable.entity
 import { Environment } from '../environments/environment.entity';
 import { OrganizationKey } from '../crypto/organization-key.entity';
 import { Organization } from '../organizations/organization.entity';
+import { WebhookTrigger } from '../webhooks/webhook-trigger.entity';
+import { WorkflowVersion } from '../workflows/workflow-version.entity';
+import { Workflow } from '../workflows/workflow.entity';
 import { migrations } from '../../migrations';
 
-export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable];
+export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable, Workflow, WorkflowVersion, WebhookTrigger];
 
 /** Builds (does not connect) the one DataSource of a process. Schema changes only through migrations. */
 export function createDataSource(url: string, options: { poolSize?: number } = {}): DataSource {

@@ -26,6 +26,11 @@ export class EnvironmentsService {
     return this.repo.list(organizationId, page);
   }
 
+  /** The environment with this name, or null (workflow settings and `?env=` name environments). */
+  findByName(organizationId: string, name: string): Promise<Environment | null> {
+    return this.repo.findByName(organizationId, name);
+  }
+
   async get(organizationId: string, id: string): Promise<EnvironmentWithKeys> {
     const env = await this.repo.findById(organizationId, id);
     if (!env) throw new NotFoundError('Environment');

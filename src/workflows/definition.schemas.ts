@@ -96,7 +96,7 @@ export const IfInput: z.ZodType<{ condition: string; then: StepDefinition[]; els
     then: z.array(Step),
     else: z.array(Step).optional(),
   }),
-);
+).openapi('IfInput');
 
 export const STEP_TYPES = ['core.http', 'core.if', 'core.return', 'ai.llm-call', 'data-store.get', 'data-store.set'] as const;
 
@@ -113,7 +113,7 @@ export const Step: z.ZodType<StepDefinition> = z.lazy(() =>
     ],
     { error: (issue) => (issue.code === 'invalid_union' ? `unknown stepType; use one of ${STEP_TYPES.join(', ')}` : undefined) },
   ),
-);
+).openapi('WorkflowStep');
 
 /** The definition JSON of interface.md 2.1, as pasted or imported. */
 export const WorkflowDefinition = z

@@ -1,0 +1,39 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity({ name: 'webhook_triggers' })
+export class WebhookTrigger {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ type: 'text', unique: true })
+  suid!: string;
+
+  @Column({ name: 'organization_id', type: 'uuid' })
+  organizationId!: string;
+
+  @Column({ name: 'workflow_id', type: 'uuid' })
+  workflowId!: string;
+
+  /** The URL slug: `/w/@<organization suid>/<name>`. */
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'text' })
+  method!: string;
+
+  @Column({ type: 'boolean' })
+  authentication!: boolean;
+
+  /** SHA-256 of the secret; the secret itself is shown once and never stored. */
+  @Column({ name: 'secret_hash', type: 'text', nullable: true })
+  secretHash!: string | null;
+
+  @Column({ name: 'secret_set_at', type: 'timestamptz', nullable: true })
+  secretSetAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,21 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+/** One immutable definition of a workflow; runs pin the version they started with. */
+@Entity({ name: 'workflow_versions' })
+export class WorkflowVersion {
+  @PrimaryColumn({ name: 'workflow_id', type: 'uuid' })
+  workflowId!: string;
+
+  @PrimaryColumn({ type: 'integer' })
+  version!: number;
+
+  /** A WorkflowDefinitionInput, validated before it was stored. */
+  @Column({ type: 'jsonb' })
+  definition!: Record<string, any>;
+
+  @Column({ name: 'created_by', type: 'uuid' })
+  createdBy!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

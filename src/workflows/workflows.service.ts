@@ -1,0 +1,162 @@
+import type { Liquid } from 'liquidjs';
+import type { EnvironmentsService } from '../environments/environments.service';
+import { NotFoundError, ValidationError } from '../errors/errors';
+import type { Page } from '../http/pagination';
+import { newId, newSuid } from '../ids';
+import { checkDefinition } from './definition-check';
+import type { WorkflowDefinitionInput } from './definition.schemas';
+import { WorkflowVersion } from './workflow-version.entity';
+import { Workflow } from './workflow.entity';
+import type { WorkflowSettingsInput } from './workflows.schemas';
+import { DuplicateWorkflowName, WorkflowsRepository } from './workflows.repository';
+
+export interface WorkflowWithDefinition {
+  workflow: Workflow;
+  version: WorkflowVersion;
+  defaultEnvironmentName: string | null;
+}
+
+/** A workflow as the API shows it: its current definition and settings. */
+export function presentWorkflow({ workflow, version, defaultEnvironmentName }: WorkflowWithDefinition) {
+  return {
+    id: workflow.id,
+    suid: workflow.suid,
+    organizationId: workflow.organizationId,
+    name: workflow.name,
+    version: workflow.currentVersion,
+    settings: { defaultEnvironmentId: workflow.defaultEnvironmentId, defaultEnvironment: defaultEnvironmentName },
+    definition: version.definition as WorkflowDefinitionInput,
+    createdAt: workflow.createdAt.toISOString(),
+    updatedAt: workflow.updatedAt.toISOString(),
+  };
+}
+
+export const presentVersion = (v: WorkflowVersion) => ({
+  workflowId: v.workflowId,
+  version: v.version,
+  definition: v.definition as WorkflowDefinitionInput,
+  createdBy: v.createdBy,
+  createdAt: v.createdAt.toISOString(),
+});
+
+const duplicateName = (name: string) =>
+  new ValidationError(`A workflow named "${name}" already exists`, [{ path: 'name', message: 'must be unique in the organization' }], 'duplicate_name');
+
+/**
+ * Workflow definitions and their versions. A definition is checked whole
+ * (schema at the edge, then the cross-step rules) before anything is stored;
+ * each update adds a version, so a run pinned to an older one is unaffected.
+ */
+export class WorkflowsService {
+  constructor(
+    private readonly repo: WorkflowsRepository,
+    private readonly environments: EnvironmentsService,
+    private readonly liquid: Liquid,
+  ) {}
+
+  async list(organizationId: string, page: Page) {
+    const { total, data } = await this.repo.list(organizationId, page);
+    return { total, data: await Promise.all(data.map((w) => this.withDefinition(w))) };
+  }
+
+  async get(organizationId: string, id: string): Promise<WorkflowWithDefinition> {
+    const workflow = await this.repo.findById(organizationId, id);
+    if (!workflow) throw new NotFoundError('Workflow');
+    return this.withDefinition(workflow);
+  }
+
+  async create(organizationId: string, userId: string, definition: WorkflowDefinitionInput, settings?: WorkflowSettingsInput) {
+    this.check(definition);
+    const defaultEnvironmentId = await this.environmentId(organizationId, settings?.defaultEnvironment);
+    const id = newId();
+    await this.guardName(definition.name, () =>
+      this.repo.transaction(async (manager) => {
+        await this.repo.insert(
+          Object.assign(new Workflow(), { id, suid: newSuid(), organizationId, name: definition.name, currentVersion: 1, defaultEnvironmentId: defaultEnvironmentId ?? null, createdBy: userId }),
+          manager,
+        );
+        await this.repo.insertVersion(Object.assign(new WorkflowVersion(), { workflowId: id, version: 1, definition, createdBy: userId }), manager);
+      }),
+    );
+    return this.get(organizationId, id);
+  }
+
+  /** Stores `definition` as the next version (settings given are applied too). */
+  async update(organizationId: string, userId: string, id: string, definition: WorkflowDefinitionInput, settings?: WorkflowSettingsInput) {
+    this.check(definition);
+    const defaultEnvironmentId = await this.environmentId(organizationId, settings?.defaultEnvironment);
+    await this.guardName(definition.name, () =>
+      this.repo.transaction(async (manager) => {
+        const workflow = await this.repo.lock(organizationId, id, manager);
+        if (!workflow) throw new NotFoundError('Workflow');
+        const version = workflow.currentVersion + 1;
+        await this.repo.insertVersion(Object.assign(new WorkflowVersion(), { workflowId: id, version, definition, createdBy: userId }), manager);
+        await this.repo.update(
+          organizationId,
+          id,
+          { name: definition.name, currentVersion: version, ...(defaultEnvironmentId !== undefined ? { defaultEnvironmentId } : {}) },
+          manager,
+        );
+      }),
+    );
+    return this.get(organizationId, id);
+  }
+
+  /** Changes settings without a new version: they are not part of the definition. */
+  async updateSettings(organizationId: string, id: string, settings: WorkflowSettingsInput) {
+    await this.get(organizationId, id);
+    const defaultEnvironmentId = await this.environmentId(organizationId, settings.defaultEnvironment);
+    if (defaultEnvironmentId !== undefined) await this.repo.update(organizationId, id, { defaultEnvironmentId });
+    return this.get(organizationId, id);
+  }
+
+  async delete(organizationId: string, id: string) {
+    const existing = await this.get(organizationId, id);
+    if (!(await this.repo.delete(organizationId, id))) throw new NotFoundError('Workflow');
+    return existing;
+  }
+
+  async listVersions(organizationId: string, id: string, page: Page) {
+    await this.get(organizationId, id);
+    return this.repo.listVersions(id, page);
+  }
+
+  async getVersion(organizationId: string, id: string, version: number): Promise<WorkflowVersion> {
+    await this.get(organizationId, id);
+    const found = await this.repo.findVersion(id, version);
+    if (!found) throw new NotFoundError(`Version ${version}`);
+    return found;
+  }
+
+  private check(definition: WorkflowDefinitionInput): void {
+    const issues = checkDefinition(this.liquid, definition);
+    if (issues.length) throw new ValidationError('The workflow definition has problems', issues, 'invalid_definition');
+  }
+
+  /** The id of the named environment; null clears the setting, undefined leaves it. */
+  private async environmentId(organizationId: string, name: string | null | undefined): Promise<string | null | undefined> {
+    if (name === undefined || name === null) return name;
+    const environment = await this.environments.findByName(organizationId, name);
+    if (!environment) {
+      throw new ValidationError(`No environment named "${name}"`, [{ path: 'settings.defaultEnvironment', message: 'no such environment' }], 'unknown_environment');
+    }
+    return environment.id;
+  }
+
+  private async withDefinition(workflow: Workflow): Promise<WorkflowWithDefinition> {
+    const version = await this.repo.findVersion(workflow.id, workflow.currentVersion);
+    const environment = workflow.defaultEnvironmentId
+      ? await this.environments.get(workflow.organizationId, workflow.defaultEnvironmentId).catch(() => null)
+      : null;
+    return { workflow, version: version!, defaultEnvironmentName: environment?.name ?? null };
+  }
+
+  private async guardName<T>(name: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof DuplicateWorkflowName) throw duplicateName(name);
+      throw err;
+    }
+  }
+}
