@@ -5,6 +5,7 @@ import swaggerUi from 'swagger-ui-express';
 import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
+import { registerWebhookTriggerRoutes } from '../webhooks/webhook-triggers.routes';
 import { registerWorkflowRoutes } from '../workflows/workflows.routes';
 import { registerEnvironmentRoutes } from '../environments/environments.routes';
 import { registerHealthRoutes } from '../health/health.routes';
@@ -51,6 +52,7 @@ export function createApp(services: Services): Express {
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
   registerWorkflowRoutes(ctx, services.workflows);
+  registerWebhookTriggerRoutes(ctx, services.webhookTriggers, services.config.http.webhookBaseUrl);
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);

@@ -14,6 +14,8 @@ import { RecordPurger } from '../data-stores/record-purger';
 import { createLiquid } from '../templates/template-engine';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { WorkflowsService } from '../workflows/workflows.service';
+import { WebhookTriggersRepository } from '../webhooks/webhook-triggers.repository';
+import { WebhookTriggersService } from '../webhooks/webhook-triggers.service';
 import { EnvironmentsRepository } from '../environments/environments.repository';
 import { EnvironmentsService } from '../environments/environments.service';
 import type { Logger } from '../logging/logger';
@@ -35,6 +37,7 @@ export function createServices(infra: Infrastructure) {
   const tokens = new AccessTokensRepository(infra.db);
   const catalog = new ConnectionTypeCatalog();
   const environments = new EnvironmentsService(new EnvironmentsRepository(infra.db), box);
+  const workflows = new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid());
   return {
     ...infra,
     keys,
@@ -44,7 +47,8 @@ export function createServices(infra: Infrastructure) {
     organizations: new OrganizationsService(new OrganizationsRepository(infra.db), tokens, keys),
     connections: new ConnectionsService(new ConnectionsRepository(infra.db), catalog, box),
     environments,
-    workflows: new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid()),
+    workflows,
+    webhookTriggers: new WebhookTriggersService(new WebhookTriggersRepository(infra.db), workflows),
     dataStores: dataStoresService(infra.db),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };

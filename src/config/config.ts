@@ -39,6 +39,7 @@ const envSchema = z.object({
   DATA_STORE_IMPORT_LIMIT: z.string().regex(/^\d+(b|kb|mb|gb)$/i, 'expected a size such as 1gb').default('1gb'),
   DATA_STORE_PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   PUBLIC_BASE_URL: z.url().optional(),
+  WEBHOOK_BASE_URL: z.url().optional(),
   RUN_WORKER: booleanFlag.default(true),
 });
 
@@ -46,7 +47,7 @@ export type Env = z.input<typeof envSchema>;
 
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
-  http: { host: string; port: number; bodyLimit: string; publicBaseUrl?: string };
+  http: { host: string; port: number; bodyLimit: string; publicBaseUrl?: string; webhookBaseUrl: string };
   logLevel: string;
   dataDir: string;
   database: { url?: string; embeddedPort: number };
@@ -86,7 +87,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     nodeEnv: e.NODE_ENV,
-    http: { host: e.HOST, port: e.PORT, bodyLimit: e.BODY_LIMIT, publicBaseUrl: e.PUBLIC_BASE_URL },
+    http: {
+      host: e.HOST,
+      port: e.PORT,
+      bodyLimit: e.BODY_LIMIT,
+      publicBaseUrl: e.PUBLIC_BASE_URL,
+      webhookBaseUrl: e.WEBHOOK_BASE_URL ?? e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
+    },
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
     database: { url: e.DATABASE_URL, embeddedPort: e.EMBEDDED_POSTGRES_PORT },

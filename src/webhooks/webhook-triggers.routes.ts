@@ -1,0 +1,74 @@
+import { defineRoute, RouteContext } from '../http/route';
+import { z } from '../openapi/zod';
+import { WorkflowIdParams } from '../workflows/workflows.schemas';
+import { CreateTriggerBody, TriggerIdParams, TriggerSchema, TriggersQuery, UpdateTriggerBody } from './webhook-triggers.schemas';
+import { presentTrigger, WebhookTriggersService } from './webhook-triggers.service';
+
+const tags = ['Webhook triggers'];
+
+export function registerWebhookTriggerRoutes(ctx: RouteContext, service: WebhookTriggersService, webhookBaseUrl: string): void {
+  const one = { 200: { description: 'The trigger', schema: TriggerSchema } };
+
+  defineRoute(ctx, {
+    method: 'post', path: '/workflows/:id/triggers', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: CreateTriggerBody,
+    summary: 'Add a webhook trigger to a workflow; with authentication on, the answer carries the secret, once',
+    responses: { 201: { description: 'Created', schema: TriggerSchema } },
+    handler: async ({ auth, params, body }, _req, res) => {
+      const { trigger, secret } = await service.create(auth.organizationId, params.id, body);
+      if (secret) res.set('Cache-Control', 'no-store');
+      return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, secret) };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'get', path: '/webhook-triggers', permission: 'workflows:view', tags, query: TriggersQuery,
+    summary: 'Webhook triggers by name, optionally of one workflow',
+    responses: { 200: { description: 'Triggers', schema: z.object({ total: z.number().int(), data: z.array(TriggerSchema) }) } },
+    handler: async ({ auth, query: { workflowId, ...page } }) => {
+      const { total, data } = await service.list(auth.organizationId, { workflowId }, page);
+      return { status: 200, body: { total, data: data.map((t) => presentTrigger(t, auth.organizationSuid, webhookBaseUrl)) } };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'get', path: '/webhook-triggers/:id', permission: 'workflows:view', tags, params: TriggerIdParams,
+    summary: 'Read a webhook trigger (never its secret)',
+    responses: one,
+    handler: async ({ auth, params }) => ({
+      status: 200,
+      body: presentTrigger(await service.get(auth.organizationId, params.id), auth.organizationSuid, webhookBaseUrl),
+    }),
+  });
+
+  defineRoute(ctx, {
+    method: 'patch', path: '/webhook-triggers/:id', permission: 'workflows:admin', tags, params: TriggerIdParams, body: UpdateTriggerBody,
+    summary: 'Rename, change the method, or turn authentication on (a secret is generated, shown once) or off',
+    responses: one,
+    handler: async ({ auth, params, body }, _req, res) => {
+      const { trigger, secret } = await service.update(auth.organizationId, params.id, body);
+      if (secret) res.set('Cache-Control', 'no-store');
+      return { status: 200, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, secret) };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'post', path: '/webhook-triggers/:id/secret', permission: 'workflows:admin', tags, params: TriggerIdParams,
+    summary: 'Rotate the secret: a new one is returned once and the old one stops working',
+    responses: { 201: { description: 'The trigger with its new secret', schema: TriggerSchema } },
+    handler: async ({ auth, params }, _req, res) => {
+      const { trigger, secret } = await service.rotateSecret(auth.organizationId, params.id);
+      res.set('Cache-Control', 'no-store');
+      return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, secret) };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'delete', path: '/webhook-triggers/:id', permission: 'workflows:admin', tags, params: TriggerIdParams,
+    summary: 'Delete a webhook trigger',
+    responses: { 200: { description: 'The deleted trigger', schema: TriggerSchema } },
+    handler: async ({ auth, params }) => ({
+      status: 200,
+      body: presentTrigger(await service.delete(auth.organizationId, params.id), auth.organizationSuid, webhookBaseUrl),
+    }),
+  });
+}
