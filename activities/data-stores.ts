@@ -25,7 +25,8 @@ export function createDataStoreActivities({ dataStores }: ActivityDeps) {
       return asStepFailure(async () => {
         const { organizationId, tableName, records } = parseInput(WriteInput, input);
         const outcome = await dataStores.upsert(organizationId, tableName, records, 'workflow');
-        return { created: outcome.created, updated: outcome.updated, records: outcome.records.map((r) => presentRecord(r.record)) };
+        // Keys, not records: up to 1,000 values of 256 KiB would not fit in workflow history.
+        return { created: outcome.created, updated: outcome.updated, keys: outcome.records.map((r) => r.record.key) };
       });
     },
 

@@ -25,6 +25,10 @@ async function main(mode: Mode): Promise<void> {
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(config.http.port, config.http.host, () => resolve(s));
     });
+    // Node cuts every request at 5 minutes by default; a large import may stream for longer.
+    // A connection that stops sending for 2 minutes is still closed.
+    server.requestTimeout = 0;
+    server.setTimeout(120_000);
     const base = `http://${config.http.host}:${config.http.port}`;
     logger.info({ api: base, docs: `${base}/docs`, temporalUi: backends.temporalUiUrl }, 'API listening');
     shutdownSteps.push(

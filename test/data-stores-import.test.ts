@@ -1026,7 +1026,6 @@ describe('after failed imports', () => {
     expect(checkedOut()).toBe(outBefore);
   });
 
-  // BUG (import-formats.ts ndjsonRows + upload.ts): see the report.
   test('an NDJSON upload that fails before reading starts is answered and gives its connection back', async () => {
     const org = await createTestOrg(h.services);
     const outBefore = checkedOut();
@@ -1034,5 +1033,38 @@ describe('after failed imports', () => {
       (err: Error) => ({ status: `no answer: ${err.message}` }),
     );
     expect({ status: res.status, checkedOut: checkedOut() - outBefore }).toEqual({ status: 400, checkedOut: 0 });
+  });
+
+  test('uploads that stall before their first segment hold no connection: the API keeps answering', async () => {
+    const org = await createTestOrg(h.services);
+    const server = h.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const stalled = Array.from({ length: 12 }, () => {
+      const req = http.request({
+        host: '127.0.0.1', port, path: '/data-stores/tables/stalled/import', method: 'POST',
+        headers: { Authorization: `Bearer ${org.ownerToken}`, 'Content-Type': 'application/x-ndjson' },
+      });
+      req.on('error', () => undefined);
+      req.write('{"key":"a","value":{}}\n');
+      return req;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const res = await as(h.app, org.tokens.viewer).get('/data-stores/tables').timeout(5000);
+      expect(res.status).toBe(200);
+    } finally {
+      for (const req of stalled) req.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('an NDJSON line longer than any record could be is refused without buffering on', async () => {
+    const org = await createTestOrg(h.services);
+    const res = await importNdjson(org, 'long', `{"key":"a","value":{"s":"${'x'.repeat(400 * 1024)}"}}\n`);
+    expectError(res, 400, 'import_unreadable');
+    expect(res.body.error.message).toMatch(/line 1: longer than/);
+    await expectNoTable(org, 'long');
   });
 });

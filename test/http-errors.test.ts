@@ -95,6 +95,12 @@ describe('one error body shape', () => {
     }
   });
 
+  test('a path whose percent-encoding does not decode is 400 invalid_path, not a 500', async () => {
+    for (const url of ['/data-stores/tables/t1/records/%E0%A4%A', '/connections/%ED%A0%80']) {
+      expectErrorBody(await as(h.app, org.ownerToken).get(url), 400, 'invalid_path');
+    }
+  });
+
   test('route_not_found also carries the request id', async () => {
     const res = await request(h.app).get('/no/such/route');
     expectErrorBody(res, 404, 'route_not_found');

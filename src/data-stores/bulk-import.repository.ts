@@ -5,7 +5,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import { newId, newSuid } from '../ids';
 import { META_KEY } from './data-stores.schemas';
-import { REPLACE_ON_CONFLICT, type StagedRecord, WAS_CREATED } from './data-stores.repository';
+import { DEADLOCK_DETECTED, REPLACE_ON_CONFLICT, type StagedRecord, TABLE_LOCK, tableLockKey, WAS_CREATED } from './data-stores.repository';
+import { Semaphore } from './semaphore';
 
 /** A record of an import and where it sits in the file (line or item number, increasing), for error reports. */
 export type ImportRow = StagedRecord & { position: number };
@@ -21,9 +22,14 @@ export class DuplicateImportKeys extends Error {
 export class ImportDeadlocked extends Error {}
 
 const CARDINALITY_VIOLATION = '21000';
-const DEADLOCK_DETECTED = '40P01';
-/** Rows per segment: what is held in memory twice over (one segment loading, the next being read). */
+/** A segment ends at this many rows or bytes of COPY text: what is held in memory twice over (one loading, the next being read). */
 const SEGMENT_ROWS = 50_000;
+const SEGMENT_BYTES = 32 * 1024 * 1024;
+/**
+ * Imports running at once in this process. Each holds a database connection
+ * for as long as its upload lasts; the rest of the pool stays free for the API.
+ */
+const CONCURRENT_IMPORTS = 3;
 
 interface Segment {
   /** COPY text per batch, as buffers: off the JS heap, so a segment waiting its turn does not grow it. */
@@ -41,6 +47,8 @@ interface Segment {
  * file size, and parsing overlaps the database's work.
  */
 export class BulkImportRepository {
+  private readonly slots = new Semaphore(CONCURRENT_IMPORTS);
+
   constructor(private readonly db: DataSource) {}
 
   async importRecords(
@@ -48,29 +56,40 @@ export class BulkImportRepository {
     tableName: string,
     batches: AsyncIterable<ImportRow[]>,
   ): Promise<{ created: number; updated: number }> {
+    const rows = batches[Symbol.asyncIterator]();
+    // No connection is taken before there is something to load: a caller that never sends holds none.
+    const next = readSegment(rows);
+    try {
+      await next;
+    } catch (err) {
+      void rows.return?.().catch(() => undefined);
+      throw err;
+    }
+    return this.slots.run(() => this.load(organizationId, tableName, rows, next));
+  }
+
+  private async load(
+    organizationId: string,
+    tableName: string,
+    rows: AsyncIterator<ImportRow[]>,
+    first: Promise<Segment>,
+  ): Promise<{ created: number; updated: number }> {
     const runner = this.db.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
-    const rows = batches[Symbol.asyncIterator]();
+    let next = first;
     try {
       await client.query('BEGIN');
-      // Imports into one table take turns: two would otherwise lock the same rows in file order and deadlock.
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`data-store-import:${organizationId}:${tableName}`]);
+      // Imports into one table take turns (two would lock the same rows in file order and deadlock), and a table delete waits for them.
+      await client.query(`SELECT pg_advisory_xact_lock(${TABLE_LOCK})`, [tableLockKey(organizationId, tableName)]);
       await client.query(`
         CREATE TEMPORARY TABLE data_store_import (
           id uuid, suid text, key text COLLATE "C", value jsonb,
           expires_at timestamptz, record_timestamp timestamptz, position bigint
         ) ON COMMIT DROP`);
       await client.query('CREATE INDEX ON data_store_import (position)');
-      await client.query(
-        `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
-         VALUES ($1, $2, $3, $4, '${META_KEY}', '{"createdVia": "import"}')
-         ON CONFLICT (organization_id, table_name, key) DO NOTHING`,
-        [newId(), newSuid(), organizationId, tableName],
-      );
 
       const counts = { created: 0, updated: 0 };
       let after = -1; // positions start at 0 (JSON item numbers) or 1 (lines)
-      let next = readSegment(rows);
       for (let segment = await next; segment.rows > 0; segment = await next) {
         await pipeline(Readable.from(segment.text), client.query(copyFrom('COPY data_store_import FROM STDIN')));
         // Read the next segment while the database upserts this one; not during the COPY, which it would slow.
@@ -83,6 +102,13 @@ export class BulkImportRepository {
       }
       // Within one segment ON CONFLICT catches a repeated key; across segments only this does.
       await this.rejectRepeatedKeys(client);
+      // Registered last: a __meta__ row inserted at the start would hold back every other writer to a new table until now.
+      await client.query(
+        `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
+         VALUES ($1, $2, $3, $4, '${META_KEY}', '{"createdVia": "import"}')
+         ON CONFLICT (organization_id, table_name, key) DO NOTHING`,
+        [newId(), newSuid(), organizationId, tableName],
+      );
       await client.query('COMMIT');
       return counts;
     } catch (err) {
@@ -135,11 +161,14 @@ export class BulkImportRepository {
 /** Reads batches until a segment's worth of rows, as COPY text (empty at the end of the stream). */
 async function readSegment(rows: AsyncIterator<ImportRow[]>): Promise<Segment> {
   const segment: Segment = { text: [], rows: 0, lastPosition: 0 };
-  while (segment.rows < SEGMENT_ROWS) {
+  let bytes = 0;
+  while (segment.rows < SEGMENT_ROWS && bytes < SEGMENT_BYTES) {
     const next = await rows.next();
     if (next.done) break;
     if (next.value.length === 0) continue;
-    segment.text.push(copyText(next.value));
+    const text = copyText(next.value);
+    bytes += text.length;
+    segment.text.push(text);
     segment.rows += next.value.length;
     segment.lastPosition = next.value[next.value.length - 1].position;
   }

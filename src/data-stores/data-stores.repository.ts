@@ -61,6 +61,14 @@ const ENSURE_TABLE = `meta AS (
   ON CONFLICT (organization_id, table_name, key) DO NOTHING)`;
 
 /**
+ * A transaction lock per table ($1 = tableLockKey): imports hold it while
+ * they load, and deleting the table takes it first, so a delete never runs
+ * under an import that would then commit records into a table that is gone.
+ */
+export const TABLE_LOCK = 'hashtextextended($1, 0)';
+export const tableLockKey = (organizationId: string, tableName: string) => `data-store-table:${organizationId}:${tableName}`;
+
+/**
  * How a write replaces an existing row. A record past its expiry is gone for
  * readers, so overwriting it counts as a creation. A write that waited on a
  * lock may start before the row it replaces was written: updated_at never
@@ -163,8 +171,8 @@ export class DataStoresRepository {
       const next = change(current);
       const rows: [StoredRecord[], number] = await manager.query(
         `UPDATE data_store_records SET value = $2::jsonb, expires_at = $3, record_timestamp = coalesce($4, record_timestamp), updated_at = greatest(now(), updated_at)
-         WHERE id = $1 RETURNING ${COLUMNS}`,
-        [current.id, next.valueJson, next.expiresAt, next.recordTimestamp],
+         WHERE id = $1 AND organization_id = $5 RETURNING ${COLUMNS}`,
+        [current.id, next.valueJson, next.expiresAt, next.recordTimestamp, organizationId],
       );
       return rows[0][0];
     });
@@ -274,7 +282,14 @@ export class DataStoresRepository {
 
   /** Deletes a table with every record in it; null when there was no such table. */
   async deleteTable(organizationId: string, tableName: string): Promise<{ deletedRecords: number } | null> {
-    const rows: Array<{ registered: boolean; records: number }> = await this.db.query(
+    return this.db.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(${TABLE_LOCK})`, [tableLockKey(organizationId, tableName)]);
+      return this.deleteTableRows(organizationId, tableName, manager);
+    });
+  }
+
+  private async deleteTableRows(organizationId: string, tableName: string, manager: EntityManager): Promise<{ deletedRecords: number } | null> {
+    const rows: Array<{ registered: boolean; records: number }> = await manager.query(
       `WITH gone AS (
          DELETE FROM data_store_records WHERE organization_id = $1 AND table_name = $2
          RETURNING key, ${live()} AS live)
@@ -298,7 +313,7 @@ export class DataStoresRepository {
   }
 }
 
-const DEADLOCK_DETECTED = '40P01';
+export const DEADLOCK_DETECTED = '40P01';
 
 /**
  * Runs a single-statement write again when PostgreSQL aborted it to break a

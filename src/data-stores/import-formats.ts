@@ -3,7 +3,7 @@ import { type Readable, pipeline, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import StreamArray from 'stream-json/streamers/StreamArray';
 import { AppError } from '../errors/errors';
-import type { ImportOptions } from './data-stores.schemas';
+import { type ImportOptions, MAX_VALUE_BYTES } from './data-stores.schemas';
 
 export const IMPORT_FORMATS = {
   'text/csv': 'csv',
@@ -24,6 +24,9 @@ export class ImportFormatError extends Error {}
 
 /** How rows are located in error messages. */
 export const POSITION_LABEL: Record<ImportFormat, string> = { csv: 'line', ndjson: 'line', json: 'item' };
+
+/** No valid record is longer: a value's limit plus room for the key and the other fields. */
+const MAX_LINE_CHARACTERS = MAX_VALUE_BYTES + 64 * 1024;
 
 // Rows travel in batches: one promise per batch instead of one per row is most of an import's CPU.
 const BATCH_ROWS = 1000;
@@ -52,7 +55,7 @@ const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
  * every other column becomes a value field.
  */
 async function* csvRows(source: Readable, options: ImportOptions): AsyncGenerator<RawRow[]> {
-  const parser = parseCsv({ bom: true, info: true, skip_empty_lines: true, ...PARSED_ROWS_BUFFERED });
+  const parser = parseCsv({ bom: true, info: true, skip_empty_lines: true, max_record_size: MAX_LINE_CHARACTERS, ...PARSED_ROWS_BUFFERED });
   pipeline(source, parser, () => undefined);
   let columns: Array<{ name: string; role: 'key' | 'record' | 'value' | 'key+value' }> | undefined;
   const infer = options.types === 'infer';
@@ -156,9 +159,14 @@ async function* ndjsonRows(source: Readable): AsyncGenerator<RawRow[]> {
   }
 }
 
-/** Splits text into its non-blank lines (\n or \r\n), numbered from 1. */
+/**
+ * Splits text into its non-blank lines (\n or \r\n), numbered from 1. Only
+ * new text is searched for line ends, and a line longer than any valid
+ * record could be is refused rather than buffered on.
+ */
 function lineSplitter(): Transform {
-  let rest = '';
+  let pending: string[] = [];
+  let pendingLength = 0;
   let line = 0;
   const decoder = new StringDecoder('utf8');
   const emit = (stream: Transform, text: string) => {
@@ -166,17 +174,26 @@ function lineSplitter(): Transform {
     const trimmed = text.endsWith('\r') ? text.slice(0, -1) : text;
     if (trimmed.trim() !== '') stream.push({ line, text: trimmed });
   };
+  const take = (stream: Transform, text: string): Error | undefined => {
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      emit(stream, pending.join('') + text.slice(start, end));
+      pending = [];
+      pendingLength = 0;
+      start = end + 1;
+    }
+    pending.push(text.slice(start));
+    pendingLength += text.length - start;
+    return pendingLength > MAX_LINE_CHARACTERS ? new ImportFormatError(`NDJSON line ${line + 1}: longer than ${MAX_LINE_CHARACTERS} characters`) : undefined;
+  };
   return new Transform({
     readableObjectMode: true,
     ...PARSED_ROWS_BUFFERED,
     transform(chunk: Buffer, _encoding, done) {
-      const parts = (rest + decoder.write(chunk)).split('\n');
-      rest = parts.pop()!;
-      for (const part of parts) emit(this, part);
-      done();
+      done(take(this, decoder.write(chunk)));
     },
     flush(done) {
-      rest += decoder.end();
+      const rest = pending.join('') + decoder.end();
       if (rest !== '') emit(this, rest);
       done();
     },

@@ -6,6 +6,8 @@ import type { Logger } from '../logging/logger';
 function fromBodyParser(err: { type?: string; status?: number }): AppError | undefined {
   if (err.type === 'entity.parse.failed') return new AppError(400, 'invalid_json', 'Request body is not valid JSON');
   if (err.type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'Request body is too large');
+  // The router's own 400: a path whose percent-encoding does not decode (%E0%A4%A).
+  if (err instanceof URIError && err.status === 400) return new AppError(400, 'invalid_path', 'The request path is not valid percent-encoded UTF-8');
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') {
     return new AppError(415, 'unsupported_media_type', 'Unsupported request body encoding');
   }
