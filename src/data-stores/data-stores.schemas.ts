@@ -23,12 +23,13 @@ export const TableName = z
 const RESERVED_KEY = /^__.*__$/s;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const noControlCharacters = (text: string) => !CONTROL_CHARACTER.test(text);
 
 export const RecordKey = z
   .string()
   .min(1, 'must not be empty')
   .max(MAX_KEY_LENGTH, `must be at most ${MAX_KEY_LENGTH} characters`)
-  .refine((k) => !CONTROL_CHARACTER.test(k), 'must not contain control characters')
+  .refine(noControlCharacters, 'must not contain control characters')
   .refine((k) => k.isWellFormed(), 'must not contain an unpaired surrogate (an escape such as \\ud800 that is no character)')
   .refine((k) => !RESERVED_KEY.test(k), 'keys of the form __name__ are reserved')
   .openapi({ example: 'order:2026-0001' });
@@ -111,7 +112,7 @@ export const ReadRecordsQuery = z.strictObject({
   prefix: z
     .string()
     .max(MAX_KEY_LENGTH)
-    .refine((k) => !CONTROL_CHARACTER.test(k), 'must not contain control characters')
+    .refine(noControlCharacters, 'must not contain control characters')
     .optional()
     .openapi({ description: 'Only keys starting with this text (case-sensitive)' }),
   where: z
@@ -127,7 +128,7 @@ export const ReadRecordsQuery = z.strictObject({
   after: z
     .string()
     .max(MAX_KEY_LENGTH)
-    .refine((k) => !CONTROL_CHARACTER.test(k), 'must not contain control characters')
+    .refine(noControlCharacters, 'must not contain control characters')
     .optional().openapi({ description: 'Keyset cursor: only keys after this one (use nextAfter)' }),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
   offset: z.coerce.number().int().min(0).default(0),
