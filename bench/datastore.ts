@@ -21,6 +21,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { keyRange } from '../src/data-stores/key-range';
 import { newId, newSuid } from '../src/ids';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
@@ -177,11 +178,11 @@ async function main() {
       if (body.data.length !== 100) throw new Error(`prefix read returned ${body.data.length}`);
     };
     const readSql = async (i: number) => {
-      const p = prefix(i);
+      const range = keyRange(prefix(i));
       await pool.query(
         `SELECT * FROM data_store_records WHERE organization_id = $1 AND table_name = 'bench' AND key <> '__meta__'
          AND (expires_at IS NULL OR expires_at > now()) AND key >= $2 AND key < $3 ORDER BY key LIMIT 101`,
-        [org.organizationId, p, p.slice(0, -1) + String.fromCharCode(p.charCodeAt(p.length - 1) + 1)],
+        [org.organizationId, range.from, range.before],
       );
     };
     await sequential(50, readApi);

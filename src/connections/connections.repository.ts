@@ -1,9 +1,10 @@
 import { DataSource } from 'typeorm';
-import { isUniqueViolation } from '../db/unique-violation';
+import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { Connection } from './connection.entity';
 
 export class DuplicateConnectionName extends Error {}
+const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('connections_org_name_key', () => new DuplicateConnectionName(), write);
 
 /** Every method takes the organization: there is no unscoped read. */
 export class ConnectionsRepository {
@@ -32,22 +33,12 @@ export class ConnectionsRepository {
   }
 
   async insert(connection: Connection): Promise<Connection> {
-    try {
-      await this.repo.insert(connection);
-    } catch (err) {
-      if (isUniqueViolation(err, 'connections_org_name_key')) throw new DuplicateConnectionName();
-      throw err;
-    }
+    await uniqueName(() => this.repo.insert(connection));
     return (await this.findById(connection.organizationId, connection.id))!;
   }
 
   async update(organizationId: string, id: string, changes: Partial<Connection>): Promise<Connection | null> {
-    try {
-      await this.repo.update({ organizationId, id }, changes);
-    } catch (err) {
-      if (isUniqueViolation(err, 'connections_org_name_key')) throw new DuplicateConnectionName();
-      throw err;
-    }
+    await uniqueName(() => this.repo.update({ organizationId, id }, changes));
     return this.findById(organizationId, id);
   }
 

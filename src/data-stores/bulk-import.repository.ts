@@ -4,8 +4,16 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import { newId, newSuid } from '../ids';
-import { META_KEY } from './data-stores.schemas';
-import { DEADLOCK_DETECTED, REPLACE_ON_CONFLICT, type StagedRecord, TABLE_LOCK, tableLockKey, WAS_CREATED } from './data-stores.repository';
+import {
+  DEADLOCK_DETECTED,
+  REGISTER_TABLE,
+  registerParams,
+  REPLACE_ON_CONFLICT,
+  type StagedRecord,
+  TABLE_LOCK,
+  tableLockKey,
+  WAS_CREATED,
+} from './data-stores.repository';
 import { Semaphore } from './semaphore';
 
 /** A record of an import and where it sits in the file (line or item number, increasing), for error reports. */
@@ -103,12 +111,7 @@ export class BulkImportRepository {
       // Within one segment ON CONFLICT catches a repeated key; across segments only this does.
       await this.rejectRepeatedKeys(client);
       // Registered last: a __meta__ row inserted at the start would hold back every other writer to a new table until now.
-      await client.query(
-        `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
-         VALUES ($1, $2, $3, $4, '${META_KEY}', '{"createdVia": "import"}')
-         ON CONFLICT (organization_id, table_name, key) DO NOTHING`,
-        [newId(), newSuid(), organizationId, tableName],
-      );
+      await client.query(REGISTER_TABLE, registerParams(organizationId, tableName, 'import'));
       await client.query('COMMIT');
       return counts;
     } catch (err) {

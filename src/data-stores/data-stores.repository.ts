@@ -52,13 +52,16 @@ const COLUMNS = `id, suid, organization_id AS "organizationId", table_name AS "t
 const live = (alias = '') => `(${alias}expires_at IS NULL OR ${alias}expires_at > now())`;
 
 /**
- * Registers the table in the same statement as the write: its __meta__ row,
- * inserted unless it is there already ($1 organization, $2 table, $3 origin).
+ * Registers a table: its __meta__ row, inserted unless it is there already
+ * ($1 organization, $2 table, $3 origin, $4 id, $5 suid; see registerParams).
  */
-const ENSURE_TABLE = `meta AS (
-  INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
+export const REGISTER_TABLE = `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
   VALUES ($4, $5, $1, $2, '${META_KEY}', jsonb_build_object('createdVia', $3::text))
-  ON CONFLICT (organization_id, table_name, key) DO NOTHING)`;
+  ON CONFLICT (organization_id, table_name, key) DO NOTHING`;
+export const registerParams = (organizationId: string, tableName: string, origin: TableOrigin) => [organizationId, tableName, origin, newId(), newSuid()];
+
+/** Registers the table in the same statement as the write. */
+const ENSURE_TABLE = `meta AS (${REGISTER_TABLE})`;
 
 /**
  * A transaction lock per table ($1 = tableLockKey): imports hold it while
@@ -131,11 +134,7 @@ export class DataStoresRepository {
 
   private writeParams(organizationId: string, tableName: string, rows: StagedRecord[], origin: TableOrigin): unknown[] {
     return [
-      organizationId,
-      tableName,
-      origin,
-      newId(),
-      newSuid(),
+      ...registerParams(organizationId, tableName, origin),
       rows.map(() => newId()),
       rows.map(() => newSuid()),
       rows.map((r) => r.key),
@@ -235,13 +234,7 @@ export class DataStoresRepository {
 
   /** Registers an empty table; false when it exists already. */
   async createTable(organizationId: string, tableName: string, origin: TableOrigin): Promise<boolean> {
-    const inserted: unknown[] = await this.db.query(
-      `INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
-       VALUES ($1, $2, $3, $4, '${META_KEY}', jsonb_build_object('createdVia', $5::text))
-       ON CONFLICT (organization_id, table_name, key) DO NOTHING
-       RETURNING id`,
-      [newId(), newSuid(), organizationId, tableName, origin],
-    );
+    const inserted: unknown[] = await this.db.query(`${REGISTER_TABLE} RETURNING id`, registerParams(organizationId, tableName, origin));
     return inserted.length === 1;
   }
 

@@ -18,7 +18,6 @@ import {
   RecordSchema,
   TableParams,
   TableSchema,
-  TablesQuery,
   UpsertBody,
 } from './data-stores.schemas';
 import { DataStoresService, presentRecord } from './data-stores.service';
@@ -61,7 +60,7 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/data-stores/tables', permission: 'workflows:view', tags, query: TablesQuery,
+    method: 'get', path: '/data-stores/tables', permission: 'workflows:view', tags, query: PageQuery,
     summary: 'Tables by name, with their live record counts (the __meta__ row not counted)',
     responses: { 200: { description: 'Tables', schema: z.object({ total: z.number().int(), data: z.array(TableSchema) }) } },
     handler: async ({ auth, query }) => {

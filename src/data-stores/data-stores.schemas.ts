@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageQuery } from '../http/pagination';
+import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
 import { RecordFilter } from './record-filter';
 
@@ -108,7 +108,7 @@ export const RecordParams = z.object({ tableName: TableName, key: RecordKey });
 
 const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-export const ReadRecordsQuery = z.strictObject({
+export const ReadRecordsQuery = PageQuery.extend({
   prefix: z
     .string()
     .max(MAX_KEY_LENGTH)
@@ -130,8 +130,6 @@ export const ReadRecordsQuery = z.strictObject({
     .max(MAX_KEY_LENGTH)
     .refine(noControlCharacters, 'must not contain control characters')
     .optional().openapi({ description: 'Keyset cursor: only keys after this one (use nextAfter)' }),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
-  offset: z.coerce.number().int().min(0).default(0),
   count: booleanParam.optional().openapi({ description: 'Also return `total`, the number of matching records' }),
 });
 export type ReadRecordsInput = z.output<typeof ReadRecordsQuery>;
@@ -149,8 +147,6 @@ export const ImportQuery = z.strictObject({
     .openapi({ description: 'CSV only: `infer` turns numbers, true/false and empty cells into JSON types; `string` keeps text' }),
 });
 export type ImportOptions = z.output<typeof ImportQuery>;
-
-export const TablesQuery = PageQuery;
 
 export const RecordSchema = z
   .object({

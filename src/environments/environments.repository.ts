@@ -1,10 +1,11 @@
 import { DataSource, EntityManager, In } from 'typeorm';
-import { isUniqueViolation } from '../db/unique-violation';
+import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { EnvironmentVariable } from './environment-variable.entity';
 import { Environment } from './environment.entity';
 
 export class DuplicateEnvironmentName extends Error {}
+const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('environments_org_name_key', () => new DuplicateEnvironmentName(), write);
 
 export interface EnvironmentWithKeys extends Environment {
   variables: Array<{ key: string; updatedAt: Date }>;
@@ -38,11 +39,11 @@ export class EnvironmentsRepository {
   }
 
   async insert(env: Environment, manager: EntityManager): Promise<void> {
-    await this.guardName(() => manager.insert(Environment, env));
+    await uniqueName(() => manager.insert(Environment, env));
   }
 
   async update(organizationId: string, id: string, changes: Partial<Environment>, manager: EntityManager = this.db.manager): Promise<void> {
-    await this.guardName(() => manager.update(Environment, { organizationId, id }, changes));
+    await uniqueName(() => manager.update(Environment, { organizationId, id }, changes));
   }
 
   /** Locks the environment row so concurrent variable writes to it serialize. */
@@ -96,14 +97,5 @@ export class EnvironmentsRepository {
     return envs.map((e) =>
       Object.assign(e, { variables: vars.filter((v) => v.environmentId === e.id).map((v) => ({ key: v.key, updatedAt: v.updatedAt })) }),
     );
-  }
-
-  private async guardName(work: () => Promise<unknown>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      if (isUniqueViolation(err, 'environments_org_name_key')) throw new DuplicateEnvironmentName();
-      throw err;
-    }
   }
 }

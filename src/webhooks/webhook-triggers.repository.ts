@@ -1,9 +1,10 @@
 import { DataSource } from 'typeorm';
-import { isUniqueViolation } from '../db/unique-violation';
+import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { WebhookTrigger } from './webhook-trigger.entity';
 
 export class DuplicateTriggerName extends Error {}
+const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('webhook_triggers_org_name_key', () => new DuplicateTriggerName(), write);
 
 /** Every method takes the organization: there is no unscoped read. */
 export class WebhookTriggersRepository {
@@ -32,23 +33,14 @@ export class WebhookTriggersRepository {
   }
 
   async insert(trigger: WebhookTrigger): Promise<void> {
-    await guardName(() => this.repo.insert(trigger));
+    await uniqueName(() => this.repo.insert(trigger));
   }
 
   async update(organizationId: string, id: string, changes: Partial<WebhookTrigger>): Promise<void> {
-    await guardName(() => this.repo.update({ organizationId, id }, changes));
+    await uniqueName(() => this.repo.update({ organizationId, id }, changes));
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {
     return ((await this.repo.delete({ organizationId, id })).affected ?? 0) > 0;
-  }
-}
-
-async function guardName(write: () => Promise<unknown>): Promise<void> {
-  try {
-    await write();
-  } catch (err) {
-    if (isUniqueViolation(err, 'webhook_triggers_org_name_key')) throw new DuplicateTriggerName();
-    throw err;
   }
 }

@@ -1,3 +1,4 @@
+import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
 
 export const TRIGGER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -22,11 +23,7 @@ export const UpdateTriggerBody = z
 export type UpdateTriggerInput = z.output<typeof UpdateTriggerBody>;
 
 export const TriggerIdParams = z.object({ id: z.uuid({ message: 'must be a UUID' }) });
-export const TriggersQuery = z.strictObject({
-  workflowId: z.uuid().optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
-});
+export const TriggersQuery = PageQuery.extend({ workflowId: z.uuid().optional() });
 
 export const TriggerSchema = z
   .object({

@@ -49,7 +49,7 @@ export class WebhookTriggersService {
   }
 
   async create(organizationId: string, workflowId: string, input: CreateTriggerInput): Promise<{ trigger: WebhookTrigger; secret?: string }> {
-    await this.workflows.get(organizationId, workflowId);
+    await this.workflows.assertExists(organizationId, workflowId);
     const generated = input.authentication ? generateTriggerSecret() : undefined;
     const id = newId();
     await this.guardName(input.name, () =>

@@ -1,10 +1,47 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation } from '../db/unique-violation';
+import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { WorkflowVersion } from './workflow-version.entity';
 import { Workflow } from './workflow.entity';
 
 export class DuplicateWorkflowName extends Error {}
+const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('workflows_org_name_key', () => new DuplicateWorkflowName(), write);
+
+/** A workflow with its current definition and the name of its default environment. */
+export interface CurrentWorkflow {
+  workflow: Workflow;
+  version: WorkflowVersion;
+  defaultEnvironmentName: string | null;
+}
+
+const CURRENT = `
+  SELECT w.id, w.suid, w.organization_id, w.name, w.current_version, w.default_environment_id, w.created_by, w.created_at, w.updated_at,
+         v.definition, v.created_by AS version_created_by, v.created_at AS version_created_at, e.name AS environment_name
+  FROM workflows w
+  JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.current_version
+  LEFT JOIN environments e ON e.id = w.default_environment_id AND e.organization_id = w.organization_id`;
+
+function toCurrent(r: Record<string, any>): CurrentWorkflow {
+  const workflow = Object.assign(new Workflow(), {
+    id: r.id,
+    suid: r.suid,
+    organizationId: r.organization_id,
+    name: r.name,
+    currentVersion: r.current_version,
+    defaultEnvironmentId: r.default_environment_id,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+  const version = Object.assign(new WorkflowVersion(), {
+    workflowId: r.id,
+    version: r.current_version,
+    definition: r.definition,
+    createdBy: r.version_created_by,
+    createdAt: r.version_created_at,
+  });
+  return { workflow, version, defaultEnvironmentName: r.environment_name };
+}
 
 /** Every method takes the organization: there is no unscoped read. */
 export class WorkflowsRepository {
@@ -14,14 +51,18 @@ export class WorkflowsRepository {
     return this.db.transaction(work);
   }
 
-  async list(organizationId: string, page: Page): Promise<{ total: number; data: Workflow[] }> {
-    const [data, total] = await this.db.getRepository(Workflow).findAndCount({
-      where: { organizationId },
-      order: { name: 'ASC' },
-      take: page.limit,
-      skip: page.offset,
-    });
-    return { total, data };
+  /** Workflows by name, each with its current version and default environment's name, in one query. */
+  async listCurrent(organizationId: string, page: Page): Promise<{ total: number; data: CurrentWorkflow[] }> {
+    const [rows, total] = await Promise.all([
+      this.db.query(`${CURRENT} WHERE w.organization_id = $1 ORDER BY w.name LIMIT $2 OFFSET $3`, [organizationId, page.limit, page.offset]),
+      this.db.getRepository(Workflow).countBy({ organizationId }),
+    ]);
+    return { total, data: rows.map(toCurrent) };
+  }
+
+  async findCurrent(organizationId: string, id: string): Promise<CurrentWorkflow | null> {
+    const rows = await this.db.query(`${CURRENT} WHERE w.organization_id = $1 AND w.id = $2`, [organizationId, id]);
+    return rows.length ? toCurrent(rows[0]) : null;
   }
 
   async findById(organizationId: string, id: string, manager: EntityManager = this.db.manager): Promise<Workflow | null> {
@@ -33,26 +74,30 @@ export class WorkflowsRepository {
     return manager.getRepository(Workflow).findOne({ where: { organizationId, id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async findVersion(workflowId: string, version: number, manager: EntityManager = this.db.manager): Promise<WorkflowVersion | null> {
-    return manager.findOneBy(WorkflowVersion, { workflowId, version });
+  async findVersion(organizationId: string, workflowId: string, version: number): Promise<WorkflowVersion | null> {
+    return this.versionsOf(organizationId, workflowId).andWhere('v.version = :version', { version }).getOne();
   }
 
-  async listVersions(workflowId: string, page: Page): Promise<{ total: number; data: WorkflowVersion[] }> {
-    const [data, total] = await this.db.getRepository(WorkflowVersion).findAndCount({
-      where: { workflowId },
-      order: { version: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
-    });
+  async listVersions(organizationId: string, workflowId: string, page: Page): Promise<{ total: number; data: WorkflowVersion[] }> {
+    const [data, total] = await this.versionsOf(organizationId, workflowId).orderBy('v.version', 'DESC').take(page.limit).skip(page.offset).getManyAndCount();
     return { total, data };
   }
 
+  /** Versions reach the organization through their workflow. */
+  private versionsOf(organizationId: string, workflowId: string) {
+    return this.db
+      .getRepository(WorkflowVersion)
+      .createQueryBuilder('v')
+      .innerJoin(Workflow, 'w', 'w.id = v.workflowId')
+      .where('w.organizationId = :organizationId AND v.workflowId = :workflowId', { organizationId, workflowId });
+  }
+
   async insert(workflow: Workflow, manager: EntityManager): Promise<void> {
-    await guardName(() => manager.insert(Workflow, workflow));
+    await uniqueName(() => manager.insert(Workflow, workflow));
   }
 
   async update(organizationId: string, id: string, changes: Partial<Workflow>, manager: EntityManager = this.db.manager): Promise<void> {
-    await guardName(() => manager.update(Workflow, { organizationId, id }, changes));
+    await uniqueName(() => manager.update(Workflow, { organizationId, id }, changes));
   }
 
   async insertVersion(version: WorkflowVersion, manager: EntityManager): Promise<void> {
@@ -62,14 +107,5 @@ export class WorkflowsRepository {
   async delete(organizationId: string, id: string): Promise<boolean> {
     const result = await this.db.getRepository(Workflow).delete({ organizationId, id });
     return (result.affected ?? 0) > 0;
-  }
-}
-
-async function guardName(write: () => Promise<unknown>): Promise<void> {
-  try {
-    await write();
-  } catch (err) {
-    if (isUniqueViolation(err, 'workflows_org_name_key')) throw new DuplicateWorkflowName();
-    throw err;
   }
 }

@@ -8,16 +8,10 @@ import type { WorkflowDefinitionInput } from './definition.schemas';
 import { WorkflowVersion } from './workflow-version.entity';
 import { Workflow } from './workflow.entity';
 import type { WorkflowSettingsInput } from './workflows.schemas';
-import { DuplicateWorkflowName, WorkflowsRepository } from './workflows.repository';
-
-export interface WorkflowWithDefinition {
-  workflow: Workflow;
-  version: WorkflowVersion;
-  defaultEnvironmentName: string | null;
-}
+import { type CurrentWorkflow, DuplicateWorkflowName, WorkflowsRepository } from './workflows.repository';
 
 /** A workflow as the API shows it: its current definition and settings. */
-export function presentWorkflow({ workflow, version, defaultEnvironmentName }: WorkflowWithDefinition) {
+export function presentWorkflow({ workflow, version, defaultEnvironmentName }: CurrentWorkflow) {
   return {
     id: workflow.id,
     suid: workflow.suid,
@@ -54,15 +48,19 @@ export class WorkflowsService {
     private readonly liquid: Liquid,
   ) {}
 
-  async list(organizationId: string, page: Page) {
-    const { total, data } = await this.repo.list(organizationId, page);
-    return { total, data: await Promise.all(data.map((w) => this.withDefinition(w))) };
+  list(organizationId: string, page: Page) {
+    return this.repo.listCurrent(organizationId, page);
   }
 
-  async get(organizationId: string, id: string): Promise<WorkflowWithDefinition> {
-    const workflow = await this.repo.findById(organizationId, id);
-    if (!workflow) throw new NotFoundError('Workflow');
-    return this.withDefinition(workflow);
+  async get(organizationId: string, id: string): Promise<CurrentWorkflow> {
+    const current = await this.repo.findCurrent(organizationId, id);
+    if (!current) throw new NotFoundError('Workflow');
+    return current;
+  }
+
+  /** 404 unless the workflow exists in the organization; reads nothing else. */
+  async assertExists(organizationId: string, id: string): Promise<void> {
+    if (!(await this.repo.findById(organizationId, id))) throw new NotFoundError('Workflow');
   }
 
   async create(organizationId: string, userId: string, definition: WorkflowDefinitionInput, settings?: WorkflowSettingsInput) {
@@ -104,7 +102,7 @@ export class WorkflowsService {
 
   /** Changes settings without a new version: they are not part of the definition. */
   async updateSettings(organizationId: string, id: string, settings: WorkflowSettingsInput) {
-    await this.get(organizationId, id);
+    await this.assertExists(organizationId, id);
     const defaultEnvironmentId = await this.environmentId(organizationId, settings.defaultEnvironment);
     if (defaultEnvironmentId !== undefined) await this.repo.update(organizationId, id, { defaultEnvironmentId });
     return this.get(organizationId, id);
@@ -117,13 +115,13 @@ export class WorkflowsService {
   }
 
   async listVersions(organizationId: string, id: string, page: Page) {
-    await this.get(organizationId, id);
-    return this.repo.listVersions(id, page);
+    await this.assertExists(organizationId, id);
+    return this.repo.listVersions(organizationId, id, page);
   }
 
   async getVersion(organizationId: string, id: string, version: number): Promise<WorkflowVersion> {
-    await this.get(organizationId, id);
-    const found = await this.repo.findVersion(id, version);
+    await this.assertExists(organizationId, id);
+    const found = await this.repo.findVersion(organizationId, id, version);
     if (!found) throw new NotFoundError(`Version ${version}`);
     return found;
   }
@@ -141,14 +139,6 @@ export class WorkflowsService {
       throw new ValidationError(`No environment named "${name}"`, [{ path: 'settings.defaultEnvironment', message: 'no such environment' }], 'unknown_environment');
     }
     return environment.id;
-  }
-
-  private async withDefinition(workflow: Workflow): Promise<WorkflowWithDefinition> {
-    const version = await this.repo.findVersion(workflow.id, workflow.currentVersion);
-    const environment = workflow.defaultEnvironmentId
-      ? await this.environments.get(workflow.organizationId, workflow.defaultEnvironmentId).catch(() => null)
-      : null;
-    return { workflow, version: version!, defaultEnvironmentName: environment?.name ?? null };
   }
 
   private async guardName<T>(name: string, work: () => Promise<T>): Promise<T> {
