@@ -19,7 +19,7 @@ const KeyInput = z.object({ organizationId: z.uuid(), tableName: TableName, key:
  * (tables it creates say `createdVia: "workflow"`). Bad input is a business
  * error: it fails the step without retries; anything else is retried.
  */
-export function createDataStoreActivities({ dataStores }: ActivityDeps) {
+export function createDataStoreActivities({ dataStores }: Pick<ActivityDeps, 'dataStores'>) {
   return {
     async writeDataStoreRecords(input: z.input<typeof WriteInput>) {
       return asStepFailure(async () => {

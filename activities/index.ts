@@ -1,5 +1,7 @@
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
+import { createRunActivities } from './runs';
+import { createStepActivities } from './steps';
 import type { ActivityDeps } from './deps';
 
 /** Builds every activity with its dependencies (no globals), as the worker registers them. */
@@ -7,6 +9,8 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createDiagnosticsActivities(deps),
     ...createDataStoreActivities(deps),
+    ...createStepActivities(deps),
+    ...createRunActivities(deps),
   };
 }
 

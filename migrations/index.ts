@@ -7,6 +7,7 @@ import { LockMemberIssuedTokens1763800000500 } from './1763800000500-LockMemberI
 import { CreateDataStoreRecords1763800000600 } from './1763800000600-CreateDataStoreRecords';
 import { CreateWorkflows1763800000700 } from './1763800000700-CreateWorkflows';
 import { CreateWebhookTriggers1763800000800 } from './1763800000800-CreateWebhookTriggers';
+import { CreateExecutions1763800000900 } from './1763800000900-CreateExecutions';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   CreateDataStoreRecords1763800000600,
   CreateWorkflows1763800000700,
   CreateWebhookTriggers1763800000800,
+  CreateExecutions1763800000900,
 ];

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
+import { createActivityDeps } from '../activities/deps';
 import { createApp } from './app/app';
 import { createServices } from './app/services';
 import { ConfigError, loadConfig } from './config/config';
@@ -39,12 +40,12 @@ async function main(mode: Mode): Promise<void> {
   }
 
   if (mode !== 'api' && config.runWorker) {
+    const deps = createActivityDeps({ db: backends.db, logger, keyring: backends.keyring, config });
     const { worker, connection } = await createWorker({
       address: backends.temporalAddress,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      db: backends.db,
-      logger,
+      deps,
     });
     const running = worker.run();
     logger.info({ taskQueue: config.temporal.taskQueue }, 'Temporal worker running');
@@ -52,6 +53,7 @@ async function main(mode: Mode): Promise<void> {
       worker.shutdown();
       await running;
       await connection.close();
+      await deps.close();
     });
   }
 

@@ -1,12 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../activities';
+import { createDataStoreActivities } from '../activities/data-stores';
 import { as, createTestOrg, Harness, startHarness } from './harness';
 
 let h: Harness;
-let activities: ReturnType<typeof createActivities>;
+let activities: ReturnType<typeof createDataStoreActivities>;
 beforeAll(async () => {
   h = await startHarness();
-  activities = createActivities({ db: h.services.db, logger: h.services.logger, dataStores: h.services.dataStores });
+  activities = createDataStoreActivities({ dataStores: h.services.dataStores });
 });
 afterAll(() => h.close());
 

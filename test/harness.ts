@@ -4,7 +4,10 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../src/app/app';
 import { createServices, Services } from '../src/app/services';
-import { loadConfig } from '../src/config/config';
+import { createActivityDeps } from '../activities/deps';
+import { type Config, loadConfig } from '../src/config/config';
+import { createWorker } from '../src/temporal/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MasterKeyring } from '../src/crypto/master-keyring';
 import { openDatabase } from '../src/db/data-source';
 import { createLogger } from '../src/logging/logger';
@@ -14,6 +17,12 @@ import type { Role } from '../src/auth/roles';
 export interface Harness {
   services: Services;
   app: Express;
+  /**
+   * Runs a Temporal worker on this harness's own task queue (so files never
+   * run each other's workflows), with step settings overridden as given.
+   * Stopped by close(), or earlier by the returned stop().
+   */
+  startWorker(steps?: Partial<Config['steps']>): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -22,8 +31,10 @@ export interface Harness {
  * instance. `isolatedDatabase` gives the file a database of its own (migrated
  * fresh), for tests that change state every organization shares.
  */
-export async function startHarness(options: { isolatedDatabase?: boolean } = {}): Promise<Harness> {
+export async function startHarness(options: { isolatedDatabase?: boolean; configure?: (config: Config) => void } = {}): Promise<Harness> {
   const config = loadConfig();
+  config.temporal.taskQueue = `test-${randomBytes(6).toString('hex')}`;
+  options.configure?.(config);
   const logger = createLogger('silent');
   let url = config.database.url!;
   if (options.isolatedDatabase) {
@@ -37,14 +48,43 @@ export async function startHarness(options: { isolatedDatabase?: boolean } = {})
   const temporal = await connectTemporal(config.temporal.address!, config.temporal.namespace);
   const keyring = new MasterKeyring(config.crypto.masterKey!);
   const services = createServices({ config, logger, db, keyring, temporal });
+  const workers = new Set<() => Promise<void>>();
   return {
     services,
     app: createApp(services),
+    startWorker: async (steps = {}) => {
+      quietTemporalRuntime();
+      const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });
+      const { worker, connection } = await createWorker({ address: config.temporal.address!, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps });
+      const running = worker.run();
+      const stop = async () => {
+        if (!workers.delete(stop)) return;
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+        await connection.close();
+        await deps.close();
+      };
+      workers.add(stop);
+      return { stop };
+    },
     close: async () => {
+      for (const stop of [...workers]) await stop();
       await temporal.connection.close();
       await db.destroy();
     },
   };
+}
+
+let runtimeInstalled = false;
+/** The worker's own logs at WARN: its INFO lines about bundling and state drown the test output. Once per process. */
+function quietTemporalRuntime() {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed by the test file itself.
+  }
 }
 
 export interface TestOrg {

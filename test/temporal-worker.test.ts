@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createActivityDeps } from '../activities/deps';
 import { createWorker } from '../src/temporal/worker';
 import { diagnosticsWorkflow } from '../workflows';
 import { createTestOrg, Harness, startHarness } from './harness';
@@ -14,12 +15,12 @@ afterAll(() => h.close());
 test('a workflow from workflows/ runs its activity from activities/ end to end on the dev server', async () => {
   const org = await createTestOrg(h.services);
   const taskQueue = `test-${randomUUID()}`;
+  const deps = createActivityDeps(h.services);
   const { worker, connection } = await createWorker({
     address: h.services.config.temporal.address!,
     namespace: h.services.config.temporal.namespace,
     taskQueue,
-    db: h.services.db,
-    logger: h.services.logger,
+    deps,
   });
   try {
     const result = await worker.runUntil(
@@ -34,5 +35,6 @@ test('a workflow from workflows/ runs its activity from activities/ end to end o
     expect(Date.parse(result.databaseTime)).toBeGreaterThan(Date.now() - 60_000);
   } finally {
     await connection.close();
+    await deps.close();
   }
 });

@@ -1,3 +1,4 @@
 // Every workflow the worker runs. Workflow code imports only @temporalio/workflow
 // and types from activities/, so Temporal's sandbox can replay it deterministically.
 export { diagnosticsWorkflow } from './diagnostics';
+export { runWorkflowDefinition } from './interpreter';

@@ -5,6 +5,8 @@ import swaggerUi from 'swagger-ui-express';
 import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
+import { registerExecutionRoutes } from '../executions/executions.routes';
+import { registerWebhookHost } from '../webhooks/webhook-host.routes';
 import { registerWebhookTriggerRoutes } from '../webhooks/webhook-triggers.routes';
 import { registerWorkflowRoutes } from '../workflows/workflows.routes';
 import { registerEnvironmentRoutes } from '../environments/environments.routes';
@@ -54,6 +56,7 @@ export function createApp(services: Services): Express {
   registerWorkflowRoutes(ctx, services.workflows);
   registerWebhookTriggerRoutes(ctx, services.webhookTriggers, services.config.http.webhookBaseUrl);
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
+  registerExecutionRoutes(ctx, services.executions, services.runs, services.config.webhooks.syncTimeoutMs);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {
@@ -61,6 +64,13 @@ export function createApp(services: Services): Express {
   });
   // swagger-ui-express ships assets from npm (no CDN) and is typed for Express 4; its handlers work on 5.
   app.use('/docs', ...(swaggerUi.serve as unknown as RequestHandler[]), swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler);
+  registerWebhookHost(app, {
+    host: services.webhookHost,
+    runs: services.runs,
+    executions: services.executionsRepository,
+    bodyLimit: services.config.webhooks.bodyLimit,
+    syncTimeoutMs: services.config.webhooks.syncTimeoutMs,
+  });
   app.use(router);
   app.use(notFoundRoute);
   app.use(errorMiddleware(services.logger));

@@ -11,7 +11,11 @@ import { SecretBox } from '../crypto/secret-box';
 import { DataStoresRepository } from '../data-stores/data-stores.repository';
 import { dataStoresService } from '../data-stores/data-stores.service';
 import { RecordPurger } from '../data-stores/record-purger';
+import { ExecutionsRepository } from '../executions/executions.repository';
+import { ExecutionsService } from '../executions/executions.service';
+import { RunStarter } from '../executions/run-starter';
 import { createLiquid } from '../templates/template-engine';
+import { WebhookHost } from '../webhooks/webhook-host';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { WebhookTriggersRepository } from '../webhooks/webhook-triggers.repository';
@@ -30,14 +34,28 @@ export interface Infrastructure {
   temporal: { connection: TemporalConnection; client: Client };
 }
 
+/** The services that hold encrypted values; the API and the worker (which decrypts during runs) both build them. */
+export function createSecretServices(db: DataSource, keyring: MasterKeyring) {
+  const keys = new OrganizationKeys(db, keyring);
+  const box = new SecretBox(keys);
+  const catalog = new ConnectionTypeCatalog();
+  return {
+    keys,
+    box,
+    catalog,
+    environments: new EnvironmentsService(new EnvironmentsRepository(db), box),
+    connections: new ConnectionsService(new ConnectionsRepository(db), catalog, box),
+  };
+}
+
 /** Wires repositories and services once per process; tests build their own from their own infrastructure. */
 export function createServices(infra: Infrastructure) {
-  const keys = new OrganizationKeys(infra.db, infra.keyring);
-  const box = new SecretBox(keys);
+  const { keys, box, catalog, environments, connections } = createSecretServices(infra.db, infra.keyring);
   const tokens = new AccessTokensRepository(infra.db);
-  const catalog = new ConnectionTypeCatalog();
-  const environments = new EnvironmentsService(new EnvironmentsRepository(infra.db), box);
   const workflows = new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid());
+  const triggersRepository = new WebhookTriggersRepository(infra.db);
+  const executionsRepository = new ExecutionsRepository(infra.db);
+  const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   return {
     ...infra,
     keys,
@@ -45,10 +63,14 @@ export function createServices(infra: Infrastructure) {
     tokens,
     catalog,
     organizations: new OrganizationsService(new OrganizationsRepository(infra.db), tokens, keys),
-    connections: new ConnectionsService(new ConnectionsRepository(infra.db), catalog, box),
+    connections,
     environments,
     workflows,
-    webhookTriggers: new WebhookTriggersService(new WebhookTriggersRepository(infra.db), workflows),
+    webhookTriggers: new WebhookTriggersService(triggersRepository, workflows),
+    webhookHost: new WebhookHost(triggersRepository, environments),
+    runs,
+    executionsRepository,
+    executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments),
     dataStores: dataStoresService(infra.db),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };

@@ -41,6 +41,15 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   WEBHOOK_BASE_URL: z.url().optional(),
   RUN_WORKER: booleanFlag.default(true),
+  WEBHOOK_SYNC_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  WEBHOOK_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
+  HTTP_OUTBOUND_ALLOW: z
+    .string()
+    .regex(/^[^\s]+(,[^\s]+)*$/, 'expected a comma-separated list such as 10.0.0.0/8,127.0.0.1:8080')
+    .optional(),
+  HTTP_STEP_MAX_RESPONSE: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 10mb').default('10mb'),
+  LLM_OPENAI_BASE_URL: z.url().optional(),
+  LLM_ANTHROPIC_BASE_URL: z.url().optional(),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -60,6 +69,13 @@ export interface Config {
   };
   crypto: { masterKey?: string; previousMasterKeys: string[] };
   dataStores: { importLimitBytes: number; purgeIntervalSeconds: number };
+  webhooks: { syncTimeoutMs: number; bodyLimit: string };
+  steps: {
+    /** Non-public addresses `core.http` may reach anyway: IPs, CIDRs, or IP:port. */
+    httpAllowList: string[];
+    httpMaxResponseBytes: number;
+    llmBaseUrls: { openai?: string; anthropic?: string };
+  };
   runWorker: boolean;
 }
 
@@ -111,6 +127,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataStores: {
       importLimitBytes: bytes.parse(e.DATA_STORE_IMPORT_LIMIT)!,
       purgeIntervalSeconds: e.DATA_STORE_PURGE_INTERVAL_SECONDS,
+    },
+    webhooks: { syncTimeoutMs: e.WEBHOOK_SYNC_TIMEOUT_SECONDS * 1000, bodyLimit: e.WEBHOOK_BODY_LIMIT },
+    steps: {
+      httpAllowList: e.HTTP_OUTBOUND_ALLOW ? e.HTTP_OUTBOUND_ALLOW.split(',') : [],
+      httpMaxResponseBytes: bytes.parse(e.HTTP_STEP_MAX_RESPONSE)!,
+      llmBaseUrls: { openai: e.LLM_OPENAI_BASE_URL, anthropic: e.LLM_ANTHROPIC_BASE_URL },
     },
     runWorker: e.RUN_WORKER,
   };

@@ -1,15 +1,11 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { DataSource } from 'typeorm';
-import { createActivities } from '../../activities';
-import { dataStoresService } from '../data-stores/data-stores.service';
-import type { Logger } from '../logging/logger';
+import { createActivities, type ActivityDeps } from '../../activities';
 
 export interface WorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
-  db: DataSource;
-  logger: Logger;
+  deps: ActivityDeps;
 }
 
 /** Creates (does not run) the worker: workflows from workflows/, activities from activities/. */
@@ -20,7 +16,7 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ db: options.db, logger: options.logger, dataStores: dataStoresService(options.db) }),
+    activities: createActivities(options.deps),
   });
   return { worker, connection };
 }

@@ -6,7 +6,14 @@ import { WebhookTrigger } from './webhook-trigger.entity';
 export class DuplicateTriggerName extends Error {}
 const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('webhook_triggers_org_name_key', () => new DuplicateTriggerName(), write);
 
-/** Every method takes the organization: there is no unscoped read. */
+/** What a webhook call needs, found by the public URL's organization suid and trigger name. */
+export interface TriggerTarget {
+  organizationId: string;
+  trigger: { id: string; name: string; method: string; authentication: boolean; secretHash: string | null };
+  workflow: { id: string; name: string; version: number; defaultEnvironmentId: string | null; definition: { steps: unknown[] } };
+}
+
+/** Every method takes the organization (by id, or by its public suid for webhook calls): there is no unscoped read. */
 export class WebhookTriggersRepository {
   constructor(private readonly db: DataSource) {}
 
@@ -30,6 +37,26 @@ export class WebhookTriggersRepository {
 
   findByName(organizationId: string, name: string): Promise<WebhookTrigger | null> {
     return this.repo.findOneBy({ organizationId, name });
+  }
+
+  /** The trigger and its workflow's current definition in one query: the webhook hot path. */
+  async findTarget(organizationSuid: string, name: string): Promise<TriggerTarget | null> {
+    const [r] = await this.db.query(
+      `SELECT o.id AS organization_id, t.id, t.name, t.method, t.authentication, t.secret_hash,
+              w.id AS workflow_id, w.name AS workflow_name, w.current_version, w.default_environment_id, v.definition
+       FROM organizations o
+       JOIN webhook_triggers t ON t.organization_id = o.id AND t.name = $2
+       JOIN workflows w ON w.id = t.workflow_id AND w.organization_id = o.id
+       JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.current_version
+       WHERE o.suid = $1`,
+      [organizationSuid, name],
+    );
+    if (!r) return null;
+    return {
+      organizationId: r.organization_id,
+      trigger: { id: r.id, name: r.name, method: r.method, authentication: r.authentication, secretHash: r.secret_hash },
+      workflow: { id: r.workflow_id, name: r.workflow_name, version: r.current_version, defaultEnvironmentId: r.default_environment_id, definition: r.definition },
+    };
   }
 
   async insert(trigger: WebhookTrigger): Promise<void> {

@@ -1,0 +1,28 @@
+import type { WebhookResponse, StepRequest } from '../../workflows/run.types';
+import { runStep, type StepRunnerDeps } from './step-runner';
+
+/** `core.if` and `core.return`: no I/O of their own, but templates may read secrets, so they render here. */
+export function createControlSteps(deps: StepRunnerDeps) {
+  return {
+    /** Output `{ result, branch }`; the workflow runs the branch. */
+    ifStep(request: StepRequest) {
+      return runStep(deps, request, async (scope, trace) => {
+        const condition: string = request.step.input.condition;
+        trace.input = { condition };
+        const result = await scope.test(condition);
+        return { result, branch: result ? 'then' : 'else' };
+      });
+    },
+
+    /** Output: the response the waiting caller gets, templates inside the body resolved. */
+    returnStep(request: StepRequest) {
+      return runStep(deps, request, async (scope, trace) => {
+        const { statusCode, body, headers } = request.step.input.webhookResponse;
+        const response: WebhookResponse = { statusCode, body: body === undefined ? null : await scope.renderDeep(body) };
+        if (headers) response.headers = await scope.renderStrings(headers);
+        trace.input = response;
+        return response;
+      });
+    },
+  };
+}

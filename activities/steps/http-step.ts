@@ -1,0 +1,95 @@
+import {
+  OutboundInvalidUrl,
+  OutboundRefused,
+  OutboundResponseTooLarge,
+  OutboundTimeout,
+  type createOutboundHttp,
+} from '../http/outbound-http';
+import { asText } from '../../src/templates/template-renderer';
+import { HTTP_DEFAULT_TIMEOUT_MS, type StepRequest } from '../../workflows/run.types';
+import { StepError } from './step-errors';
+import { runStep, type StepRunnerDeps } from './step-runner';
+import type { ResolvedConnection, StepScope } from './step-scope';
+
+type OutboundHttp = ReturnType<typeof createOutboundHttp>;
+
+/** Statuses worth another attempt under the step's `retry.limit`; other 4xx answers will not change. */
+const RETRYABLE_STATUS = (status: number) => status >= 500 || status === 429 || status === 408;
+
+/**
+ * `core.http`: renders the request, applies the connection, sends it through
+ * the SSRF-guarded client, and fails on a 4xx/5xx answer (retried per
+ * `retry.limit` when the status may be transient). Output `{ status, headers, body, text }`.
+ */
+export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
+  return {
+    httpStep(request: StepRequest) {
+      return runStep(deps, request, async (scope, trace) => {
+        const input = request.step.input;
+        const url = parseUrl(asText(await scope.render(input.url)));
+        for (const [name, value] of Object.entries(await scope.renderStrings(input.searchParams))) url.searchParams.append(name, value);
+        const headers = await scope.renderStrings(input.headers);
+        if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
+        const body = await renderBody(input, headers, scope);
+        trace.input = { method: input.method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}) };
+
+        const response = await send(http, { url: url.toString(), method: input.method, headers, body, timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS });
+        if (response.status >= 400) {
+          throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', RETRYABLE_STATUS(response.status));
+        }
+        return { status: response.status, headers: response.headers, body: response.body, text: response.text };
+      });
+    },
+  };
+}
+
+function parseUrl(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw new StepError(`url does not render to an absolute URL: "${text}"`, 'InvalidUrl');
+  }
+}
+
+/** JSON unless `bodyType` is text; the content type follows unless the step set one. */
+async function renderBody(input: StepRequest['step']['input'], headers: Record<string, string>, scope: StepScope): Promise<string | undefined> {
+  if (input.body === undefined) return undefined;
+  const rendered = await scope.renderDeep(input.body);
+  const text = input.bodyType === 'text';
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['content-type'] = text ? 'text/plain; charset=utf-8' : 'application/json';
+  }
+  return text ? asText(rendered) : JSON.stringify(rendered);
+}
+
+/** Applies a connection as its type says (2.3): `api-key` as a header with its prefix, `basic-auth` as Basic credentials. */
+function applyConnection(headers: Record<string, string>, connection: ResolvedConnection, scope: StepScope): void {
+  const config = connection.config;
+  let name: string;
+  let value: string;
+  if (connection.type === 'api-key') {
+    name = typeof config.headerName === 'string' && config.headerName ? config.headerName : 'Authorization';
+    const prefix = typeof config.prefix === 'string' ? config.prefix : 'Bearer';
+    value = prefix ? `${prefix} ${String(config.apiKey)}` : String(config.apiKey);
+  } else if (connection.type === 'basic-auth') {
+    name = 'Authorization';
+    value = `Basic ${Buffer.from(`${String(config.username ?? '')}:${String(config.password ?? '')}`).toString('base64')}`;
+  } else {
+    throw new StepError(`Connection "${connection.name}" has type "${connection.type}", which core.http cannot apply; use an api-key or basic-auth connection`, 'InvalidStepInput');
+  }
+  scope.addSecret(value);
+  for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+  headers[name] = value;
+}
+
+async function send(http: OutboundHttp, req: Parameters<OutboundHttp['request']>[0]) {
+  try {
+    return await http.request(req);
+  } catch (err) {
+    if (err instanceof OutboundRefused) throw new StepError(err.message, 'OutboundRefused');
+    if (err instanceof OutboundInvalidUrl) throw new StepError(err.message, 'InvalidUrl');
+    if (err instanceof OutboundResponseTooLarge) throw new StepError(err.message, 'ResponseTooLarge');
+    if (err instanceof OutboundTimeout) throw new StepError(err.message, 'HttpTimeout', true);
+    throw new StepError((err as Error).message, 'HttpError', true);
+  }
+}

@@ -1,0 +1,105 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { AppError } from '../../src/errors/errors';
+import type { ExecutionsRepository } from '../../src/executions/executions.repository';
+import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
+import type { OffloadedOutput, StepRequest, StepResult } from '../../workflows/run.types';
+import { StepError } from './step-errors';
+import { StepScope, type SecretSources } from './step-scope';
+
+/**
+ * Outputs above this size (in JSON characters) stay out of workflow history:
+ * Temporal warns at 256 KB per payload and fails at 2 MB. The output is kept
+ * in the execution's step record and referenced instead.
+ */
+export const OFFLOAD_THRESHOLD = 128 * 1024;
+
+export interface StepRunnerDeps {
+  executions: ExecutionsRepository;
+  renderer: TemplateRenderer;
+  secrets: SecretSources;
+}
+
+/** What a step did, filled in as it goes so a failure still shows the input it rendered. */
+export interface StepTrace {
+  input?: unknown;
+}
+
+/**
+ * Runs one step's work with the common parts around it: the template scope
+ * (offloaded outputs loaded back), masking, the step record, offloading a
+ * large output, and turning errors into Temporal failures that say whether a
+ * retry could help. Nothing unmasked leaves this function.
+ */
+export async function runStep(
+  deps: StepRunnerDeps,
+  request: StepRequest,
+  work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
+): Promise<StepResult> {
+  const startedAt = new Date();
+  const { run, step, seq } = request;
+  const attempt = activityAttempt();
+  const context = { initial: request.context.initial, steps: await loadOffloaded(deps, request) };
+  const scope = new StepScope(deps.renderer, deps.secrets, run, context);
+  const trace: StepTrace = {};
+  const record = (status: 'completed' | 'failed', output: unknown, error: string | null) =>
+    deps.executions.recordStep(run.executionId, {
+      stepId: step.stepId,
+      stepType: step.stepType,
+      seq,
+      status,
+      attempt,
+      input: scope.mask(trace.input),
+      output,
+      error,
+      startedAt,
+      finishedAt: new Date(),
+    });
+  let output: unknown;
+  try {
+    output = scope.mask(await work(scope, trace));
+  } catch (err) {
+    const failure = toFailure(err, scope);
+    await record('failed', null, failure.message);
+    throw failure;
+  }
+  await record('completed', output, null);
+  const bytes = JSON.stringify(output ?? null).length;
+  if (bytes > OFFLOAD_THRESHOLD) return { output: { $offloaded: { stepId: step.stepId, bytes } } satisfies OffloadedOutput };
+  return { output };
+}
+
+export function isOffloaded(value: unknown): value is OffloadedOutput {
+  return value !== null && typeof value === 'object' && '$offloaded' in value;
+}
+
+async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promise<Record<string, unknown>> {
+  const steps = { ...request.context.steps };
+  const offloaded = Object.entries(steps).filter(([, v]) => isOffloaded(v)).map(([id]) => id);
+  if (offloaded.length === 0) return steps;
+  const outputs = await deps.executions.stepOutputs(request.run.organizationId, request.run.executionId, offloaded);
+  for (const id of offloaded) steps[id] = outputs.get(id) ?? null;
+  return steps;
+}
+
+function activityAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1; // called outside an activity (unit tests)
+  }
+}
+
+/** Business errors fail the step at once; anything unexpected is retried per the step's policy. Messages are masked. */
+function toFailure(err: unknown, scope: StepScope): ApplicationFailure {
+  const message = scope.mask(err instanceof Error ? err.message : String(err));
+  if (err instanceof ApplicationFailure) {
+    return ApplicationFailure.create({ message, type: err.type ?? undefined, nonRetryable: err.nonRetryable ?? false, details: err.details ? [...err.details] : undefined });
+  }
+  if (err instanceof StepError) return ApplicationFailure.create({ message, type: err.type, nonRetryable: !err.retryable });
+  if (err instanceof TemplateError) return ApplicationFailure.create({ message, type: 'TemplateError', nonRetryable: true });
+  if (err instanceof AppError && err.status < 500) {
+    return ApplicationFailure.create({ message, type: err.code, nonRetryable: true, details: err.details ? [err.details] : undefined });
+  }
+  return ApplicationFailure.create({ message, type: 'StepError', nonRetryable: false });
+}

@@ -1,0 +1,77 @@
+import { defineRoute, RouteContext } from '../http/route';
+import { z } from '../openapi/zod';
+import { WorkflowIdParams } from '../workflows/workflows.schemas';
+import { ExecutionIdParams, ExecutionSchema, ExecutionsQuery, RerunBody, RunBody, StartedSchema, TestRunBody } from './executions.schemas';
+import { presentExecution, type ExecutionsService } from './executions.service';
+import type { RunRequest, RunStarter } from './run-starter';
+
+const tags = ['Executions'];
+
+export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsService, runs: RunStarter, syncTimeoutMs: number): void {
+  const started = { 202: { description: 'Started; the run goes on', schema: StartedSchema } };
+  const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
+
+  /** Waits (bounded) for the run and answers with the execution, or 202 while it still runs. */
+  const runAndRead = async (organizationId: string, request: RunRequest) => {
+    const { executionId, outcome } = await runs.startAndAwaitResult(request, syncTimeoutMs);
+    if (outcome.kind === 'timeout') return { status: 202, body: { executionId, status: 'running' } };
+    const { execution, steps } = await service.get(organizationId, executionId);
+    return { status: 200, body: presentExecution(execution, steps) };
+  };
+
+  defineRoute(ctx, {
+    method: 'post', path: '/workflows/:id/runs', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: RunBody,
+    summary: 'Run a workflow\'s current definition with a JSON input, asynchronously (202) or waiting for it to end',
+    responses: finished,
+    handler: async ({ auth, params, body }) => {
+      const request = await service.prepareRun(auth.organizationId, params.id, { initial: body.input, environment: body.environment, mode: 'api' });
+      if (body.wait) return runAndRead(auth.organizationId, request);
+      return { status: 202, body: { executionId: await runs.start(request), status: 'running' } };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'post', path: '/workflows/:id/test', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: TestRunBody,
+    summary: 'Test-run a workflow with its definition\'s `initial` sample (or a given one) and answer with the outcome',
+    responses: finished,
+    handler: async ({ auth, params, body }) =>
+      runAndRead(auth.organizationId, await service.prepareRun(auth.organizationId, params.id, { initial: body.initial, environment: body.environment, mode: 'test' })),
+  });
+
+  defineRoute(ctx, {
+    method: 'get', path: '/executions', permission: 'workflows:view', tags, query: ExecutionsQuery,
+    summary: 'Executions, newest first, filtered by workflow, status and start time',
+    responses: { 200: { description: 'Executions (without steps)', schema: z.object({ total: z.number().int(), data: z.array(ExecutionSchema) }) } },
+    handler: async ({ auth, query }) => {
+      const { total, data } = await service.list(auth.organizationId, query);
+      return { status: 200, body: { total, data: data.map((e) => presentExecution(e)) } };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'get', path: '/executions/:id', permission: 'workflows:view', tags, params: ExecutionIdParams,
+    summary: 'One execution: status, timing, each step\'s rendered input and output (secrets masked), the error of a failed step',
+    responses: { 200: { description: 'The execution', schema: ExecutionSchema } },
+    handler: async ({ auth, params }) => {
+      const { execution, steps } = await service.get(auth.organizationId, params.id);
+      return { status: 200, body: presentExecution(execution, steps) };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'post', path: '/executions/:id/cancel', permission: 'workflows:admin', tags, params: ExecutionIdParams,
+    summary: 'Cancel a running execution; it records "cancelled" as it stops',
+    responses: { 200: { description: 'Cancellation requested', schema: ExecutionSchema } },
+    handler: async ({ auth, params }) => ({ status: 200, body: presentExecution(await service.cancel(auth.organizationId, params.id)) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post', path: '/executions/:id/rerun', permission: 'workflows:admin', tags, params: ExecutionIdParams, body: RerunBody,
+    summary: 'Run again with the original input and environment',
+    responses: started,
+    handler: async ({ auth, params, body }) => ({
+      status: 202,
+      body: { executionId: await service.rerun(auth.organizationId, params.id, body.definition), status: 'running' },
+    }),
+  });
+}

@@ -1,0 +1,137 @@
+import type { Client } from '@temporalio/client';
+import type { EnvironmentsService } from '../environments/environments.service';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import type { WorkflowsService } from '../workflows/workflows.service';
+import type { StepDefinition } from '../workflows/definition.schemas';
+import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, StepRow } from './executions.repository';
+import type { RunRequest, RunStarter } from './run-starter';
+
+/** An execution as the API shows it; step input and output were masked when the step recorded them. */
+export function presentExecution(e: ExecutionRow, steps?: StepRow[]) {
+  return {
+    id: e.id,
+    workflowId: e.workflowId,
+    workflowName: e.workflowName,
+    workflowVersion: e.workflowVersion,
+    trigger: e.triggerId ? { id: e.triggerId, name: e.triggerName } : null,
+    environmentId: e.environmentId,
+    mode: e.mode,
+    status: e.status,
+    input: e.input,
+    error: e.error,
+    rerunOf: e.rerunOf,
+    startedAt: e.startedAt.toISOString(),
+    finishedAt: e.finishedAt?.toISOString() ?? null,
+    durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,
+    ...(steps
+      ? {
+          steps: steps.map((s) => ({
+            stepId: s.stepId,
+            stepType: s.stepType,
+            status: s.status,
+            attempt: s.attempt,
+            input: s.input,
+            output: s.output,
+            error: s.error,
+            startedAt: s.startedAt.toISOString(),
+            finishedAt: s.finishedAt.toISOString(),
+            durationMs: s.finishedAt.getTime() - s.startedAt.getTime(),
+          })),
+        }
+      : {}),
+  };
+}
+
+/** Temporal's closed statuses, as executions name them. */
+const CLOSED: Record<string, ExecutionStatus> = {
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+};
+
+/** Reading, listing, cancelling and re-running executions; every call is scoped to the organization. */
+export class ExecutionsService {
+  constructor(
+    private readonly repo: ExecutionsRepository,
+    private readonly client: Client,
+    private readonly runs: RunStarter,
+    private readonly workflows: WorkflowsService,
+    private readonly environments: EnvironmentsService,
+  ) {}
+
+  /** A run of a workflow's current definition through the API: `input`, or for a test run the definition's `initial` sample. */
+  async prepareRun(organizationId: string, workflowId: string, options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test' }): Promise<RunRequest> {
+    const { workflow, version } = await this.workflows.get(organizationId, workflowId);
+    const definition = version.definition as { steps: StepDefinition[]; initial?: Record<string, unknown> };
+    let environmentId = workflow.defaultEnvironmentId;
+    if (options.environment !== undefined) {
+      const environment = await this.environments.findByName(organizationId, options.environment);
+      if (!environment) throw new ValidationError(`No environment named "${options.environment}"`, [{ path: 'environment', message: 'no such environment' }], 'unknown_environment');
+      environmentId = environment.id;
+    }
+    return {
+      organizationId,
+      workflow: { id: workflow.id, name: workflow.name, version: workflow.currentVersion, steps: definition.steps },
+      environmentId,
+      initial: options.initial ?? definition.initial ?? {},
+      mode: options.mode,
+    };
+  }
+
+  list(organizationId: string, filter: ExecutionFilter) {
+    return this.repo.list(organizationId, filter);
+  }
+
+  /**
+   * One execution with its steps. A run still "running" here is checked
+   * against Temporal, which knows when an operator terminated it or it timed out.
+   */
+  async get(organizationId: string, id: string): Promise<{ execution: ExecutionRow; steps: StepRow[] }> {
+    let execution = await this.find(organizationId, id);
+    if (execution.status === 'running') execution = await this.reconcile(execution);
+    return { execution, steps: await this.repo.steps(organizationId, id) };
+  }
+
+  /** Asks Temporal to cancel the run; the run records `cancelled` itself as it stops. */
+  async cancel(organizationId: string, id: string): Promise<ExecutionRow> {
+    const execution = await this.reconcile(await this.find(organizationId, id));
+    if (execution.status !== 'running') throw new ConflictError(`The execution is ${execution.status}, not running`, 'not_running');
+    await this.client.workflow.getHandle(id).cancel();
+    return execution;
+  }
+
+  /** Starts a new run with the original input and environment, on the workflow's current definition or the original version. */
+  async rerun(organizationId: string, id: string, definition: 'current' | 'original'): Promise<string> {
+    const execution = await this.find(organizationId, id);
+    const current = await this.workflows.get(organizationId, execution.workflowId);
+    const version = definition === 'original' ? await this.workflows.getVersion(organizationId, execution.workflowId, execution.workflowVersion) : current.version;
+    return this.runs.start({
+      organizationId,
+      workflow: { id: current.workflow.id, name: current.workflow.name, version: version.version, steps: (version.definition as { steps: StepDefinition[] }).steps },
+      trigger: execution.triggerId ? { id: execution.triggerId, name: execution.triggerName! } : undefined,
+      environmentId: execution.environmentId,
+      initial: execution.input,
+      mode: 'rerun',
+      rerunOf: execution.id,
+    });
+  }
+
+  private async find(organizationId: string, id: string): Promise<ExecutionRow> {
+    const execution = await this.repo.findById(organizationId, id);
+    if (!execution) throw new NotFoundError('Execution');
+    return execution;
+  }
+
+  private async reconcile(execution: ExecutionRow): Promise<ExecutionRow> {
+    const description = await this.client.workflow
+      .getHandle(execution.id)
+      .describe()
+      .catch(() => undefined);
+    const closed = description && CLOSED[description.status.name];
+    if (!closed) return execution;
+    await this.repo.finish(execution.organizationId, execution.id, closed, closed === 'completed' ? null : { message: `The run was ${closed.replace('_', ' ')} in Temporal` }, description.closeTime);
+    return (await this.repo.findById(execution.organizationId, execution.id)) ?? execution;
+  }
+}

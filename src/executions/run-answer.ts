@@ -1,0 +1,45 @@
+import type { Response } from 'express';
+import type { OffloadedOutput, WebhookResponse } from '../../workflows/run.types';
+import type { ExecutionsRepository } from './executions.repository';
+import type { AwaitedAnswer } from './run-starter';
+
+/** Headers a return step may not set: the HTTP server owns framing. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
+
+/**
+ * Sends a synchronous caller what the run told it: the return step's
+ * response, or a clear status naming the execution when there is none.
+ * The execution id always travels in `X-Execution-Id`.
+ */
+export async function sendRunAnswer(res: Response, executionId: string, answer: AwaitedAnswer, executions: ExecutionsRepository, organizationId: string): Promise<void> {
+  res.set('X-Execution-Id', executionId);
+  switch (answer.kind) {
+    case 'response': {
+      const response = await loadResponse(answer.response, executions, organizationId, executionId);
+      for (const [name, value] of Object.entries(response.headers ?? {})) if (!FRAMING_HEADERS.has(name.toLowerCase())) res.set(name, value);
+      res.status(response.statusCode);
+      if (response.body === null || response.body === undefined) res.end();
+      else if (typeof response.body === 'string') res.type(res.get('Content-Type') ?? 'text/plain; charset=utf-8').send(response.body);
+      else res.json(response.body);
+      return;
+    }
+    case 'completed':
+      res.status(200).json({ executionId, status: 'completed', message: 'The run finished without reaching a return step' });
+      return;
+    case 'timeout':
+      res.status(202).json({ executionId, status: 'running', message: 'The run has not answered yet and goes on; read it at GET /executions/' + executionId });
+      return;
+    case 'cancelled':
+      res.status(409).json({ error: { code: 'run_cancelled', message: 'The run was cancelled before it answered', executionId } });
+      return;
+    case 'failed':
+      res.status(500).json({ error: { code: 'run_failed', message: answer.message, executionId, ...(answer.stepId ? { stepId: answer.stepId } : {}) } });
+  }
+}
+
+/** A response too large for workflow history was kept with the step; read it back. */
+async function loadResponse(response: WebhookResponse | OffloadedOutput, executions: ExecutionsRepository, organizationId: string, executionId: string): Promise<WebhookResponse> {
+  if (!('$offloaded' in response)) return response;
+  const outputs = await executions.stepOutputs(organizationId, executionId, [response.$offloaded.stepId]);
+  return outputs.get(response.$offloaded.stepId) as WebhookResponse;
+}

@@ -1,0 +1,128 @@
+import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import { newId } from '../ids';
+import type { Logger } from '../logging/logger';
+import type { StepDefinition } from '../workflows/definition.schemas';
+import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult } from '../../workflows/run.types';
+import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
+
+const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+const WORKFLOW_NAME = defineSearchAttributeKey('WorkflowName', SearchAttributeType.KEYWORD);
+const TRIGGER_NAME = defineSearchAttributeKey('TriggerName', SearchAttributeType.KEYWORD);
+
+/** A run to start: the pinned definition and where its input and environment come from. */
+export interface RunRequest {
+  organizationId: string;
+  workflow: { id: string; name: string; version: number; steps: StepDefinition[] };
+  trigger?: { id: string; name: string };
+  environmentId: string | null;
+  initial: Record<string, unknown>;
+  mode: ExecutionMode;
+  rerunOf?: string;
+}
+
+/** How long a caller waited and what it learned. `timeout`: the run goes on, the caller stops waiting. */
+export type AwaitedAnswer = RunAnswer | { kind: 'timeout' };
+export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'failed'; message: string } | { kind: 'timeout' };
+
+/**
+ * Starts interpreter runs on Temporal. The execution row is written first
+ * (a step records into it), then the run starts with search attributes that
+ * let operators find it by organization, workflow and trigger.
+ */
+export class RunStarter {
+  constructor(
+    private readonly client: Client,
+    private readonly executions: ExecutionsRepository,
+    private readonly taskQueue: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts and returns at once (202 callers). */
+  async start(request: RunRequest): Promise<string> {
+    const { id, options } = await this.prepare(request);
+    await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
+    return id;
+  }
+
+  /**
+   * Starts and waits, at most `timeoutMs`, for the run's answer: the first
+   * return step's response, or how the run ended. Update-with-start makes
+   * this one round trip to Temporal.
+   */
+  async startAndAwaitAnswer(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; answer: AwaitedAnswer }> {
+    const { id, options } = await this.prepare(request);
+    const operation = new WithStartWorkflowOperation(INTERPRETER_WORKFLOW, { ...options, workflowIdConflictPolicy: 'FAIL' });
+    const update = this.guardStart(request, id, () => this.client.workflow.executeUpdateWithStart(awaitAnswerUpdate, { startWorkflowOperation: operation }));
+    return { executionId: id, answer: await withDeadline(update, timeoutMs) };
+  }
+
+  /** Starts and waits, at most `timeoutMs`, for the run to end (test runs, synchronous API runs). */
+  async startAndAwaitResult(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; outcome: AwaitedResult }> {
+    const { id, options } = await this.prepare(request);
+    const handle = await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
+    const result = handle.result().then(
+      (result: RunResult) => ({ kind: 'finished', result }) as const,
+      (err: Error) => ({ kind: 'failed', message: String((err.cause as Error | undefined)?.message ?? err.message) }) as const,
+    );
+    return { executionId: id, outcome: await withDeadline(result, timeoutMs) };
+  }
+
+  private async prepare(request: RunRequest) {
+    const id = newId();
+    await this.executions.insert({
+      id,
+      organizationId: request.organizationId,
+      workflowId: request.workflow.id,
+      workflowName: request.workflow.name,
+      workflowVersion: request.workflow.version,
+      triggerId: request.trigger?.id ?? null,
+      triggerName: request.trigger?.name ?? null,
+      environmentId: request.environmentId,
+      mode: request.mode,
+      input: request.initial,
+      rerunOf: request.rerunOf ?? null,
+    });
+    const input: RunInput = {
+      organizationId: request.organizationId,
+      workflow: { id: request.workflow.id, name: request.workflow.name, version: request.workflow.version },
+      ...(request.trigger ? { trigger: request.trigger } : {}),
+      ...(request.environmentId ? { environmentId: request.environmentId } : {}),
+      initial: request.initial,
+      steps: request.workflow.steps,
+    };
+    const options: WorkflowStartOptions = {
+      workflowId: id,
+      taskQueue: this.taskQueue,
+      args: [input],
+      typedSearchAttributes: new TypedSearchAttributes([
+        { key: ORGANIZATION_ID, value: request.organizationId },
+        { key: WORKFLOW_NAME, value: request.workflow.name },
+        ...(request.trigger ? [{ key: TRIGGER_NAME, value: request.trigger.name }] : []),
+      ]),
+      memo: { workflowId: request.workflow.id, version: request.workflow.version, mode: request.mode },
+      staticSummary: `${request.workflow.name} v${request.workflow.version} (${request.mode}${request.trigger ? `, trigger ${request.trigger.name}` : ''})`,
+    };
+    return { id, options };
+  }
+
+  /** A run Temporal never accepted is marked failed, so it does not sit "running" forever. */
+  private async guardStart<T>(request: RunRequest, id: string, start: () => Promise<T>): Promise<T> {
+    try {
+      return await start();
+    } catch (err) {
+      this.logger.error({ executionId: id, err: { type: (err as Error).name, message: (err as Error).message } }, 'run did not start');
+      await this.executions.finish(request.organizationId, id, 'failed', { message: 'The run could not be started' }).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | { kind: 'timeout' }> {
+  work.catch(() => undefined); // a rejection after the deadline has no one left to tell
+  let timer: NodeJS.Timeout;
+  const deadline = new Promise<{ kind: 'timeout' }>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'timeout' }), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,58 @@
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { ExecutionsRepository } from '../executions/executions.repository';
+import { sendRunAnswer } from '../executions/run-answer';
+import type { RunStarter } from '../executions/run-starter';
+import { MethodNotAllowedError, parseWebhookBody, type AcceptedCall, type WebhookHost } from './webhook-host';
+
+export interface WebhookHostDeps {
+  host: WebhookHost;
+  runs: RunStarter;
+  executions: ExecutionsRepository;
+  bodyLimit: string;
+  syncTimeoutMs: number;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+const forward = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => handler(req, res).then(() => next(), next);
+
+/**
+ * `{webhook_base_url}/w/@<organization_suid>/<trigger_name>` (4.1). No return
+ * step: 202 with the execution id as soon as Temporal has the run. With one:
+ * the caller waits, at most WEBHOOK_SYNC_TIMEOUT_SECONDS, for its response.
+ * The body is read only after the trigger, method and secret check out.
+ */
+export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
+  const accept: Handler = async (req, res) => {
+    try {
+      res.locals.accepted = await deps.host.accept({
+        organizationSuid: String(req.params.organizationSuid),
+        triggerName: String(req.params.triggerName),
+        method: req.method,
+        authorization: req.get('authorization'),
+        environmentName: typeof req.query.env === 'string' ? req.query.env : undefined,
+      });
+    } catch (err) {
+      if (err instanceof MethodNotAllowedError) res.set('Allow', err.allow);
+      throw err;
+    }
+  };
+
+  const run = async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const accepted = res.locals.accepted as AcceptedCall;
+      const initial = parseWebhookBody(Buffer.isBuffer(req.body) ? req.body : undefined, req.get('content-type'));
+      const request = { ...accepted.run, initial };
+      if (!accepted.synchronous) {
+        const executionId = await deps.runs.start(request);
+        res.status(202).set('X-Execution-Id', executionId).json({ executionId, status: 'running' });
+        return;
+      }
+      const { executionId, answer } = await deps.runs.startAndAwaitAnswer(request, deps.syncTimeoutMs);
+      await sendRunAnswer(res, executionId, answer, deps.executions, accepted.run.organizationId);
+    } catch (err) {
+      next(err);
+    }
+  };
+
+  app.all('/w/@:organizationSuid/:triggerName', forward(accept), express.raw({ type: () => true, limit: deps.bodyLimit }) as RequestHandler, run);
+}

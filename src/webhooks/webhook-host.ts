@@ -1,0 +1,90 @@
+import type { EnvironmentsService } from '../environments/environments.service';
+import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors/errors';
+import type { RunRequest } from '../executions/run-starter';
+import type { StepDefinition } from '../workflows/definition.schemas';
+import { hasReturnStep } from '../workflows/return-step';
+import { triggerSecretMatches } from './trigger-secret';
+import type { WebhookTriggersRepository } from './webhook-triggers.repository';
+
+export interface WebhookCall {
+  organizationSuid: string;
+  triggerName: string;
+  method: string;
+  authorization: string | undefined;
+  environmentName: string | undefined;
+}
+
+/** A call with another method than the trigger's; `allow` fills the Allow header. */
+export class MethodNotAllowedError extends AppError {
+  constructor(readonly allow: string, method: string) {
+    super(405, 'method_not_allowed', `This webhook takes ${allow}, not ${method}`);
+  }
+}
+
+/** A call that passed every check: what to run, and whether the caller waits for a return step. */
+export interface AcceptedCall {
+  run: Omit<RunRequest, 'initial'>;
+  synchronous: boolean;
+}
+
+/**
+ * The checks of a webhook call (4.1, 5.1), in the order that reveals least:
+ * unknown organization and unknown trigger are the same 404; then method,
+ * then the secret (constant time); then the environment. Nothing starts
+ * unless all pass.
+ */
+export class WebhookHost {
+  constructor(
+    private readonly triggers: WebhookTriggersRepository,
+    private readonly environments: EnvironmentsService,
+  ) {}
+
+  async accept(call: WebhookCall): Promise<AcceptedCall> {
+    const target = await this.triggers.findTarget(call.organizationSuid, call.triggerName);
+    if (!target) throw new NotFoundError('Webhook trigger');
+    if (call.method !== target.trigger.method) {
+      throw new MethodNotAllowedError(target.trigger.method, call.method);
+    }
+    if (target.trigger.authentication) {
+      const presented = /^Bearer\s+(\S+)\s*$/i.exec(call.authorization ?? '')?.[1];
+      if (!presented || !triggerSecretMatches(presented, target.trigger.secretHash)) {
+        throw new UnauthorizedError('This webhook needs its secret: Authorization: Bearer <secret>');
+      }
+    }
+    let environmentId = target.workflow.defaultEnvironmentId;
+    if (call.environmentName !== undefined) {
+      const environment = await this.environments.findByName(target.organizationId, call.environmentName);
+      if (!environment) throw new ValidationError(`No environment named "${call.environmentName}"`, [{ path: 'env', message: 'no such environment' }], 'unknown_environment');
+      environmentId = environment.id;
+    }
+    const steps = target.workflow.definition.steps as StepDefinition[];
+    return {
+      synchronous: hasReturnStep(steps),
+      run: {
+        organizationId: target.organizationId,
+        workflow: { id: target.workflow.id, name: target.workflow.name, version: target.workflow.version, steps },
+        trigger: { id: target.trigger.id, name: target.trigger.name },
+        environmentId,
+        mode: 'webhook',
+      },
+    };
+  }
+}
+
+/** The request body as `initial`: a JSON object, or nothing at all. */
+export function parseWebhookBody(raw: Buffer | undefined, contentType: string | undefined): Record<string, unknown> {
+  if (!raw || raw.length === 0) return {};
+  if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+    throw new AppError(415, 'unsupported_media_type', `Webhook bodies are JSON (Content-Type: application/json), not ${contentType.split(';')[0]}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError(400, 'invalid_json', 'Request body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new AppError(400, 'invalid_body', 'The request body must be a JSON object; it becomes the run\'s `initial`');
+  }
+  return value as Record<string, unknown>;
+}

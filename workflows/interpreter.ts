@@ -1,0 +1,141 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  scheduleActivity,
+  scheduleLocalActivity,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  HTTP_DEFAULT_TIMEOUT_MS,
+  awaitAnswerUpdate,
+  type RunAnswer,
+  type RunEnd,
+  type RunInput,
+  type RunResult,
+  type StepDefinition,
+  type StepRequest,
+  type StepResult,
+  type WebhookResponse,
+} from './run.types';
+
+type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
+
+const ACTIVITY_OF: Record<string, StepActivity> = {
+  'core.http': 'httpStep',
+  'core.if': 'ifStep',
+  'core.return': 'returnStep',
+  'ai.llm-call': 'llmCallStep',
+  'data-store.get': 'dataStoreGetStep',
+  'data-store.set': 'dataStoreSetStep',
+};
+
+/** Raised (inside the workflow only) when a step fails; carries the step for the run's error. */
+class StepFailed extends Error {
+  constructor(
+    readonly stepId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs any workflow definition. Steps run in order; `core.if` runs one of its
+ * branches; the first `core.return` answers a waiting caller and later steps
+ * go on. Every step is an activity (templates are rendered there, where
+ * secrets may be decrypted); short ones are local activities so a synchronous
+ * webhook costs one workflow task, the model call is a regular activity.
+ */
+export async function runWorkflowDefinition(input: RunInput): Promise<RunResult> {
+  const executionId = workflowInfo().workflowId;
+  const run = { executionId, organizationId: input.organizationId, environmentId: input.environmentId };
+  const context: StepRequest['context'] = { initial: input.initial, steps: {} };
+  let answer: RunAnswer | undefined;
+  let response: WebhookResponse | undefined;
+  let seq = 0;
+
+  setHandler(awaitAnswerUpdate, async () => {
+    await condition(() => answer !== undefined);
+    return answer!;
+  });
+
+  const runSteps = async (steps: StepDefinition[]): Promise<void> => {
+    for (const step of steps) {
+      const output = await runStep({ run, step, seq: seq++, context });
+      context.steps[step.stepId] = output;
+      if (step.stepType === 'core.if') {
+        const branch = (output as { branch: 'then' | 'else' }).branch;
+        await runSteps((branch === 'then' ? step.input.then : step.input.else) ?? []);
+      } else if (step.stepType === 'core.return' && answer === undefined) {
+        response = output as WebhookResponse;
+        answer = { kind: 'response', response };
+      }
+    }
+  };
+
+  const end = (outcome: Omit<RunEnd, 'executionId' | 'organizationId'>) =>
+    CancellationScope.nonCancellable(() => recordRunEnd({ executionId, organizationId: input.organizationId, ...outcome }));
+
+  try {
+    await runSteps(input.steps);
+  } catch (err) {
+    if (isCancellation(err)) {
+      answer ??= { kind: 'cancelled' };
+      await end({ status: 'cancelled' });
+      throw err;
+    }
+    const error = err instanceof StepFailed ? { stepId: err.stepId, message: err.message } : { message: String((err as Error).message ?? err) };
+    answer ??= { kind: 'failed', ...error };
+    await end({ status: 'failed', error });
+    await condition(allHandlersFinished);
+    throw ApplicationFailure.nonRetryable(error.message, 'StepFailed', error);
+  }
+  answer ??= { kind: 'completed' };
+  await end({ status: 'completed' });
+  await condition(allHandlersFinished);
+  return { response, stepsRun: seq };
+}
+
+async function runStep(request: StepRequest): Promise<unknown> {
+  const { step } = request;
+  const activity = ACTIVITY_OF[step.stepType];
+  const summary = `${step.stepId} (${step.stepType})`;
+  try {
+    const result: StepResult =
+      step.stepType === 'ai.llm-call'
+        ? await scheduleActivity(activity, [request], { ...MODEL_CALL, activityId: `${request.seq}-${step.stepId}`, summary })
+        : await scheduleLocalActivity(activity, [request], { ...localOptions(step), summary });
+    return result.output;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+    throw new StepFailed(step.stepId, `Step "${step.stepId}" (${step.stepType}) failed: ${(cause as Error).message}`);
+  }
+}
+
+const MODEL_CALL = {
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 3, initialInterval: '2 seconds', backoffCoefficient: 2 },
+} as const;
+
+/** `core.http` maps `retry.limit` onto Temporal retries and its own timeout; other steps retry transient failures twice. */
+function localOptions(step: StepDefinition) {
+  if (step.stepType === 'core.http') {
+    const timeoutMs: number = step.input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS;
+    return {
+      startToCloseTimeout: timeoutMs + 5_000,
+      retry: { maximumAttempts: (step.input.retry?.limit ?? 0) + 1, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+    };
+  }
+  return { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' } };
+}
+
+function recordRunEnd(end: RunEnd): Promise<void> {
+  return scheduleLocalActivity('recordRunEnd', [end], { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+}

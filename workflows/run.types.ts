@@ -1,0 +1,68 @@
+// Shared by the API (which starts and awaits runs) and the interpreter workflow:
+// types, and the update both sides name. Nothing here may touch I/O.
+import { defineUpdate } from '@temporalio/workflow';
+import type { StepDefinition } from '../src/workflows/definition.schemas';
+
+export type { StepDefinition };
+
+/** The Temporal workflow type every definition runs as. */
+export const INTERPRETER_WORKFLOW = 'runWorkflowDefinition';
+
+/** A `core.http` step without `timeoutMs` waits this long (the activity and its Temporal timeout agree on it). */
+export const HTTP_DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Everything a run needs, pinned when it starts: later edits to the workflow never reach it. */
+export interface RunInput {
+  organizationId: string;
+  workflow: { id: string; name: string; version: number };
+  trigger?: { id: string; name: string };
+  /** Resolved by activities, never here: values are secrets. */
+  environmentId?: string;
+  initial: Record<string, unknown>;
+  steps: StepDefinition[];
+}
+
+export interface WebhookResponse {
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** What a synchronous caller is told, as soon as it is known. */
+export type RunAnswer =
+  | { kind: 'response'; response: WebhookResponse }
+  | { kind: 'completed' }
+  | { kind: 'failed'; stepId?: string; message: string }
+  | { kind: 'cancelled' };
+
+export interface RunResult {
+  response?: WebhookResponse;
+  stepsRun: number;
+}
+
+/** A step's output kept outside workflow history because of its size; activities load it by step id. */
+export interface OffloadedOutput {
+  $offloaded: { stepId: string; bytes: number };
+}
+
+/** What each step activity receives. `context.steps` holds earlier outputs (or their offload references). */
+export interface StepRequest {
+  run: { executionId: string; organizationId: string; environmentId?: string };
+  step: StepDefinition;
+  seq: number;
+  context: { initial: Record<string, unknown>; steps: Record<string, unknown> };
+}
+
+export interface StepResult {
+  output: unknown;
+}
+
+export interface RunEnd {
+  executionId: string;
+  organizationId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  error?: { stepId?: string; message: string };
+}
+
+/** Waits for the run's answer: the first return step's response, or how the run ended without one. */
+export const awaitAnswerUpdate = defineUpdate<RunAnswer>('awaitAnswer');
