@@ -8,7 +8,7 @@ import { ExecutionsRepository } from '../src/executions/executions.repository';
 import type { Logger } from '../src/logging/logger';
 import { createLiquid } from '../src/templates/template-engine';
 import { TemplateRenderer } from '../src/templates/template-renderer';
-import { createOutboundHttp } from './http/outbound-http';
+import { createOutboundHttp, type OutboundHttp } from './http/outbound-http';
 import type { LlmSettings } from './steps/llm-step';
 import { StepError } from './steps/step-errors';
 import type { SecretSources } from './steps/step-scope';
@@ -21,7 +21,7 @@ export interface ActivityDeps {
   executions: ExecutionsRepository;
   renderer: TemplateRenderer;
   secrets: SecretSources;
-  http: ReturnType<typeof createOutboundHttp>;
+  http: OutboundHttp;
   llm: LlmSettings;
 }
 

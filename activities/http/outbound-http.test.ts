@@ -259,7 +259,8 @@ describe('failures', () => {
 
   test('a TLS handshake that never completes (connect phase) times out too', async () => {
     // Accepts TCP and stays silent, so undici never gets past connecting.
-    const silent = net.createServer(() => undefined);
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as AddressInfo).port;
     const started = Date.now();
@@ -269,6 +270,8 @@ describe('failures', () => {
       );
       expect(Date.now() - started).toBeLessThan(1500);
     } finally {
+      // Otherwise the Agent keeps connecting until undici's 10 s connect timeout and close() waits for it.
+      sockets.forEach((socket) => socket.destroy());
       silent.close();
     }
   });

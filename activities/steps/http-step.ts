@@ -3,15 +3,14 @@ import {
   OutboundRefused,
   OutboundResponseTooLarge,
   OutboundTimeout,
-  type createOutboundHttp,
+  OutboundTooManyRedirects,
+  type OutboundHttp,
 } from '../http/outbound-http';
 import { asText } from '../../src/templates/template-renderer';
 import { HTTP_DEFAULT_TIMEOUT_MS, type StepRequest } from '../../workflows/run.types';
 import { StepError } from './step-errors';
 import { runStep, type StepRunnerDeps } from './step-runner';
 import type { ResolvedConnection, StepScope } from './step-scope';
-
-type OutboundHttp = ReturnType<typeof createOutboundHttp>;
 
 /** Statuses worth another attempt under the step's `retry.limit`; other 4xx answers will not change. */
 const RETRYABLE_STATUS = (status: number) => status >= 500 || status === 429 || status === 408;
@@ -88,6 +87,7 @@ async function send(http: OutboundHttp, req: Parameters<OutboundHttp['request']>
   } catch (err) {
     if (err instanceof OutboundRefused) throw new StepError(err.message, 'OutboundRefused');
     if (err instanceof OutboundInvalidUrl) throw new StepError(err.message, 'InvalidUrl');
+    if (err instanceof OutboundTooManyRedirects) throw new StepError(err.message, 'TooManyRedirects');
     if (err instanceof OutboundResponseTooLarge) throw new StepError(err.message, 'ResponseTooLarge');
     if (err instanceof OutboundTimeout) throw new StepError(err.message, 'HttpTimeout', true);
     throw new StepError((err as Error).message, 'HttpError', true);

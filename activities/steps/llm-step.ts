@@ -1,6 +1,7 @@
 import { LlmOutputInvalid, LlmRequestRejected, generateStructuredOutput } from '../llm/structured-output';
 import { asText } from '../../src/templates/template-renderer';
 import type { StepRequest } from '../../workflows/run.types';
+import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { runStep, type StepRunnerDeps } from './step-runner';
 
@@ -39,6 +40,8 @@ export function createLlmStep(deps: StepRunnerDeps, settings: LlmSettings) {
             outputSchema: mode.output_schema,
             maxPromptCharacters,
             timeoutMs: settings.timeoutMs,
+            // A cancelled run stops paying for its model call.
+            signal: activityContext()?.cancellationSignal,
           });
           return { object: result.object, usage: result.usage, truncated: result.truncated };
         } catch (err) {

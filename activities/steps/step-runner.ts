@@ -1,9 +1,9 @@
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../../src/errors/errors';
 import type { ExecutionsRepository } from '../../src/executions/executions.repository';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
 import type { OffloadedOutput, StepRequest, StepResult } from '../../workflows/run.types';
+import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { StepScope, type SecretSources } from './step-scope';
 
@@ -38,7 +38,7 @@ export async function runStep(
 ): Promise<StepResult> {
   const startedAt = new Date();
   const { run, step, seq } = request;
-  const attempt = activityAttempt();
+  const attempt = activityContext()?.info.attempt ?? 1;
   const context = { initial: request.context.initial, steps: await loadOffloaded(deps, request) };
   const scope = new StepScope(deps.renderer, deps.secrets, run, context);
   const trace: StepTrace = {};
@@ -80,14 +80,6 @@ async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promis
   const outputs = await deps.executions.stepOutputs(request.run.organizationId, request.run.executionId, offloaded);
   for (const id of offloaded) steps[id] = outputs.get(id) ?? null;
   return steps;
-}
-
-function activityAttempt(): number {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1; // called outside an activity (unit tests)
-  }
 }
 
 /** Business errors fail the step at once; anything unexpected is retried per the step's policy. Messages are masked. */

@@ -10,10 +10,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Starts `src/main.ts api` as its own process (so its memory can be measured alone) and waits for /healthz. */
-export async function startService(env: Record<string, string>, logFile: string): Promise<RunningService> {
+/** Starts `src/main.ts <mode>` as its own process (so its memory can be measured alone) and waits for /healthz. */
+export async function startService(env: Record<string, string>, logFile: string, mode: 'api' | 'all' = 'api'): Promise<RunningService> {
   const log = fs.openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'api'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', mode], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log],
