@@ -82,23 +82,27 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   const end = (outcome: Omit<RunEnd, 'executionId' | 'organizationId'>) =>
     CancellationScope.nonCancellable(() => recordRunEnd({ executionId, organizationId: input.organizationId, ...outcome }));
 
+  // Lets a waiting caller collect its answer before the run closes, even a cancelled one.
+  const settle = () => CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+
   try {
     await runSteps(input.steps);
   } catch (err) {
     if (isCancellation(err)) {
       answer ??= { kind: 'cancelled' };
       await end({ status: 'cancelled' });
+      await settle();
       throw err;
     }
     const error = err instanceof StepFailed ? { stepId: err.stepId, message: err.message } : { message: String((err as Error).message ?? err) };
     answer ??= { kind: 'failed', ...error };
     await end({ status: 'failed', error });
-    await condition(allHandlersFinished);
+    await settle();
     throw ApplicationFailure.nonRetryable(error.message, 'StepFailed', error);
   }
   answer ??= { kind: 'completed' };
   await end({ status: 'completed' });
-  await condition(allHandlersFinished);
+  await settle();
   return { response, stepsRun: seq };
 }
 
@@ -109,7 +113,7 @@ async function runStep(request: StepRequest): Promise<unknown> {
   try {
     const result: StepResult =
       step.stepType === 'ai.llm-call'
-        ? await scheduleActivity(activity, [request], { ...MODEL_CALL, activityId: `${request.seq}-${step.stepId}`, summary })
+        ? await scheduleActivity(activity, [byReference(request)], { ...MODEL_CALL, activityId: `${request.seq}-${step.stepId}`, summary })
         : await scheduleLocalActivity(activity, [request], { ...localOptions(step), summary });
     return result.output;
   } catch (err) {
@@ -117,6 +121,16 @@ async function runStep(request: StepRequest): Promise<unknown> {
     const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
     throw new StepFailed(step.stepId, `Step "${step.stepId}" (${step.stepType}) failed: ${(cause as Error).message}`);
   }
+}
+
+/**
+ * A regular activity's input is kept in history, so it carries earlier
+ * outputs as references (every step recorded its output); the activity loads
+ * them. Local activity inputs are not recorded and carry the values.
+ */
+function byReference(request: StepRequest): StepRequest {
+  const steps = Object.fromEntries(Object.keys(request.context.steps).map((stepId) => [stepId, { $offloaded: { stepId, bytes: 0 } }]));
+  return { ...request, context: { initial: request.context.initial, steps } };
 }
 
 const MODEL_CALL = {
@@ -137,5 +151,6 @@ function localOptions(step: StepDefinition) {
 }
 
 function recordRunEnd(end: RunEnd): Promise<void> {
-  return scheduleLocalActivity('recordRunEnd', [end], { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 10 } });
+  // Retried until the database answers: a run must not end unrecorded.
+  return scheduleLocalActivity('recordRunEnd', [end], { startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
 }
