@@ -8,6 +8,11 @@ import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from '
  * app, a real worker on the Temporal dev server, and PostgreSQL.
  */
 
+let seq = 0;
+/** A name unique in this file run, usable as a workflow, trigger, table or environment name. */
+const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(seq++).toString(36)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 // ---------------------------------------------------------------------------
 // A local HTTP stub that HTTP steps call. It records what it receives;
 // `/gate/<name>` holds its answer until the test opens that gate, so a test
@@ -78,10 +83,6 @@ const receivedOn = (path: string) => received.filter((r) => r.path === path);
 // Small API helpers, each bound to a harness and an organization.
 // ---------------------------------------------------------------------------
 
-let seq = 0;
-/** A name unique in this file run, usable as a workflow, trigger, table or environment name. */
-const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(seq++).toString(36)}`;
-
 function api(h: Harness, org: TestOrg) {
   const owner = () => as(h.app, org.ownerToken);
   return {
@@ -134,7 +135,6 @@ function api(h: Harness, org: TestOrg) {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const post = (h: Harness, path: string) => request(h.app).post(path);
 
 const returnStep = (webhookResponse: Record<string, unknown>, stepId = 'answer') => ({ stepId, stepType: 'core.return', input: { webhookResponse } });
@@ -183,36 +183,49 @@ describe('synchronous webhooks (with a return step)', () => {
     expect(execution).toMatchObject({ status: 'completed', input: { name: 'ada' }, mode: 'webhook' });
   });
 
-  test('steps after the return go on in the background once the caller has its answer', async () => {
+  test('steps after the return go on in the background and the run completes', async () => {
     const table = uniqueName('bg');
-    const slowStep = gate();
     const { path } = await a.createHook([
       returnStep({ statusCode: 200, body: { accepted: '{{ initial.key }}' } }),
-      httpStep('slow', { url: slowStep.url }),
-      { stepId: 'remember', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.key }}', value: { seenBy: '{{ initial.key }}', slow: '{{ slow.body.ok }}' } } },
+      { stepId: 'remember', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.key }}', value: { seenBy: '{{ answer.body.accepted }}' } } },
     ]);
 
     const res = await post(h, path).send({ key: 'k1' });
 
-    // The caller is answered while a later step is still held at the stub.
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ accepted: 'k1' });
-    const executionId = res.headers['x-execution-id'];
-    await slowStep.arrived;
-    expect((await a.readExecution(executionId)).status).toBe('running');
-    expect((await a.readRecord(table, 'k1')).status).toBe(404);
-
-    slowStep.open();
-    const execution = await a.awaitEnd(executionId);
+    const execution = await a.awaitEnd(res.headers['x-execution-id']);
     expect(execution.status).toBe('completed');
     expect(execution.steps.map((s) => [s.stepId, s.status])).toEqual([
       ['answer', 'completed'],
-      ['slow', 'completed'],
       ['remember', 'completed'],
     ]);
     const record = await a.readRecord(table, 'k1');
     expect(record.status).toBe(200);
-    expect(record.body.value).toEqual({ seenBy: 'k1', slow: 'true' });
+    expect(record.body.value).toEqual({ seenBy: 'k1' });
+  });
+
+  // Product bug: the answer is held until the steps after the return finish (or the
+  // workflow task heartbeat, about 8 s in). The gate below opens only once the caller
+  // has its answer, and the held step gives up after 6 s, so with the bug the step
+  // times out and the run fails; README 4.1 says the answer goes "as soon as it runs".
+  test('the caller is answered as soon as the return step runs, while a later step is still in flight', async () => {
+    const later = gate();
+    const { path } = await a.createHook([
+      returnStep({ statusCode: 200, body: { accepted: true } }),
+      httpStep('later', { url: later.url, timeoutMs: 6_000 }),
+    ]);
+
+    const res = await post(h, path).send({});
+    later.open();
+
+    expect(res.status).toBe(200);
+    const execution = await a.awaitEnd(res.headers['x-execution-id']);
+    expect(execution.steps.map((s) => [s.stepId, s.status])).toEqual([
+      ['answer', 'completed'],
+      ['later', 'completed'],
+    ]);
+    expect(execution.status).toBe('completed');
   });
 
   test('a run that ends on a branch without a return step answers 200 completed', async () => {
@@ -360,8 +373,9 @@ describe('environments', () => {
     expect(res.body).toEqual({ var: 'two' });
     expect(receivedOn(probePath).map((r) => r.query.region)).toEqual(['region-green']);
     const execution = await a.awaitEnd(res.headers['x-execution-id']);
-    // The secret value is masked in what the execution stores.
-    expect(execution.steps[0].input.url).toContain('region=%5Bsecret%5D');
+    // The value is a secret: what the execution stores has it masked.
+    expect(execution.steps[0].input.url).toContain('region=[secret]');
+    expect(JSON.stringify(execution)).not.toContain('region-green');
   });
 
   test('an unknown ?env is 400 unknown_environment and starts nothing', async () => {
@@ -555,3 +569,4 @@ describe('with a 1.5 s synchronous wait', () => {
     expect(execution.steps.map((s) => s.stepId)).toEqual(['slow', 'answer']);
   });
 });
+

@@ -67,7 +67,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
 
   const runSteps = async (steps: StepDefinition[]): Promise<void> => {
     for (const step of steps) {
-      const output = await runStep({ run, step, seq: seq++, context });
+      const output = await runStep({ run, step, seq: seq++, context }, answer !== undefined);
       context.steps[step.stepId] = output;
       if (step.stepType === 'core.if') {
         const branch = (output as { branch: 'then' | 'else' }).branch;
@@ -106,15 +106,23 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   return { response, stepsRun: seq };
 }
 
-async function runStep(request: StepRequest): Promise<unknown> {
+/**
+ * Runs one step. After the answer is out, steps are regular activities: a
+ * local activity holds the workflow task open, and with it the delivery of
+ * the answer to the waiting caller.
+ */
+async function runStep(request: StepRequest, answered: boolean): Promise<unknown> {
   const { step } = request;
   const activity = ACTIVITY_OF[step.stepType];
   const summary = `${step.stepId} (${step.stepType})`;
+  const activityId = `${request.seq}-${step.stepId}`;
   try {
     const result: StepResult =
       step.stepType === 'ai.llm-call'
-        ? await scheduleActivity(activity, [byReference(request)], { ...MODEL_CALL, activityId: `${request.seq}-${step.stepId}`, summary })
-        : await scheduleLocalActivity(activity, [request], { ...localOptions(step), summary });
+        ? await scheduleActivity(activity, [byReference(request)], { ...MODEL_CALL, activityId, summary })
+        : answered
+          ? await scheduleActivity(activity, [byReference(request)], { ...stepOptions(step), activityId, summary })
+          : await scheduleLocalActivity(activity, [request], { ...stepOptions(step), summary });
     return result.output;
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -139,7 +147,7 @@ const MODEL_CALL = {
 } as const;
 
 /** `core.http` maps `retry.limit` onto Temporal retries and its own timeout; other steps retry transient failures twice. */
-function localOptions(step: StepDefinition) {
+function stepOptions(step: StepDefinition) {
   if (step.stepType === 'core.http') {
     const timeoutMs: number = step.input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS;
     return {
