@@ -30,7 +30,7 @@ export const LLM_TIMEOUT_MS = 100_000;
 
 /** Builds the worker's activity dependencies from its infrastructure; `close` releases the HTTP client. */
 export function createActivityDeps(infra: { db: DataSource; logger: Logger; keyring: MasterKeyring; config: Config }): ActivityDeps & { close(): Promise<void> } {
-  const { environments, connections } = createSecretServices(infra.db, infra.keyring);
+  const { environments, connections, catalog } = createSecretServices(infra.db, infra.keyring);
   const secrets: SecretSources = {
     async environmentValues(organizationId, environmentId) {
       try {
@@ -40,9 +40,11 @@ export function createActivityDeps(infra: { db: DataSource; logger: Logger; keyr
         throw err;
       }
     },
-    async connectionByName(organizationId, name) {
-      const found = await connections.resolveByName(organizationId, name);
-      return found && { id: found.connection.id, name: found.connection.name, type: found.connection.type, config: found.config };
+    async connectionByName(organizationId, connectionName) {
+      const found = await connections.resolveByName(organizationId, connectionName);
+      if (!found) return undefined;
+      const { id, name, type } = found.connection;
+      return { id, name, type, config: found.config, secretValues: catalog.secretValues(type, found.config) };
     },
   };
   const http = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });

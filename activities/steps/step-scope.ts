@@ -9,6 +9,8 @@ export interface ResolvedConnection {
   name: string;
   type: string;
   config: Record<string, unknown>;
+  /** The config values that are secrets (write-only fields), masked wherever the step records something. */
+  secretValues: string[];
 }
 
 /** Where a step's secrets come from: decrypted on demand, kept in memory only. */
@@ -33,7 +35,6 @@ export const MASK = '[secret]';
 export class StepScope {
   private readonly secrets = new Set<string>();
   private environment?: Promise<Record<string, string>>;
-  private readonly resolvedEnv = new Map<string, Promise<unknown>>();
   private readonly connections = new Map<string, Promise<ResolvedConnection>>();
   readonly scope: object;
 
@@ -98,23 +99,21 @@ export class StepScope {
     return { ...base, [ENV_ROOT]: new EnvDrop(this, depth, chain), [CONNECTIONS_ROOT]: new ConnectionsDrop(this) };
   }
 
-  /** `$env.<key>`: its value, itself rendered when it holds a template, at most MAX_TEMPLATE_DEPTH levels deep. */
-  envValue(key: string, depth: number, chain: string[]): Promise<unknown> {
-    let resolved = this.resolvedEnv.get(key);
-    if (!resolved) {
-      resolved = this.resolveEnv(key, depth, chain);
-      this.resolvedEnv.set(key, resolved);
-    }
-    return resolved;
-  }
-
-  private async resolveEnv(key: string, depth: number, chain: string[]): Promise<unknown> {
+  /**
+   * `$env.<key>`: its value, itself rendered when it holds a template, at most
+   * MAX_TEMPLATE_DEPTH levels deep. Not memoized: how deep a value sits depends
+   * on the path that reached it. A cycle is refused as soon as it closes.
+   */
+  async envValue(key: string, depth: number, chain: string[]): Promise<unknown> {
     const values = await this.environmentValues();
     if (!Object.hasOwn(values, key)) return undefined;
     const raw = values[key];
     this.addSecret(raw);
     const path = [...chain, `$env.${key}`];
     if (!raw.includes('{{') && !raw.includes('{%')) return raw;
+    if (chain.includes(`$env.${key}`)) {
+      throw new TemplateError(`Template resolution goes deeper than ${MAX_TEMPLATE_DEPTH} levels: ${path.join(' → ')} (a loop)`);
+    }
     if (depth + 1 > MAX_TEMPLATE_DEPTH) {
       throw new TemplateError(`Template resolution goes deeper than ${MAX_TEMPLATE_DEPTH} levels: ${path.join(' → ')}`);
     }
@@ -144,7 +143,7 @@ export class StepScope {
     if (!loading) {
       loading = this.sources.connectionByName(this.run.organizationId, name).then((found) => {
         if (!found) throw new StepError(`Connection "${name}" does not exist (it may have been deleted)`, 'ConnectionNotFound');
-        for (const value of stringLeaves(found.config)) this.addSecret(value);
+        for (const value of found.secretValues) this.addSecret(value);
         return found;
       });
       this.connections.set(name, loading);
@@ -175,11 +174,6 @@ class ConnectionsDrop extends Drop {
   override liquidMethodMissing(key: string | number): Promise<unknown> {
     return this.owner.connectionConfig(String(key));
   }
-}
-
-function* stringLeaves(value: unknown): Generator<string> {
-  if (typeof value === 'string') yield value;
-  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) yield* stringLeaves(v);
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

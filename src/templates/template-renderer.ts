@@ -1,4 +1,4 @@
-import { LiquidError, type Liquid, type Template } from 'liquidjs';
+import { AssertionError, LiquidError, type Liquid, type Template } from 'liquidjs';
 import { fromLiquid, isTemplate, toLiquid } from './template-engine';
 
 /** `{{ expression }}` and nothing else around it (whitespace aside). */
@@ -95,6 +95,7 @@ function asTemplateError(err: unknown): Error {
   if (err instanceof TemplateError) return err;
   // An error thrown by a value resolver (a deleted connection, recursion too deep) reaches us wrapped by liquidjs.
   const original = (err as { originalError?: unknown }).originalError;
-  if (original instanceof Error && !(original instanceof LiquidError)) return original;
+  // liquidjs reports its render limits as an AssertionError, which is not a LiquidError.
+  if (original instanceof Error && !(original instanceof LiquidError) && !(original instanceof AssertionError)) return original;
   return new TemplateError(`Template error: ${fromLiquid(String((err as Error).message).split('\n')[0])}`);
 }

@@ -33,6 +33,23 @@ export class ConnectionTypeCatalog {
     return this.has(type) ? structuredClone(SCHEMAS[type]) : undefined;
   }
 
+  /**
+   * The values of a config that are secrets (its write-only fields), which a
+   * running step must mask wherever they would be recorded. An unknown type
+   * counts every string as secret.
+   */
+  secretValues(type: string, config: Record<string, unknown>): string[] {
+    const schema = this.has(type) ? SCHEMAS[type] : undefined;
+    const secretField = (key: string) => {
+      if (!schema) return true;
+      const branches = [schema, ...(schema.oneOf ?? [])];
+      if (branches.some((b) => b.properties?.[key]?.writeOnly)) return true;
+      const extra = schema.additionalProperties;
+      return typeof extra === 'object' && extra.writeOnly === true && !schema.properties?.[key];
+    };
+    return Object.entries(config).flatMap(([key, value]) => (typeof value === 'string' && secretField(key) ? [value] : []));
+  }
+
   /** Validates a config (filling defaults in a copy); multi-variant types report their variant. */
   check(type: string, config: unknown): ConfigCheck {
     const validate = this.validators.get(type)!;

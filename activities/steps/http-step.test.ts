@@ -1,0 +1,338 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ExecutionsRepository, StepRow } from '../../src/executions/executions.repository';
+import { createLiquid } from '../../src/templates/template-engine';
+import { TemplateRenderer } from '../../src/templates/template-renderer';
+import type { StepRequest } from '../../workflows/run.types';
+import { createOutboundHttp, type OutboundHttp } from '../http/outbound-http';
+import { createHttpStep } from './http-step';
+import { OFFLOAD_THRESHOLD } from './step-runner';
+import type { ResolvedConnection, SecretSources } from './step-scope';
+import { ConnectionTypeCatalog } from '../../src/connections/types/catalog';
+
+const catalog = new ConnectionTypeCatalog();
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: string;
+}
+
+const BIG_ITEMS = Array.from({ length: 3_000 }, (_, i) => ({ id: i, text: 'x'.repeat(50) }));
+
+let server: Server;
+let port: number;
+let received: Received[] = [];
+let outbound: OutboundHttp;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, rawHeaders: req.rawHeaders, body });
+      const path = new URL(req.url!, 'http://x').pathname;
+      const status = /^\/status\/(\d{3})$/.exec(path);
+      if (status) {
+        res.writeHead(Number(status[1]), { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'nope' }));
+      } else if (path === '/big') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ items: BIG_ITEMS }));
+      } else if (path === '/text') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('plain text');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-served-by': 'stub' });
+        res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body }));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  outbound = createOutboundHttp({ allowList: [`127.0.0.1:${port}`], maxResponseBytes: 1e6, maxRedirects: 3 });
+});
+
+afterAll(async () => {
+  await outbound.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  received = [];
+});
+
+const CONNECTIONS: Record<string, Omit<ResolvedConnection, 'name' | 'secretValues'>> = {
+  crm: { id: 'c1', type: 'api-key', config: { apiKey: 'crm-key-0001', headerName: 'X-Api-Key', prefix: 'Token' } },
+  plainKey: { id: 'c2', type: 'api-key', config: { apiKey: 'plain-key-0002' } },
+  noPrefix: { id: 'c3', type: 'api-key', config: { apiKey: 'raw-key-0003', headerName: 'X-Raw-Key', prefix: '' } },
+  basic: { id: 'c4', type: 'basic-auth', config: { username: 'alice', password: 'pa55-word' } },
+  mailer: { id: 'c5', type: 'smtp', config: { host: 'smtp.example.com', password: 'smtp-secret' } },
+};
+
+const ENV: Record<string, string> = { CRM: '{{ $connections.crm }}', TOKEN: 'env-token-0009' };
+
+function fakeDeps(stored: Map<string, unknown> = new Map()) {
+  const rows: Array<{ executionId: string } & StepRow> = [];
+  const stepOutputsCalls: Array<[string, string, string[]]> = [];
+  const executions = {
+    async recordStep(executionId: string, row: StepRow) {
+      rows.push({ executionId, ...structuredClone(row) });
+    },
+    async stepOutputs(organizationId: string, executionId: string, stepIds: string[]) {
+      stepOutputsCalls.push([organizationId, executionId, stepIds]);
+      return new Map([...stored].filter(([id]) => stepIds.includes(id)));
+    },
+  } as unknown as ExecutionsRepository;
+  const secrets: SecretSources = {
+    async environmentValues() {
+      return { ...ENV };
+    },
+    async connectionByName(_organizationId, name) {
+      const found = CONNECTIONS[name];
+      return found ? { ...found, name, config: { ...found.config }, secretValues: catalog.secretValues(found.type, found.config) } : undefined;
+    },
+  };
+  const deps = { executions, renderer: new TemplateRenderer(createLiquid()), secrets };
+  return { deps, rows, stepOutputsCalls, httpStep: createHttpStep(deps, outbound).httpStep };
+}
+
+function request(input: Record<string, unknown>, context: Partial<StepRequest['context']> = {}): StepRequest {
+  return {
+    run: { executionId: 'e', organizationId: 'o', environmentId: 'env' },
+    step: { stepId: 'call', stepType: 'core.http', input: { method: 'GET', ...input } },
+    seq: 3,
+    context: { initial: { id: 42, ...context.initial }, steps: { ...context.steps } },
+  };
+}
+
+const url = (path: string) => `http://127.0.0.1:${port}${path}`;
+
+async function failureOf(work: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApplicationFailure);
+  return err as ApplicationFailure;
+}
+
+describe('core.http', () => {
+  test('renders the request and returns status, headers, body and text; records the step', async () => {
+    const { httpStep, rows } = fakeDeps();
+    const result = await httpStep(
+      request({
+        url: url('/echo/{{ initial.id }}'),
+        method: 'POST',
+        searchParams: { q: 'id {{ initial.id }}' },
+        headers: { 'X-Trace': 't-{{ initial.id }}' },
+        body: { id: '{{ initial.id }}', nested: ['{{ initial }}'] },
+      }),
+    );
+    expect(received).toHaveLength(1);
+    expect(received[0].method).toBe('POST');
+    expect(received[0].url).toBe('/echo/42?q=id+42');
+    expect(received[0].headers['x-trace']).toBe('t-42');
+    expect(received[0].headers['content-type']).toBe('application/json');
+    expect(JSON.parse(received[0].body)).toEqual({ id: '42', nested: [{ id: 42 }] });
+
+    const output = result.output as { status: number; headers: Record<string, string>; body: { method: string }; text: string };
+    expect(output.status).toBe(200);
+    expect(output.headers['x-served-by']).toBe('stub');
+    expect(output.body.method).toBe('POST');
+    expect(JSON.parse(output.text)).toEqual(output.body);
+
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ executionId: 'e', stepId: 'call', stepType: 'core.http', seq: 3, status: 'completed', attempt: 1, error: null });
+    expect(rows[0].input).toEqual({
+      method: 'POST',
+      url: url('/echo/42?q=id+42'),
+      headers: { 'X-Trace': 't-42', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: '42', nested: [{ id: 42 }] }),
+    });
+    expect(rows[0].output).toEqual(output);
+  });
+
+  test('api-key connection with a custom header name and prefix', async () => {
+    const { httpStep, rows } = fakeDeps();
+    const result = await httpStep(request({ url: url('/echo'), connection: 'crm' }));
+    expect(received[0].headers['x-api-key']).toBe('Token crm-key-0001');
+    expect(received[0].headers.authorization).toBeUndefined();
+
+    const input = rows[0].input as { headers: Record<string, string> };
+    expect(Object.values(input.headers)).toEqual(['[secret]']);
+    expect(JSON.stringify(rows[0])).not.toContain('crm-key-0001');
+    // the echoed header in the output is masked too
+    expect(JSON.stringify(result.output)).not.toContain('crm-key-0001');
+    expect((result.output as { body: { headers: Record<string, string> } }).body.headers['x-api-key']).toBe('[secret]');
+  });
+
+  test('api-key connection defaults: Authorization with Bearer', async () => {
+    const { httpStep, rows } = fakeDeps();
+    await httpStep(request({ url: url('/echo'), connection: 'plainKey' }));
+    expect(received[0].headers.authorization).toBe('Bearer plain-key-0002');
+    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({ Authorization: '[secret]' });
+  });
+
+  test('api-key connection with an empty prefix sends the key alone', async () => {
+    const { httpStep, rows } = fakeDeps();
+    await httpStep(request({ url: url('/echo'), connection: '{{ $connections.noPrefix }}' }));
+    expect(received[0].headers['x-raw-key']).toBe('raw-key-0003');
+    expect(JSON.stringify(rows[0].input)).not.toContain('raw-key-0003');
+  });
+
+  test('connection through {{ $env.CRM }}', async () => {
+    const { httpStep } = fakeDeps();
+    await httpStep(request({ url: url('/echo'), connection: '{{ $env.CRM }}' }));
+    expect(received[0].headers['x-api-key']).toBe('Token crm-key-0001');
+  });
+
+  test('basic-auth connection', async () => {
+    const { httpStep, rows } = fakeDeps();
+    await httpStep(request({ url: url('/echo'), connection: 'basic' }));
+    const expected = `Basic ${Buffer.from('alice:pa55-word').toString('base64')}`;
+    expect(received[0].headers.authorization).toBe(expected);
+    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({ Authorization: '[secret]' });
+    expect(JSON.stringify(rows[0])).not.toContain(Buffer.from('alice:pa55-word').toString('base64'));
+  });
+
+  test('an existing Authorization header is replaced, whatever its case', async () => {
+    const { httpStep, rows } = fakeDeps();
+    await httpStep(request({ url: url('/echo'), headers: { authorization: 'Bearer old-token', Accept: 'application/json' }, connection: 'plainKey' }));
+    const sent = received[0].rawHeaders.filter((_, i) => i % 2 === 0 && received[0].rawHeaders[i].toLowerCase() === 'authorization');
+    expect(sent).toHaveLength(1);
+    expect(received[0].headers.authorization).toBe('Bearer plain-key-0002');
+    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({ Accept: 'application/json', Authorization: '[secret]' });
+  });
+
+  test('env secrets used in the URL are masked in the record', async () => {
+    const { httpStep, rows } = fakeDeps();
+    await httpStep(request({ url: url('/echo?token={{ $env.TOKEN }}') }));
+    expect(received[0].url).toBe('/echo?token=env-token-0009');
+    expect((rows[0].input as { url: string }).url).toBe(url('/echo?token=[secret]'));
+    expect(JSON.stringify(rows[0])).not.toContain('env-token-0009');
+  });
+
+  test('text bodies and non-JSON responses', async () => {
+    const { httpStep } = fakeDeps();
+    const result = await httpStep(request({ url: url('/text'), method: 'PUT', bodyType: 'text', body: 'id={{ initial.id }}' }));
+    expect(received[0].body).toBe('id=42');
+    expect(received[0].headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(result.output).toMatchObject({ status: 200, body: 'plain text', text: 'plain text' });
+  });
+
+  test('503 fails retryably with type HttpStatus', async () => {
+    const { httpStep, rows } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url('/status/503') })));
+    expect(failure.type).toBe('HttpStatus');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe(`HTTP 503 from 127.0.0.1:${port}`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'failed', output: null, error: `HTTP 503 from 127.0.0.1:${port}` });
+    expect(rows[0].input).toMatchObject({ method: 'GET', url: url('/status/503') });
+  });
+
+  test.each([429, 408, 500])('%s is retryable too', async (status) => {
+    const { httpStep } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url(`/status/${status}`) })));
+    expect(failure.type).toBe('HttpStatus');
+    expect(failure.nonRetryable).toBe(false);
+  });
+
+  test('404 fails without retry', async () => {
+    const { httpStep, rows } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url('/status/404') })));
+    expect(failure.type).toBe('HttpStatus');
+    expect(failure.nonRetryable).toBe(true);
+    expect(rows[0].status).toBe('failed');
+  });
+
+  test('an output over 128 KiB is offloaded; the record keeps the full value', async () => {
+    const { httpStep, rows } = fakeDeps();
+    const result = await httpStep(request({ url: url('/big') }));
+    const recorded = rows[0].output as { status: number; body: { items: unknown[] }; text: string };
+    expect(recorded.body.items).toEqual(BIG_ITEMS);
+    expect(recorded.text).toBe(JSON.stringify({ items: BIG_ITEMS }));
+    const bytes = JSON.stringify(recorded).length;
+    expect(bytes).toBeGreaterThan(OFFLOAD_THRESHOLD);
+    expect(result.output).toEqual({ $offloaded: { stepId: 'call', bytes } });
+  });
+
+  test('an offloaded earlier output is loaded back for templates', async () => {
+    const { httpStep, stepOutputsCalls } = fakeDeps(new Map([['fetch', { body: { items: [{ id: 'loaded-7' }] } }]]));
+    await httpStep(
+      request(
+        { url: url('/echo/{{ fetch.body.items[0].id }}/{{ small.v }}') },
+        { steps: { fetch: { $offloaded: { stepId: 'fetch', bytes: 200_000 } }, small: { v: 's' } } },
+      ),
+    );
+    expect(received[0].url).toBe('/echo/loaded-7/s');
+    expect(stepOutputsCalls).toEqual([['o', 'e', ['fetch']]]);
+  });
+
+  test('no offloaded outputs: the repository is not asked', async () => {
+    const { httpStep, stepOutputsCalls } = fakeDeps();
+    await httpStep(request({ url: url('/echo') }, { steps: { small: { v: 's' } } }));
+    expect(stepOutputsCalls).toHaveLength(0);
+  });
+
+  test.each([
+    ['a non-allow-listed port on loopback', () => `http://127.0.0.1:${port === 1 ? 2 : 1}/`],
+    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['a private address', () => 'http://10.0.0.1/'],
+  ])('%s is refused without retry', async (_label, target) => {
+    const { httpStep, rows } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: target(), connection: 'plainKey' })));
+    expect(failure.type).toBe('OutboundRefused');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toMatch(/Refused to connect/);
+    expect(rows[0]).toMatchObject({ status: 'failed', output: null });
+    expect(JSON.stringify(rows[0])).not.toContain('plain-key-0002');
+  });
+
+  test('a connection of type smtp is refused as InvalidStepInput, nothing is sent', async () => {
+    const { httpStep, rows } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url('/echo'), connection: 'mailer' })));
+    expect(failure.type).toBe('InvalidStepInput');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toMatch(/type "smtp"/);
+    expect(received).toHaveLength(0);
+    expect(rows[0].status).toBe('failed');
+  });
+
+  test('a missing connection fails as ConnectionNotFound, nothing is sent', async () => {
+    const { httpStep } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url('/echo'), connection: 'gone' })));
+    expect(failure.type).toBe('ConnectionNotFound');
+    expect(failure.nonRetryable).toBe(true);
+    expect(received).toHaveLength(0);
+  });
+
+  test('a URL that does not render to an absolute URL fails as InvalidUrl', async () => {
+    const { httpStep } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: '{{ initial.missing }}/path' })));
+    expect(failure.type).toBe('InvalidUrl');
+    expect(failure.nonRetryable).toBe(true);
+  });
+
+  test('a template error fails as a non-retryable TemplateError', async () => {
+    const { httpStep } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url('/echo/{{ initial.id | shout }}') })));
+    expect(failure.type).toBe('TemplateError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(received).toHaveLength(0);
+  });
+
+  // BUG (reported): a render-limit error escapes the renderer as liquidjs' AssertionError, so runStep turns it
+  // into a retryable "StepError" and a hostile template is retried. Drop `.failing` once template-renderer.ts is fixed.
+  test('a hostile template fails as a non-retryable TemplateError', async () => {
+    const { httpStep } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url('/echo'), body: { x: '{% for i in (1..100000000) %}x{% endfor %}' } })));
+    expect(failure.type).toBe('TemplateError');
+    expect(failure.nonRetryable).toBe(true);
+  }, 30_000);
+});
