@@ -13,6 +13,8 @@ import {
 import type { Activities } from '../activities';
 import {
   HTTP_DEFAULT_TIMEOUT_MS,
+  RUN_INLINE_BUDGET,
+  STEP_INLINE_LIMIT,
   awaitAnswerUpdate,
   type RunAnswer,
   type RunEnd,
@@ -59,6 +61,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   let answer: RunAnswer | undefined;
   let response: WebhookResponse | undefined;
   let seq = 0;
+  let inlineBudget = RUN_INLINE_BUDGET;
 
   setHandler(awaitAnswerUpdate, async () => {
     await condition(() => answer !== undefined);
@@ -67,7 +70,10 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
 
   const runSteps = async (steps: StepDefinition[]): Promise<void> => {
     for (const step of steps) {
-      const output = await runStep({ run, step, seq: seq++, context }, answer !== undefined);
+      // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
+      const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
+      const output = await runStep({ run, step, seq: seq++, context, offloadAboveBytes }, answer !== undefined);
+      inlineBudget -= JSON.stringify(output ?? null).length;
       context.steps[step.stepId] = output;
       if (step.stepType === 'core.if') {
         const branch = (output as { branch: 'then' | 'else' }).branch;

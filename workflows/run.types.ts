@@ -45,12 +45,29 @@ export interface OffloadedOutput {
   $offloaded: { stepId: string; bytes: number };
 }
 
+/**
+ * Outputs above this size (JSON characters) stay out of workflow history:
+ * Temporal warns at 256 KB per payload and fails at 2 MB. The output is kept
+ * in the execution's step record and referenced instead.
+ */
+export const STEP_INLINE_LIMIT = 128 * 1024;
+
+/**
+ * All outputs a run keeps in history together stay under this: local
+ * activity results travel to Temporal in one message (4 MB gRPC limit), so
+ * many medium outputs must not add up past it. Past the budget, outputs are
+ * offloaded whatever their size.
+ */
+export const RUN_INLINE_BUDGET = 1024 * 1024;
+
 /** What each step activity receives. `context.steps` holds earlier outputs (or their offload references). */
 export interface StepRequest {
   run: { executionId: string; organizationId: string; environmentId?: string };
   step: StepDefinition;
   seq: number;
   context: { initial: Record<string, unknown>; steps: Record<string, unknown> };
+  /** The output is offloaded when its JSON is longer than this (see RUN_INLINE_BUDGET). */
+  offloadAboveBytes: number;
 }
 
 export interface StepResult {

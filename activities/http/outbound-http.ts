@@ -20,6 +20,8 @@ export interface OutboundRequest {
   body?: string;
   /** Whole request including redirects and body read. */
   timeoutMs: number;
+  /** Stops the request early (the activity's cancellation). */
+  signal?: AbortSignal;
 }
 
 /** The final response, after redirects, with the body fully read. */
@@ -193,10 +195,12 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
     /** Sends the request; throws the Outbound* errors above, or a plain Error naming the host for network failures. */
     async request(req: OutboundRequest): Promise<OutboundResponse> {
       const at = { url: parseUrl(req.url) };
-      const signal = AbortSignal.timeout(Math.max(0, Math.round(req.timeoutMs)));
+      const timeout = AbortSignal.timeout(Math.max(0, Math.round(req.timeoutMs)));
+      const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
       try {
         return await untilAborted(follow(req, signal, at), signal);
       } catch (err) {
+        if (req.signal?.aborted) throw new Error(`Request to ${at.url.host} was cancelled`, { cause: err });
         if (signal.aborted && !(err instanceof OutboundRefused || err instanceof OutboundInvalidUrl)) {
           throw new OutboundTimeout(`Request to ${at.url.host} timed out after ${req.timeoutMs} ms`);
         }

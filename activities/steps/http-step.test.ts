@@ -4,10 +4,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ExecutionsRepository, StepRow } from '../../src/executions/executions.repository';
 import { createLiquid } from '../../src/templates/template-engine';
 import { TemplateRenderer } from '../../src/templates/template-renderer';
-import type { StepRequest } from '../../workflows/run.types';
+import { STEP_INLINE_LIMIT, type StepRequest } from '../../workflows/run.types';
 import { createOutboundHttp, type OutboundHttp } from '../http/outbound-http';
 import { createHttpStep } from './http-step';
-import { OFFLOAD_THRESHOLD } from './step-runner';
 import type { ResolvedConnection, SecretSources } from './step-scope';
 import { ConnectionTypeCatalog } from '../../src/connections/types/catalog';
 
@@ -107,6 +106,7 @@ function request(input: Record<string, unknown>, context: Partial<StepRequest['c
     step: { stepId: 'call', stepType: 'core.http', input: { method: 'GET', ...input } },
     seq: 3,
     context: { initial: { id: 42, ...context.initial }, steps: { ...context.steps } },
+    offloadAboveBytes: STEP_INLINE_LIMIT,
   };
 }
 
@@ -152,7 +152,7 @@ describe('core.http', () => {
       method: 'POST',
       url: url('/echo/42?q=id+42'),
       headers: { 'X-Trace': 't-42', 'content-type': 'application/json' },
-      body: JSON.stringify({ id: '42', nested: [{ id: 42 }] }),
+      body: { id: '42', nested: [{ id: 42 }] },
     });
     expect(rows[0].output).toEqual(output);
   });
@@ -258,7 +258,7 @@ describe('core.http', () => {
     expect(recorded.body.items).toEqual(BIG_ITEMS);
     expect(recorded.text).toBe(JSON.stringify({ items: BIG_ITEMS }));
     const bytes = JSON.stringify(recorded).length;
-    expect(bytes).toBeGreaterThan(OFFLOAD_THRESHOLD);
+    expect(bytes).toBeGreaterThan(STEP_INLINE_LIMIT);
     expect(result.output).toEqual({ $offloaded: { stepId: 'call', bytes } });
   });
 

@@ -8,6 +8,7 @@ import {
 } from '../http/outbound-http';
 import { asText } from '../../src/templates/template-renderer';
 import { HTTP_DEFAULT_TIMEOUT_MS, type StepRequest } from '../../workflows/run.types';
+import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { runStep, type StepRunnerDeps } from './step-runner';
 import type { ResolvedConnection, StepScope } from './step-scope';
@@ -30,9 +31,17 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
         const headers = await scope.renderStrings(input.headers);
         if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
         const body = await renderBody(input, headers, scope);
-        trace.input = { method: input.method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}) };
+        // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.
+        trace.input = { method: input.method, url: url.toString(), headers, ...(body ? { body: body.rendered } : {}) };
 
-        const response = await send(http, { url: url.toString(), method: input.method, headers, body, timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS });
+        const response = await send(http, {
+          url: url.toString(),
+          method: input.method,
+          headers,
+          body: body?.text,
+          timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS,
+          signal: activityContext()?.cancellationSignal,
+        });
         if (response.status >= 400) {
           throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', RETRYABLE_STATUS(response.status));
         }
@@ -51,14 +60,14 @@ function parseUrl(text: string): URL {
 }
 
 /** JSON unless `bodyType` is text; the content type follows unless the step set one. */
-async function renderBody(input: StepRequest['step']['input'], headers: Record<string, string>, scope: StepScope): Promise<string | undefined> {
+async function renderBody(input: StepRequest['step']['input'], headers: Record<string, string>, scope: StepScope): Promise<{ rendered: unknown; text: string } | undefined> {
   if (input.body === undefined) return undefined;
   const rendered = await scope.renderDeep(input.body);
-  const text = input.bodyType === 'text';
+  const asPlainText = input.bodyType === 'text';
   if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
-    headers['content-type'] = text ? 'text/plain; charset=utf-8' : 'application/json';
+    headers['content-type'] = asPlainText ? 'text/plain; charset=utf-8' : 'application/json';
   }
-  return text ? asText(rendered) : JSON.stringify(rendered);
+  return { rendered, text: asPlainText ? asText(rendered) : JSON.stringify(rendered) };
 }
 
 /** Applies a connection as its type says (2.3): `api-key` as a header with its prefix, `basic-auth` as Basic credentials. */

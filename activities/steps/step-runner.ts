@@ -2,17 +2,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../../src/errors/errors';
 import type { ExecutionsRepository } from '../../src/executions/executions.repository';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
-import type { OffloadedOutput, StepRequest, StepResult } from '../../workflows/run.types';
+import { STEP_INLINE_LIMIT, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { StepScope, type SecretSources } from './step-scope';
-
-/**
- * Outputs above this size (in JSON characters) stay out of workflow history:
- * Temporal warns at 256 KB per payload and fails at 2 MB. The output is kept
- * in the execution's step record and referenced instead.
- */
-export const OFFLOAD_THRESHOLD = 128 * 1024;
 
 export interface StepRunnerDeps {
   executions: ExecutionsRepository;
@@ -65,7 +58,7 @@ export async function runStep(
   }
   await record('completed', output, null);
   const bytes = JSON.stringify(output ?? null).length;
-  if (bytes > OFFLOAD_THRESHOLD) return { output: { $offloaded: { stepId: step.stepId, bytes } } satisfies OffloadedOutput };
+  if (bytes > (request.offloadAboveBytes ?? STEP_INLINE_LIMIT)) return { output: { $offloaded: { stepId: step.stepId, bytes } } satisfies OffloadedOutput };
   return { output };
 }
 

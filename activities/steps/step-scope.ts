@@ -76,9 +76,14 @@ export class StepScope {
     return this.loadConnection(name);
   }
 
-  /** Marks a value derived from secrets (say, a Basic auth header) for masking too. */
+  /**
+   * Marks a value (or one derived from secrets, such as a Basic auth header)
+   * for masking, with the forms it takes once encoded into a URL or JSON text.
+   */
   addSecret(value: string): void {
-    if (value.length >= MIN_MASKED_LENGTH) this.secrets.add(value);
+    if (value.length < MIN_MASKED_LENGTH) return;
+    const forms = [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
+    for (const form of forms) this.secrets.add(form);
   }
 
   /** A copy of `value` with every secret this step touched replaced by [secret]. */

@@ -1,0 +1,337 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import request from 'supertest';
+import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { as, createConnection, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
+
+/**
+ * Temporal determinism: histories of real runs must replay on the current
+ * workflow code. Live runs are replayed as they happen; the histories kept in
+ * test/fixtures/histories/ are replayed too, so a change to workflows/ that
+ * would break runs already in flight fails here. RECORD_HISTORIES=1 rewrites
+ * the fixtures from the live runs (see test/fixtures/histories/README.md).
+ */
+
+const HISTORY_DIR = path.join(__dirname, 'fixtures', 'histories');
+const RECORD = process.env.RECORD_HISTORIES === '1';
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/** Echoes JSON; `/fail` answers 500, `/flaky` 503 once then 200, `/big` ~200 KB of JSON (offloaded). */
+async function startStub() {
+  let flaky = 0;
+  const big = JSON.stringify({ items: Array.from({ length: 4000 }, (_, i) => ({ id: `item-${i}`, text: 'z'.repeat(40) })) });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const send = (status: number, body: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/fail') return send(500, '{"error":"boom"}');
+      if (path === '/flaky') return send(flaky++ === 0 ? 503 : 200, '{"ok":true}');
+      if (path === '/big') return send(200, big);
+      send(200, JSON.stringify({ method: req.method, url: req.url, items: [{ name: 'first' }] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function quietTemporalRuntime() {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Installed already in this process.
+  }
+}
+
+let names = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(names++).toString(36)}`;
+
+type Step = { stepId: string; stepType: string; input: Record<string, unknown> };
+const returnStep = (stepId: string, body: unknown, statusCode = 200): Step => ({ stepId, stepType: 'core.return', input: { webhookResponse: { statusCode, body } } });
+
+async function createWorkflow(steps: Step[]) {
+  const res = await as(h.app, org.ownerToken).post('/workflows').send({ name: unique('replay'), steps });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; name: string };
+}
+
+/** Runs a new workflow of these steps (POST /workflows/:id/runs, wait) and returns its execution id once Temporal has closed it. */
+async function runToEnd(steps: Step[], input: Record<string, unknown> = {}, expectedStatus = 'completed'): Promise<string> {
+  const wf = await createWorkflow(steps);
+  const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input, wait: true });
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe(expectedStatus);
+  await closed(res.body.id);
+  return res.body.id;
+}
+
+/** Waits until Temporal has closed the run (result or failure alike). */
+async function closed(workflowId: string): Promise<void> {
+  await h.services.temporal.client.workflow
+    .getHandle(workflowId)
+    .result()
+    .catch(() => undefined);
+}
+
+/**
+ * `historyToJSON` / `historyFromJSON` of @temporalio/common, the format other Temporal tools read and
+ * write. In an install where @temporalio/common and @temporalio/proto each got their own protobufjs
+ * copy, both throw "type must be a Type" (protojson checks `instanceof Type` against the wrong copy);
+ * then the same conversion runs through @temporalio/proto's copy, producing the same JSON.
+ */
+const historyJson = {
+  stringify(history: History): string {
+    try {
+      return historyToJSON(history);
+    } catch (err) {
+      if (!isProtobufCopyMismatch(err)) throw err;
+      const { protojson, type, proto } = protoOwnProtojson();
+      return JSON.stringify(protojson.toJson(type, proto.temporal.api.history.v1.History.fromObject(history)), null, 2);
+    }
+  },
+  parse(json: unknown): History {
+    try {
+      return historyFromJSON(json);
+    } catch (err) {
+      if (!isProtobufCopyMismatch(err)) throw err;
+      const { protojson, type } = protoOwnProtojson();
+      return protojson.fromJson(type, json, { ignoreUnknownFields: true }) as History;
+    }
+  },
+};
+
+const isProtobufCopyMismatch = (err: unknown) => err instanceof TypeError && err.message === 'type must be a Type';
+
+function protoOwnProtojson() {
+  const protoDir = path.dirname(require.resolve('@temporalio/proto/package.json'));
+  const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [protoDir] }));
+  const proto = require('@temporalio/proto');
+  const { patchProtobufRoot } = require('@temporalio/proto/lib/patch-protobuf-root');
+  return { protojson, proto, type: patchProtobufRoot(proto).lookupType('temporal.api.history.v1.History') };
+}
+
+/** The run's history; with RECORD_HISTORIES=1 it is also written as the fixture `<name>.json`. */
+async function historyOf(name: string, workflowId: string): Promise<History> {
+  const history = await h.services.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  if (RECORD) {
+    fs.mkdirSync(HISTORY_DIR, { recursive: true });
+    fs.writeFileSync(path.join(HISTORY_DIR, `${name}.json`), `${historyJson.stringify(history)}\n`);
+  }
+  return history;
+}
+
+/** Replays one history on the current workflow code; rejects with the determinism error, if any. */
+const replay = (history: History, workflowId: string) => Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
+
+function fixtureFiles(): string[] {
+  return fs.existsSync(HISTORY_DIR) ? fs.readdirSync(HISTORY_DIR).filter((f) => f.endsWith('.json')).sort() : [];
+}
+
+function loadFixture(file: string): History {
+  return historyJson.parse(JSON.parse(fs.readFileSync(path.join(HISTORY_DIR, file), 'utf8')));
+}
+
+/** A copy of the history whose workflow input has `edit` applied: what a different definition would have started with. */
+function withEditedInput(history: History, edit: (input: any) => void): History {
+  const copy = historyJson.parse(JSON.parse(historyJson.stringify(history)));
+  const payload = copy.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+  const input = JSON.parse(Buffer.from(payload.data!).toString('utf8'));
+  edit(input);
+  payload.data = Buffer.from(JSON.stringify(input), 'utf8');
+  return copy;
+}
+
+// ---------------------------------------------------------------------------
+
+let h: Harness;
+let org: TestOrg;
+let stub: Awaited<ReturnType<typeof startStub>>;
+let llm: LlmProviderStub;
+let bundle: WorkflowBundle;
+let llmConnection: string;
+
+beforeAll(async () => {
+  quietTemporalRuntime();
+  [stub, llm] = await Promise.all([startStub(), startLlmProviderStub()]);
+  h = await startHarness();
+  org = await createTestOrg(h.services);
+  await h.startWorker({ httpAllowList: [`127.0.0.1:${stub.port}`], llmBaseUrls: { openai: llm.url, anthropic: llm.url } });
+  llmConnection = `replay_llm_${Date.now().toString(36)}`;
+  await createConnection(h.app, org, { name: llmConnection, type: 'api-key', config: { apiKey: 'sk-replay-test-key' } });
+  // The same bundle a worker builds from workflowsPath, built once for every replay here.
+  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: new DefaultLogger('ERROR') });
+}, 120_000);
+afterAll(async () => {
+  // The LLM stub first: closing it ends any model call still held, so the worker can drain.
+  await llm?.close();
+  await h?.close();
+  await stub?.close();
+});
+
+describe('histories of live runs replay on the current workflow code', () => {
+  const ifWorkflow = (): Step[] => [
+    {
+      stepId: 'check',
+      stepType: 'core.if',
+      input: {
+        condition: 'initial.amount > 100',
+        then: [returnStep('large', { size: 'large' })],
+        else: [{ stepId: 'lookup', stepType: 'core.http', input: { url: `${stub.url}/lookup` } }, returnStep('small', { size: 'small', seen: '{{ lookup.body.url }}' })],
+      },
+    },
+    returnStep('after', { done: true }),
+  ];
+
+  test('an HTTP step and a return step', async () => {
+    const id = await runToEnd([
+      { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items`, searchParams: { q: '{{ initial.q }}' } } },
+      returnStep('answer', { first: '{{ fetch.body.items[0].name }}' }),
+    ], { q: 'a b' });
+    await expect(replay(await historyOf('http-and-return', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a core.if taking its then branch', async () => {
+    const id = await runToEnd(ifWorkflow(), { amount: 500 });
+    await expect(replay(await historyOf('if-then-branch', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a core.if taking its else branch', async () => {
+    const id = await runToEnd(ifWorkflow(), { amount: 5 });
+    await expect(replay(await historyOf('if-else-branch', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a run failed by its HTTP step', async () => {
+    const id = await runToEnd([{ stepId: 'explode', stepType: 'core.http', input: { url: `${stub.url}/fail` } }, returnStep('never', {})], {}, 'failed');
+    await expect(replay(await historyOf('failed-step', id), id)).resolves.toBeUndefined();
+  });
+
+  test('an HTTP step that succeeded on its second attempt', async () => {
+    const id = await runToEnd([{ stepId: 'flaky', stepType: 'core.http', input: { url: `${stub.url}/flaky`, retry: { limit: 2 } } }]);
+    await expect(replay(await historyOf('retried-step', id), id)).resolves.toBeUndefined();
+  });
+
+  test('data store set and get steps', async () => {
+    const table = `replay_${Date.now().toString(36)}`;
+    const id = await runToEnd([
+      { stepId: 'save', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.id }}', value: { name: '{{ initial.name }}' } } },
+      { stepId: 'load', stepType: 'data-store.get', input: { tableName: table, key: '{{ initial.id }}' } },
+      returnStep('answer', { found: '{{ load.found }}', name: '{{ load.value.name }}' }),
+    ], { id: 'c-1', name: 'Ada' });
+    await expect(replay(await historyOf('data-store', id), id)).resolves.toBeUndefined();
+  });
+
+  test('an ai.llm-call step (a regular activity)', async () => {
+    llm.respondWith({ label: 'billing' });
+    const id = await runToEnd([
+      {
+        stepId: 'classify',
+        stepType: 'ai.llm-call',
+        input: {
+          provider: { provider: 'openai', connection: llmConnection, model: 'gpt-4o-mini' },
+          mode: { mode: 'structured_output', user_prompt: 'Classify: {{ initial.text }}', output_schema: { label: 'string: the category' } },
+        },
+      },
+      returnStep('answer', { label: '{{ classify.object.label }}' }),
+    ], { text: 'charged twice' });
+    await expect(replay(await historyOf('llm-call', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a step output large enough to be offloaded', async () => {
+    const id = await runToEnd([
+      { stepId: 'big', stepType: 'core.http', input: { url: `${stub.url}/big` } },
+      returnStep('answer', { first: '{{ big.body.items[0].id }}' }),
+    ]);
+    await expect(replay(await historyOf('offloaded-output', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a synchronous webhook answered by update-with-start, with a step after the return', async () => {
+    const wf = await createWorkflow([
+      returnStep('answer', { hello: '{{ initial.name }}' }, 201),
+      { stepId: 'later', stepType: 'core.http', input: { url: `${stub.url}/after-answer` } },
+    ]);
+    const trigger = unique('hook');
+    expect((await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/triggers`).send({ name: trigger, method: 'POST' })).status).toBe(201);
+    const res = await request(h.app).post(`/w/@${org.organizationSuid}/${trigger}`).send({ name: 'Ada' });
+    expect(res.status).toBe(201);
+    const id: string = res.headers['x-execution-id'];
+    await closed(id);
+    await expect(replay(await historyOf('webhook-sync-answer', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a run cancelled while its model call is in flight', async () => {
+    llm.delayNext(10 * 60_000); // held until the stub closes: the run is cancelled long before
+    const before = llm.requests.length;
+    const wf = await createWorkflow([
+      {
+        stepId: 'classify',
+        stepType: 'ai.llm-call',
+        input: {
+          provider: { provider: 'openai', connection: llmConnection, model: 'gpt-4o-mini' },
+          mode: { mode: 'structured_output', user_prompt: 'Take your time', output_schema: { label: 'string: anything' } },
+        },
+      },
+      returnStep('never', {}),
+    ]);
+    const started = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: {} });
+    expect(started.status).toBe(202);
+    const id: string = started.body.executionId;
+    const deadline = Date.now() + 30_000;
+    while (llm.requests.length === before) {
+      if (Date.now() > deadline) throw new Error('the model call never reached the stub');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await as(h.app, org.ownerToken).post(`/executions/${id}/cancel`)).status).toBe(200);
+    await closed(id);
+    expect((await h.services.temporal.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+    await expect(replay(await historyOf('cancelled', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a history the current code would not produce fails the replay (the check is not vacuous)', async () => {
+    const id = await runToEnd([
+      { stepId: 'one', stepType: 'core.http', input: { url: `${stub.url}/one` } },
+      { stepId: 'two', stepType: 'core.http', input: { url: `${stub.url}/two` } },
+    ]);
+    const history = await h.services.temporal.client.workflow.getHandle(id).fetchHistory();
+    // The same events, but a definition with one step less: the code schedules fewer activities than the history recorded.
+    const diverging = withEditedInput(history, (input) => input.steps.pop());
+    await expect(replay(diverging, id)).rejects.toMatchObject({ name: 'DeterminismViolationError', message: expect.stringContaining('Nondeterminism') });
+  });
+});
+
+// While recording, the fixtures are being rewritten: replaying them is the next run's job.
+(RECORD ? describe.skip : describe)('committed histories (test/fixtures/histories) replay on the current workflow code', () => {
+  const files = fixtureFiles();
+
+  test('fixtures exist', () => {
+    expect(files.length).toBeGreaterThan(0);
+  });
+
+  test.each(files.length ? files : ['(none)'])('%s', async (file) => {
+    await expect(replay(loadFixture(file), `fixture-${file.replace(/\.json$/, '')}`)).resolves.toBeUndefined();
+  });
+
+  test('all fixtures replay together through Worker.runReplayHistories, bundling workflows/ as a worker does', async () => {
+    const histories = files.map((file) => ({ workflowId: `fixture-${file}`, history: loadFixture(file) }));
+    const failures: string[] = [];
+    for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories)) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});

@@ -1,0 +1,343 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import request from 'supertest';
+import type { Express } from 'express';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createActivityDeps } from '../activities/deps';
+import { createApp } from '../src/app/app';
+import { createLogger } from '../src/logging/logger';
+import { createWorker } from '../src/temporal/worker';
+import { as, createConnection, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+
+/**
+ * Secrets (environment values, connection credentials and the headers built
+ * from them) reach the remote server, and nowhere else: not the Temporal
+ * history, not the execution record, not an error, not a log line.
+ *
+ * The API and the worker here are the harness's services with a logger that
+ * writes to memory, and the Temporal runtime logger (once per process) also
+ * writes to memory, so the last test can read every log line of the file.
+ */
+
+const SECRET_TOKEN = 'sk-live-abc123xyz';
+const SECRET_URL = 'sk-live-url-5Tg7Lm9Q';
+const API_KEY = 'ck-live-7Hq2ZpX9wR';
+const BASIC_USER = 'svc-robot';
+const BASIC_PASSWORD = 'bp-live-Wm4r8Kt2';
+/** Passwords often hold characters that URLs and JSON escape. */
+const SPECIAL_PASSWORD = 'pw/live+Xy7=@q&z';
+const QUOTED_PASSWORD = 'qt-"live"\\9Z';
+const BEARER = `Bearer ${API_KEY}`;
+const BASIC = `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`;
+/** Every value that must never be stored or logged (the username is not a secret). */
+const SECRETS = [SECRET_TOKEN, SECRET_URL, API_KEY, BASIC_PASSWORD, BEARER, BASIC, Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'), SPECIAL_PASSWORD, QUOTED_PASSWORD];
+
+interface Received {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+interface Execution {
+  id: string;
+  status: string;
+  error: { stepId?: string; message: string } | null;
+  steps: Array<{ stepId: string; status: string; input: any; output: any; error: string | null }>;
+}
+
+let h: Harness;
+let app: Express;
+let org: TestOrg;
+let stub: http.Server;
+let stubUrl: string;
+let environment: string;
+const received: Received[] = [];
+const appLogs: string[] = [];
+const temporalLogs: string[] = [];
+let temporalLogsCaptured = false;
+let stopWorker: (() => Promise<void>) | undefined;
+
+/** Installs a Temporal runtime logger writing to memory; only possible before the process's first worker. */
+function captureTemporalLogs() {
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('DEBUG', (entry) => temporalLogs.push(`${entry.level} ${entry.message} ${inspect(entry.meta, { depth: 10 })}`)),
+      telemetryOptions: { logging: { filter: { core: 'DEBUG', other: 'WARN' }, forward: {} } },
+    });
+    temporalLogsCaptured = true;
+  } catch {
+    // Another file of this process installed the runtime first: its logs cannot be read here.
+  }
+}
+
+beforeAll(async () => {
+  captureTemporalLogs();
+  h = await startHarness();
+  org = await createTestOrg(h.services);
+  stub = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      res.setHeader('content-type', 'application/json');
+      // Echoes the credentials it was sent, as a careless (or hostile) server might.
+      if (req.url!.startsWith('/echo')) res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, token: req.headers['x-secret-token'] ?? null }));
+      else res.end(JSON.stringify({ ok: true }));
+    });
+  });
+  await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+  const port = (stub.address() as AddressInfo).port;
+  stubUrl = `http://127.0.0.1:${port}`;
+
+  // The app and the worker of the harness, logging at trace level into memory.
+  const logger = createLogger('trace', { write: (line: string) => void appLogs.push(line) });
+  app = createApp({ ...h.services, logger });
+  const { config, db, keyring } = h.services;
+  const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, httpAllowList: [`127.0.0.1:${port}`] } } });
+  const { worker, connection } = await createWorker({ address: config.temporal.address!, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps });
+  const running = worker.run();
+  stopWorker = async () => {
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await deps.close();
+  };
+
+  environment = `secrets_${Date.now().toString(36)}`;
+  const env = await as(app, org.ownerToken).post('/environments').send({ name: environment, variables: { SECRET_TOKEN, SECRET_URL, SPECIAL_PASSWORD, QUOTED_PASSWORD } });
+  expect(env.status).toBe(201);
+  await createConnection(app, org, { name: 'vault_api', type: 'api-key', config: { apiKey: API_KEY } });
+  await createConnection(app, org, { name: 'vault_basic', type: 'basic-auth', config: { username: BASIC_USER, password: BASIC_PASSWORD } });
+});
+
+afterAll(async () => {
+  await stopWorker?.();
+  await h?.close();
+  stub?.close();
+});
+
+let counter = 0;
+const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(counter++).toString(36)}`;
+
+/** Creates a workflow running in the file's environment; returns its id and name. */
+async function createWorkflow(steps: unknown[]) {
+  const name = uniqueName('secrets');
+  const res = await as(app, org.ownerToken).post('/workflows').send({ name, steps, settings: { defaultEnvironment: environment } });
+  expect(res.status).toBe(201);
+  return { id: res.body.id as string, name };
+}
+
+async function createTrigger(workflowId: string, name: string) {
+  const res = await as(app, org.ownerToken).post(`/workflows/${workflowId}/triggers`).send({ name, method: 'POST' });
+  expect(res.status).toBe(201);
+}
+
+async function testRun(workflowId: string): Promise<Execution> {
+  const res = await as(app, org.ownerToken).post(`/workflows/${workflowId}/test`).send({});
+  expect(res.status).toBe(200);
+  return res.body as Execution;
+}
+
+/** GET /executions/:id, as the owner unless another token is given. */
+async function readExecution(executionId: string, token = org.ownerToken): Promise<Execution> {
+  const res = await as(app, token).get(`/executions/${executionId}`);
+  expect(res.status).toBe(200);
+  return res.body as Execution;
+}
+
+/**
+ * The Temporal history of an execution as searchable text: the JSON of the
+ * events plus every payload's bytes decoded (payload data is binary, or
+ * base64 in JSON form).
+ */
+async function historyText(executionId: string): Promise<string> {
+  const history = await h.services.temporal.client.workflow.getHandle(executionId).fetchHistory();
+  const parts = [JSON.stringify(history)];
+  const walk = (value: unknown, key?: string): void => {
+    if (value instanceof Uint8Array) parts.push(Buffer.from(value).toString('utf8'));
+    else if (typeof value === 'string' && key === 'data') parts.push(Buffer.from(value, 'base64').toString('utf8'));
+    else if (Array.isArray(value)) value.forEach((v) => walk(v));
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(history);
+  return parts.join('\n');
+}
+
+/** Fails naming the first secret found in `text`. */
+function expectNoSecret(text: string) {
+  for (const secret of SECRETS) expect({ secret, found: text.includes(secret) }).toEqual({ secret, found: false });
+}
+
+const requestsTo = (path: string) => received.filter((r) => r.url.split('?')[0] === path);
+
+describe('a run using an env secret and connections', () => {
+  let executionId: string;
+  let webhookResponse: request.Response;
+
+  beforeAll(async () => {
+    const wf = await createWorkflow([
+      {
+        stepId: 'call',
+        stepType: 'core.http',
+        input: { url: `${stubUrl}/secret-call`, method: 'POST', headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api', body: { token: '{{ $env.SECRET_TOKEN }}' } },
+      },
+      { stepId: 'basic', stepType: 'core.http', input: { url: `${stubUrl}/secret-basic`, connection: '{{ $connections.vault_basic }}' } },
+      { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { status: '{{ call.status }}' } } } },
+      // After the answer: a regular activity, whose input is kept in history.
+      { stepId: 'after', stepType: 'core.http', input: { url: `${stubUrl}/secret-after`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
+    ]);
+    await createTrigger(wf.id, wf.name);
+    webhookResponse = await request(app).post(`/w/@${org.organizationSuid}/${wf.name}`).send({ hello: 'world' });
+    expect(webhookResponse.status).toBe(200);
+    executionId = webhookResponse.headers['x-execution-id'];
+    await h.services.temporal.client.workflow.getHandle(executionId).result();
+  });
+
+  test('the remote server receives the real secret values', async () => {
+    const [call] = requestsTo('/secret-call');
+    expect(call.headers['x-secret-token']).toBe(SECRET_TOKEN);
+    expect(call.headers.authorization).toBe(BEARER);
+    expect(JSON.parse(call.body)).toEqual({ token: SECRET_TOKEN });
+    expect(requestsTo('/secret-basic')[0].headers.authorization).toBe(BASIC);
+    expect(requestsTo('/secret-after')[0].headers).toMatchObject({ 'x-secret-token': SECRET_TOKEN, authorization: BEARER });
+  });
+
+  test('the Temporal history holds no secret, payloads decoded', async () => {
+    const text = await historyText(executionId);
+    expect(text).toContain('/secret-call'); // the decoded payloads are really searched
+    expectNoSecret(text);
+  });
+
+  test('the recorded step inputs show [secret] in place of the header values and the body', async () => {
+    const execution = await readExecution(executionId);
+    const step = (id: string) => execution.steps.find((s) => s.stepId === id)!;
+    expect(step('call').input.headers).toMatchObject({ 'X-Secret-Token': '[secret]', Authorization: '[secret]' });
+    expect(step('call').input.body).toEqual({ token: '[secret]' });
+    expect(step('basic').input.headers).toMatchObject({ Authorization: '[secret]' });
+    expect(step('after').input.headers).toMatchObject({ 'X-Secret-Token': '[secret]', Authorization: '[secret]' });
+  });
+
+  test('the execution JSON and the webhook response hold no secret', async () => {
+    const execution = await readExecution(executionId);
+    expect(execution.status).toBe('completed');
+    expectNoSecret(JSON.stringify(execution));
+    expectNoSecret(webhookResponse.text);
+    expectNoSecret(JSON.stringify(webhookResponse.headers));
+  });
+});
+
+describe('a step failing with an error that would echo a secret', () => {
+  const failing = () =>
+    createWorkflow([
+      { stepId: 'call', stepType: 'core.http', input: { url: '{{ $env.SECRET_URL }}', headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' } } },
+      // A return step makes the webhook synchronous: its caller hears of the failure.
+      { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { never: true } } } },
+    ]);
+
+  test('the test run answers with the execution and step errors masked', async () => {
+    const wf = await failing();
+    const res = await as(app, org.ownerToken).post(`/workflows/${wf.id}/test`).send({});
+    expect(res.status).toBe(200);
+    const execution = res.body as Execution;
+    expect(execution.status).toBe('failed');
+    expect(execution.error).toEqual({ stepId: 'call', message: expect.stringContaining('[secret]') });
+    expect(execution.steps[0]).toMatchObject({ stepId: 'call', status: 'failed', error: expect.stringContaining('[secret]') });
+    expectNoSecret(res.text);
+    expectNoSecret(JSON.stringify(await readExecution(execution.id)));
+  });
+
+  test('the webhook caller gets a masked error, and the history holds no secret', async () => {
+    const wf = await failing();
+    await createTrigger(wf.id, wf.name);
+    const res = await request(app).post(`/w/@${org.organizationSuid}/${wf.name}`).send({});
+    expect(res.status).toBe(500);
+    expect(res.body.error).toMatchObject({ code: 'run_failed', stepId: 'call', message: expect.stringContaining('[secret]') });
+    expectNoSecret(res.text);
+    const executionId = res.headers['x-execution-id'];
+    await h.services.temporal.client.workflow
+      .getHandle(executionId)
+      .result()
+      .catch(() => undefined);
+    expectNoSecret(await historyText(executionId));
+  });
+
+  test('a step failing after the answer (a regular activity) leaves no secret in its failure in history', async () => {
+    const wf = await createWorkflow([
+      { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 202, body: { accepted: true } } } },
+      { stepId: 'late', stepType: 'core.http', input: { url: '{{ $env.SECRET_URL }}' } },
+    ]);
+    await createTrigger(wf.id, wf.name);
+    const res = await request(app).post(`/w/@${org.organizationSuid}/${wf.name}`).send({});
+    expect(res.status).toBe(202);
+    const executionId = res.headers['x-execution-id'];
+    await h.services.temporal.client.workflow
+      .getHandle(executionId)
+      .result()
+      .catch(() => undefined);
+    const execution = await readExecution(executionId);
+    expect(execution).toMatchObject({ status: 'failed', error: { stepId: 'late', message: expect.stringContaining('[secret]') } });
+    const text = await historyText(executionId);
+    expect(text).toContain('activityTaskFailedEventAttributes'); // the failure really is in history
+    expectNoSecret(text);
+  });
+});
+
+describe('a server that echoes the credentials back', () => {
+  test('the stored step output shows [secret] in place of the echoed values', async () => {
+    const wf = await createWorkflow([
+      { stepId: 'echo', stepType: 'core.http', input: { url: `${stubUrl}/echo`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
+    ]);
+    const execution = await testRun(wf.id);
+    expect(execution.status).toBe('completed');
+    expect(requestsTo('/echo')[0].headers.authorization).toBe(BEARER);
+    const stored = await readExecution(execution.id);
+    expect(stored.steps[0].output.body).toEqual({ authorization: '[secret]', token: '[secret]' });
+    expectNoSecret(stored.steps[0].output.text);
+    expectNoSecret(JSON.stringify(stored));
+    expectNoSecret(await historyText(execution.id));
+  });
+});
+
+// A viewer may read executions (workflows:view) but not secrets (no secrets:view): the record must not reveal them.
+describe('secrets in encoded form', () => {
+  test('a secret sent as a query parameter is masked in the recorded URL, in its URL-encoded form too', async () => {
+    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stubUrl}/query-secret`, searchParams: { password: '{{ $env.SPECIAL_PASSWORD }}' } } }]);
+    const execution = await testRun(wf.id);
+    expect(execution.status).toBe('completed');
+    expect(new URL(requestsTo('/query-secret')[0].url, stubUrl).searchParams.get('password')).toBe(SPECIAL_PASSWORD);
+    const recorded = (await readExecution(execution.id, org.tokens.viewer)).steps[0].input.url as string;
+    expect(recorded).not.toContain(new URLSearchParams({ password: SPECIAL_PASSWORD }).toString());
+    expect(new URL(recorded).searchParams.get('password')).toBe('[secret]');
+  });
+
+  test('a secret with quotes and backslashes sent in a JSON body is masked in the recorded body, in its JSON-escaped form too', async () => {
+    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stubUrl}/json-secret`, method: 'POST', body: { password: '{{ $env.QUOTED_PASSWORD }}' } } }]);
+    const execution = await testRun(wf.id);
+    expect(execution.status).toBe('completed');
+    expect(JSON.parse(requestsTo('/json-secret')[0].body)).toEqual({ password: QUOTED_PASSWORD });
+    const execution2 = await readExecution(execution.id, org.tokens.viewer);
+    expect(execution2.steps[0].input.body).toEqual({ password: '[secret]' });
+    const text = JSON.stringify(execution2);
+    expect(text).not.toContain(JSON.stringify(QUOTED_PASSWORD).slice(1, -1));
+    expect(text).not.toContain(QUOTED_PASSWORD);
+  });
+});
+
+describe('logs', () => {
+  // Runs last: every run of this file has logged by now.
+  test('no log line of the API, the activities or the Temporal worker holds a secret', async () => {
+    // One more failing run, so the worker has failures to log.
+    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: '{{ $env.SECRET_URL }}' } }]);
+    expect((await testRun(wf.id)).status).toBe('failed');
+
+    expect(appLogs.length).toBeGreaterThan(0); // request lines at least: the capture works
+    expectNoSecret(appLogs.join('\n'));
+    if (temporalLogsCaptured) {
+      await new Promise((r) => setTimeout(r, 300)); // forwarded core logs are buffered for 100 ms
+      expect(temporalLogs.join('\n')).toContain('Workflow failed');
+      expectNoSecret(temporalLogs.join('\n'));
+    }
+  });
+});
