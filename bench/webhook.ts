@@ -4,6 +4,7 @@
  *
  *   stub alone         the local HTTP stub the workflows call, over HTTP
  *   bare Temporal      start-and-await of an empty workflow (client in this process)
+ *   bare update-with-start  the same for a workflow answering its update at once: the floor of a sync webhook
  *   sync webhook       POST /w/@org/sync: core.http to the stub, then core.return
  *   async webhook      POST /w/@org/async: core.http to the stub; 202 at once
  *
@@ -17,11 +18,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
 import { admin, startService } from './lib/service';
+import { doneUpdate } from './workflows/empty';
 import { fmt, percentile, sustained } from './lib/stats';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -63,7 +65,8 @@ async function cannon(url: string, options: { method?: 'GET' | 'POST'; body?: st
   return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, errors: wrong };
 }
 
-async function bareTemporal(address: string): Promise<Figures> {
+/** Both bare baselines: start-and-await of an empty workflow, and update-with-start of one that answers at once. */
+async function bareTemporal(address: string): Promise<{ startAndAwait: Figures; updateWithStart: Figures }> {
   const taskQueue = `bench-empty-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address });
   const worker = await Worker.create({ connection, taskQueue, workflowsPath: require.resolve('./workflows/empty') });
@@ -73,11 +76,19 @@ async function bareTemporal(address: string): Promise<Figures> {
   try {
     // Warm up the worker's cache and the connection.
     for (let i = 0; i < 20; i++) await client.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `warm-${randomUUID()}` });
-    let errors = 0;
-    const run = await sustained(CONNECTIONS, SECONDS, async () => {
-      await client.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `empty-${randomUUID()}` }).catch(() => errors++);
-    });
-    return { perSecond: run.perSecond, p50: percentile(run.latencies, 50), p99: percentile(run.latencies, 99), requests: run.count, errors };
+    const measure = async (op: () => Promise<unknown>): Promise<Figures> => {
+      let errors = 0;
+      const run = await sustained(CONNECTIONS, SECONDS, () => op().then(() => undefined, () => void errors++));
+      return { perSecond: run.perSecond, p50: percentile(run.latencies, 50), p99: percentile(run.latencies, 99), requests: run.count, errors };
+    };
+    return {
+      startAndAwait: await measure(() => client.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `empty-${randomUUID()}` })),
+      updateWithStart: await measure(() =>
+        client.workflow.executeUpdateWithStart(doneUpdate, {
+          startWorkflowOperation: new WithStartWorkflowOperation('answeringWorkflow', { taskQueue, workflowId: `answer-${randomUUID()}`, workflowIdConflictPolicy: 'FAIL' }),
+        }),
+      ),
+    };
   } finally {
     worker.shutdown();
     await running;
@@ -128,9 +139,11 @@ async function main() {
     // Warm-up: the worker bundles and caches on first use.
     for (let i = 0; i < 20; i++) await fetch(hook('sync'), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
+    const bare = await bareTemporal(`127.0.0.1:${temporalPort}`);
     const figures = {
       stub: await cannon(`${stub.url}/items?q=bench`, { expect: 200 }),
-      bareTemporal: await bareTemporal(`127.0.0.1:${temporalPort}`),
+      bareTemporal: bare.startAndAwait,
+      bareUpdateWithStart: bare.updateWithStart,
       syncWebhook: await cannon(hook('sync'), { method: 'POST', body, expect: 200 }),
       asyncWebhook: await cannon(hook('async'), { method: 'POST', body, expect: 202 }),
     };
@@ -139,6 +152,7 @@ async function main() {
     console.log('Baselines');
     row('stub alone (HTTP)', figures.stub);
     row('bare Temporal', figures.bareTemporal);
+    row('bare update-with-start', figures.bareUpdateWithStart);
     console.log('Webhooks');
     row('sync (http + return)', figures.syncWebhook);
     row('async (202)', figures.asyncWebhook);
