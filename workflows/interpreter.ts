@@ -72,12 +72,13 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     for (const step of steps) {
       // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
       const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
-      const output = await runStep({ run, step, seq: seq++, context, offloadAboveBytes }, answer !== undefined);
-      inlineBudget -= JSON.stringify(output ?? null).length;
+      const { output, bytes } = await executeStep({ run, step, seq: seq++, context, offloadAboveBytes }, answer !== undefined);
+      inlineBudget -= bytes;
       context.steps[step.stepId] = output;
       if (step.stepType === 'core.if') {
-        const branch = (output as { branch: 'then' | 'else' }).branch;
-        await runSteps((branch === 'then' ? step.input.then : step.input.else) ?? []);
+        // The boolean, not the branch name: masking rewrites strings, never booleans.
+        const holds = (output as { result: boolean }).result === true;
+        await runSteps((holds ? step.input.then : step.input.else) ?? []);
       } else if (step.stepType === 'core.return' && answer === undefined) {
         response = output as WebhookResponse;
         answer = { kind: 'response', response };
@@ -100,7 +101,8 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       await settle();
       throw err;
     }
-    const error = err instanceof StepFailed ? { stepId: err.stepId, message: err.message } : { message: String((err as Error).message ?? err) };
+    // Only a step's own failure is described to callers; anything else is an internal error, named by the run.
+    const error = err instanceof StepFailed ? { stepId: err.stepId, message: err.message } : { message: 'The run failed on an internal error; an operator can see it in Temporal' };
     answer ??= { kind: 'failed', ...error };
     await end({ status: 'failed', error });
     await settle();
@@ -117,7 +119,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
  * local activity holds the workflow task open, and with it the delivery of
  * the answer to the waiting caller.
  */
-async function runStep(request: StepRequest, answered: boolean): Promise<unknown> {
+async function executeStep(request: StepRequest, answered: boolean): Promise<StepResult> {
   const { step } = request;
   const activity = ACTIVITY_OF[step.stepType];
   const summary = `${step.stepId} (${step.stepType})`;
@@ -127,9 +129,9 @@ async function runStep(request: StepRequest, answered: boolean): Promise<unknown
       step.stepType === 'ai.llm-call'
         ? await scheduleActivity(activity, [byReference(request)], { ...MODEL_CALL, activityId, summary })
         : answered
-          ? await scheduleActivity(activity, [byReference(request)], { ...stepOptions(step), activityId, summary })
+          ? await scheduleActivity(activity, [byReference(request)], { ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })
           : await scheduleLocalActivity(activity, [request], { ...stepOptions(step), summary });
-    return result.output;
+    return result;
   } catch (err) {
     if (isCancellation(err)) throw err;
     const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
@@ -143,22 +145,31 @@ async function runStep(request: StepRequest, answered: boolean): Promise<unknown
  * them. Local activity inputs are not recorded and carry the values.
  */
 function byReference(request: StepRequest): StepRequest {
-  const steps = Object.fromEntries(Object.keys(request.context.steps).map((stepId) => [stepId, { $offloaded: { stepId, bytes: 0 } }]));
-  return { ...request, context: { initial: request.context.initial, steps } };
+  const steps = Object.fromEntries(Object.keys(request.context.steps).map((stepId) => [stepId, { $offloaded: { stepId } }]));
+  return { ...request, context: { steps } };
 }
+
+/** Regular activities heartbeat (step-runner), so a dead worker is noticed in seconds and cancellation reaches them. */
+const HEARTBEAT = '20 seconds';
 
 const MODEL_CALL = {
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: HEARTBEAT,
   retry: { maximumAttempts: 3, initialInterval: '2 seconds', backoffCoefficient: 2 },
 } as const;
 
-/** `core.http` maps `retry.limit` onto Temporal retries and its own timeout; other steps retry transient failures twice. */
+/**
+ * `core.http` maps `retry.limit` onto Temporal retries: the activity stops
+ * retrying its own failures (HTTP status, timeout, network) after `limit`
+ * retries; two attempts beyond are kept for the worker itself failing
+ * (killed, restarted). Other steps retry transient failures twice.
+ */
 function stepOptions(step: StepDefinition) {
   if (step.stepType === 'core.http') {
     const timeoutMs: number = step.input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS;
     return {
       startToCloseTimeout: timeoutMs + 5_000,
-      retry: { maximumAttempts: (step.input.retry?.limit ?? 0) + 1, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+      retry: { maximumAttempts: (step.input.retry?.limit ?? 0) + 3, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
     };
   }
   return { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' } };

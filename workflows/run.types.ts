@@ -42,7 +42,7 @@ export interface RunResult {
 
 /** A step's output kept outside workflow history because of its size; activities load it by step id. */
 export interface OffloadedOutput {
-  $offloaded: { stepId: string; bytes: number };
+  $offloaded: { stepId: string };
 }
 
 /**
@@ -65,13 +65,16 @@ export interface StepRequest {
   run: { executionId: string; organizationId: string; environmentId?: string };
   step: StepDefinition;
   seq: number;
-  context: { initial: Record<string, unknown>; steps: Record<string, unknown> };
+  /** `initial` is left out (undefined) where the request itself is kept in history; the activity reads it from the execution. */
+  context: { initial?: Record<string, unknown>; steps: Record<string, unknown> };
   /** The output is offloaded when its JSON is longer than this (see RUN_INLINE_BUDGET). */
   offloadAboveBytes: number;
 }
 
 export interface StepResult {
   output: unknown;
+  /** UTF-8 size of `output` as it travels (the reference when offloaded), for the run's inline budget. */
+  bytes: number;
 }
 
 export interface RunEnd {

@@ -104,14 +104,14 @@ describe('resolveAllowed', () => {
     await expect(resolveAllowed(policy, '8.8.8.8', 443)).resolves.toBe('8.8.8.8');
     await expect(resolveAllowed(policy, '169.254.169.254', 80)).rejects.toThrow(
       new OutboundRefused(
-        'Refused to connect to 169.254.169.254 (link-local address); add it to HTTP_OUTBOUND_ALLOW to allow it',
+        'Refused to connect to 169.254.169.254 (link-local address); an operator can allow it by adding 169.254.169.254 to HTTP_OUTBOUND_ALLOW',
       ),
     );
   });
 
   test('a hostname is refused naming the host and the address it resolves to', async () => {
     await expect(resolveAllowed(policy, 'localhost', 80)).rejects.toThrow(
-      /^Refused to connect to localhost \((127\.0\.0\.1|::1), loopback address\); add (127\.0\.0\.1|::1) to HTTP_OUTBOUND_ALLOW/,
+      /^Refused to connect to localhost \((127\.0\.0\.1|::1), loopback address\); an operator can allow it by adding (127\.0\.0\.1|::1) to HTTP_OUTBOUND_ALLOW/,
     );
   });
 

@@ -123,8 +123,9 @@ export class OutboundRefused extends Error {
 function refusedError(host: string, ip: string, reason: string): OutboundRefused {
   const shown = parseAddress(ip)?.toString() ?? ip;
   const detail = shown === host ? reason : `${shown}, ${reason}`;
-  const entry = shown === host ? 'it' : shown;
-  return new OutboundRefused(`Refused to connect to ${host} (${detail}); add ${entry} to HTTP_OUTBOUND_ALLOW to allow it`);
+  const entry = shown;
+  // Read by workflow authors, who cannot change the setting: say who can.
+  return new OutboundRefused(`Refused to connect to ${host} (${detail}); an operator can allow it by adding ${entry} to HTTP_OUTBOUND_ALLOW`);
 }
 
 /** Resolves once and returns the IP to connect to, so a second DNS answer (rebinding) cannot slip past the check. */

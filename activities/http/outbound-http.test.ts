@@ -174,7 +174,7 @@ describe('SSRF guard', () => {
 
   test('the message names the host and how to allow it', async () => {
     await expect(send(strict, 'http://169.254.169.254/')).rejects.toThrow(
-      'Refused to connect to 169.254.169.254 (link-local address); add it to HTTP_OUTBOUND_ALLOW to allow it',
+      'Refused to connect to 169.254.169.254 (link-local address); an operator can allow it by adding 169.254.169.254 to HTTP_OUTBOUND_ALLOW',
     );
   });
 

@@ -22,6 +22,8 @@ export interface OutboundRequest {
   timeoutMs: number;
   /** Stops the request early (the activity's cancellation). */
   signal?: AbortSignal;
+  /** Headers carrying credentials under custom names (an api-key's `X-Api-Key`): dropped, like Authorization, when a redirect leaves the origin. */
+  credentialHeaders?: string[];
 }
 
 /** The final response, after redirects, with the body fully read. */
@@ -160,6 +162,7 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
     let method = req.method.toUpperCase();
     let headers = { ...req.headers };
     let body = req.body;
+    const originBound = new Set([...ORIGIN_BOUND_HEADERS, ...(req.credentialHeaders ?? []).map((h) => h.toLowerCase())]);
     for (let redirects = 0; ; redirects++) {
       const url = at.url;
       const res = await undiciRequest(url, { method, headers, body, signal, dispatcher: agent });
@@ -186,7 +189,7 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
         body = undefined;
         headers = withoutHeaders(headers, BODY_HEADERS);
       }
-      if (next.origin !== url.origin) headers = withoutHeaders(headers, ORIGIN_BOUND_HEADERS);
+      if (next.origin !== url.origin) headers = withoutHeaders(headers, originBound);
       at.url = next;
     }
   }

@@ -225,9 +225,9 @@ describe('core.http', () => {
     expect(result.output).toMatchObject({ status: 200, body: 'plain text', text: 'plain text' });
   });
 
-  test('503 fails retryably with type HttpStatus', async () => {
+  test('503 fails retryably with type HttpStatus while retry.limit allows', async () => {
     const { httpStep, rows } = fakeDeps();
-    const failure = await failureOf(httpStep(request({ url: url('/status/503') })));
+    const failure = await failureOf(httpStep(request({ url: url('/status/503'), retry: { limit: 2 } })));
     expect(failure.type).toBe('HttpStatus');
     expect(failure.nonRetryable).toBe(false);
     expect(failure.message).toBe(`HTTP 503 from 127.0.0.1:${port}`);
@@ -238,9 +238,16 @@ describe('core.http', () => {
 
   test.each([429, 408, 500])('%s is retryable too', async (status) => {
     const { httpStep } = fakeDeps();
-    const failure = await failureOf(httpStep(request({ url: url(`/status/${status}`) })));
+    const failure = await failureOf(httpStep(request({ url: url(`/status/${status}`), retry: { limit: 1 } })));
     expect(failure.type).toBe('HttpStatus');
     expect(failure.nonRetryable).toBe(false);
+  });
+
+  test('without retry.limit a 503 is not retried: the limit counts retries of the request', async () => {
+    const { httpStep } = fakeDeps();
+    const failure = await failureOf(httpStep(request({ url: url('/status/503') })));
+    expect(failure.type).toBe('HttpStatus');
+    expect(failure.nonRetryable).toBe(true);
   });
 
   test('404 fails without retry', async () => {
@@ -257,9 +264,9 @@ describe('core.http', () => {
     const recorded = rows[0].output as { status: number; body: { items: unknown[] }; text: string };
     expect(recorded.body.items).toEqual(BIG_ITEMS);
     expect(recorded.text).toBe(JSON.stringify({ items: BIG_ITEMS }));
-    const bytes = JSON.stringify(recorded).length;
-    expect(bytes).toBeGreaterThan(STEP_INLINE_LIMIT);
-    expect(result.output).toEqual({ $offloaded: { stepId: 'call', bytes } });
+    expect(Buffer.byteLength(JSON.stringify(recorded))).toBeGreaterThan(STEP_INLINE_LIMIT);
+    expect(result.output).toEqual({ $offloaded: { stepId: 'call' } });
+    expect(result.bytes).toBe(Buffer.byteLength(JSON.stringify(result.output)));
   });
 
   test('an offloaded earlier output is loaded back for templates', async () => {
@@ -267,7 +274,7 @@ describe('core.http', () => {
     await httpStep(
       request(
         { url: url('/echo/{{ fetch.body.items[0].id }}/{{ small.v }}') },
-        { steps: { fetch: { $offloaded: { stepId: 'fetch', bytes: 200_000 } }, small: { v: 's' } } },
+        { steps: { fetch: { $offloaded: { stepId: 'fetch' } }, small: { v: 's' } } },
       ),
     );
     expect(received[0].url).toBe('/echo/loaded-7/s');

@@ -29,21 +29,24 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
         const url = parseUrl(asText(await scope.render(input.url)));
         for (const [name, value] of Object.entries(await scope.renderStrings(input.searchParams))) url.searchParams.append(name, value);
         const headers = await scope.renderStrings(input.headers);
-        if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
+        const credentialHeaders = input.connection ? [applyConnection(headers, await scope.connection(input.connection), scope)] : [];
         const body = await renderBody(input, headers, scope);
         // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.
         trace.input = { method: input.method, url: url.toString(), headers, ...(body ? { body: body.rendered } : {}) };
 
-        const response = await send(http, {
+        // `retry.limit` counts retries of the request's own failures; attempts past it are the worker's (see the interpreter).
+        const mayRetry = (activityContext()?.info.attempt ?? 1) <= (input.retry?.limit ?? 0);
+        const response = await send(mayRetry, http, {
           url: url.toString(),
           method: input.method,
           headers,
           body: body?.text,
           timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS,
           signal: activityContext()?.cancellationSignal,
+          credentialHeaders,
         });
         if (response.status >= 400) {
-          throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', RETRYABLE_STATUS(response.status));
+          throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', mayRetry && RETRYABLE_STATUS(response.status));
         }
         return { status: response.status, headers: response.headers, body: response.body, text: response.text };
       });
@@ -70,8 +73,11 @@ async function renderBody(input: StepRequest['step']['input'], headers: Record<s
   return { rendered, text: asPlainText ? asText(rendered) : JSON.stringify(rendered) };
 }
 
-/** Applies a connection as its type says (2.3): `api-key` as a header with its prefix, `basic-auth` as Basic credentials. */
-function applyConnection(headers: Record<string, string>, connection: ResolvedConnection, scope: StepScope): void {
+/**
+ * Applies a connection as its type says (2.3): `api-key` as a header with its
+ * prefix, `basic-auth` as Basic credentials. Returns the header it set.
+ */
+function applyConnection(headers: Record<string, string>, connection: ResolvedConnection, scope: StepScope): string {
   const config = connection.config;
   let name: string;
   let value: string;
@@ -88,9 +94,10 @@ function applyConnection(headers: Record<string, string>, connection: ResolvedCo
   scope.addSecret(value);
   for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
   headers[name] = value;
+  return name;
 }
 
-async function send(http: OutboundHttp, req: Parameters<OutboundHttp['request']>[0]) {
+async function send(mayRetry: boolean, http: OutboundHttp, req: Parameters<OutboundHttp['request']>[0]) {
   try {
     return await http.request(req);
   } catch (err) {
@@ -98,7 +105,7 @@ async function send(http: OutboundHttp, req: Parameters<OutboundHttp['request']>
     if (err instanceof OutboundInvalidUrl) throw new StepError(err.message, 'InvalidUrl');
     if (err instanceof OutboundTooManyRedirects) throw new StepError(err.message, 'TooManyRedirects');
     if (err instanceof OutboundResponseTooLarge) throw new StepError(err.message, 'ResponseTooLarge');
-    if (err instanceof OutboundTimeout) throw new StepError(err.message, 'HttpTimeout', true);
-    throw new StepError((err as Error).message, 'HttpError', true);
+    if (err instanceof OutboundTimeout) throw new StepError(err.message, 'HttpTimeout', mayRetry);
+    throw new StepError((err as Error).message, 'HttpError', mayRetry);
   }
 }

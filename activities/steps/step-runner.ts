@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../../src/errors/errors';
 import type { ExecutionsRepository } from '../../src/executions/executions.repository';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
-import { STEP_INLINE_LIMIT, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
+import type { OffloadedOutput, StepRequest, StepResult } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { StepScope, type SecretSources } from './step-scope';
@@ -30,9 +30,26 @@ export async function runStep(
   work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
 ): Promise<StepResult> {
   const startedAt = new Date();
+  const activity = activityContext();
+  const attempt = activity?.info.attempt ?? 1;
+  // Regular activities must heartbeat: it is how Temporal notices a dead worker early and how cancellation arrives.
+  const heartbeat = activity && !activity.info.isLocal ? setInterval(() => activity.heartbeat(), 5_000) : undefined;
+  try {
+    return await runRecorded(deps, request, startedAt, attempt, work);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function runRecorded(
+  deps: StepRunnerDeps,
+  request: StepRequest,
+  startedAt: Date,
+  attempt: number,
+  work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
+): Promise<StepResult> {
   const { run, step, seq } = request;
-  const attempt = activityContext()?.info.attempt ?? 1;
-  const context = { initial: request.context.initial, steps: await loadOffloaded(deps, request) };
+  const context = { initial: request.context.initial ?? (await loadInitial(deps, request)), steps: await loadOffloaded(deps, request) };
   const scope = new StepScope(deps.renderer, deps.secrets, run, context);
   const trace: StepTrace = {};
   const record = (status: 'completed' | 'failed', output: unknown, error: string | null) =>
@@ -57,13 +74,21 @@ export async function runStep(
     throw failure;
   }
   await record('completed', output, null);
-  const bytes = JSON.stringify(output ?? null).length;
-  if (bytes > (request.offloadAboveBytes ?? STEP_INLINE_LIMIT)) return { output: { $offloaded: { stepId: step.stepId, bytes } } satisfies OffloadedOutput };
-  return { output };
+  const bytes = Buffer.byteLength(JSON.stringify(output ?? null));
+  if (bytes <= request.offloadAboveBytes) return { output, bytes };
+  const reference: OffloadedOutput = { $offloaded: { stepId: step.stepId } };
+  return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)) };
 }
 
 export function isOffloaded(value: unknown): value is OffloadedOutput {
   return value !== null && typeof value === 'object' && '$offloaded' in value;
+}
+
+/** The run's input, from its execution record, for requests kept in history without it. */
+async function loadInitial(deps: StepRunnerDeps, request: StepRequest): Promise<Record<string, unknown>> {
+  const execution = await deps.executions.findById(request.run.organizationId, request.run.executionId);
+  if (!execution) throw new StepError('The execution record of this run is missing', 'ExecutionNotFound');
+  return execution.input;
 }
 
 async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promise<Record<string, unknown>> {
@@ -79,12 +104,12 @@ async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promis
 function toFailure(err: unknown, scope: StepScope): ApplicationFailure {
   const message = scope.mask(err instanceof Error ? err.message : String(err));
   if (err instanceof ApplicationFailure) {
-    return ApplicationFailure.create({ message, type: err.type ?? undefined, nonRetryable: err.nonRetryable ?? false, details: err.details ? [...err.details] : undefined });
+    return ApplicationFailure.create({ message, type: err.type ?? undefined, nonRetryable: err.nonRetryable ?? false, details: err.details ? scope.mask([...err.details]) : undefined });
   }
   if (err instanceof StepError) return ApplicationFailure.create({ message, type: err.type, nonRetryable: !err.retryable });
   if (err instanceof TemplateError) return ApplicationFailure.create({ message, type: 'TemplateError', nonRetryable: true });
   if (err instanceof AppError && err.status < 500) {
-    return ApplicationFailure.create({ message, type: err.code, nonRetryable: true, details: err.details ? [err.details] : undefined });
+    return ApplicationFailure.create({ message, type: err.code, nonRetryable: true, details: err.details ? [scope.mask(err.details)] : undefined });
   }
   return ApplicationFailure.create({ message, type: 'StepError', nonRetryable: false });
 }

@@ -117,12 +117,19 @@ export class StepScope {
     const path = [...chain, `$env.${key}`];
     if (!raw.includes('{{') && !raw.includes('{%')) return raw;
     if (chain.includes(`$env.${key}`)) {
-      throw new TemplateError(`Template resolution goes deeper than ${MAX_TEMPLATE_DEPTH} levels: ${path.join(' → ')} (a loop)`);
+      throw new TemplateDepthError(`Template resolution goes deeper than ${MAX_TEMPLATE_DEPTH} levels: ${path.join(' → ')} (a loop)`);
     }
     if (depth + 1 > MAX_TEMPLATE_DEPTH) {
-      throw new TemplateError(`Template resolution goes deeper than ${MAX_TEMPLATE_DEPTH} levels: ${path.join(' → ')}`);
+      throw new TemplateDepthError(`Template resolution goes deeper than ${MAX_TEMPLATE_DEPTH} levels: ${path.join(' → ')}`);
     }
-    const value = await this.renderer.render(raw, this.scopeAt(depth + 1, path));
+    let value: unknown;
+    try {
+      value = await this.renderer.render(raw, this.scopeAt(depth + 1, path));
+    } catch (err) {
+      if (err instanceof TemplateDepthError || err instanceof StepError) throw err;
+      // liquidjs quotes the broken part of the template, which here is part of a secret value.
+      throw new TemplateError(`${path.join(' → ')} holds text that is not a valid template`);
+    }
     if (typeof value === 'string') this.addSecret(value);
     return value;
   }
@@ -156,6 +163,9 @@ export class StepScope {
     return loading;
   }
 }
+
+/** Resolution past MAX_TEMPLATE_DEPTH, or a loop; names the chain of variables, never their values. */
+class TemplateDepthError extends TemplateError {}
 
 class EnvDrop extends Drop {
   constructor(

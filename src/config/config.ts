@@ -42,7 +42,12 @@ const envSchema = z.object({
   WEBHOOK_BASE_URL: z.url().optional(),
   RUN_WORKER: booleanFlag.default(true),
   WEBHOOK_SYNC_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
-  WEBHOOK_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
+  // The body becomes the run's input in Temporal history, where one payload may not pass 2 MB.
+  WEBHOOK_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb')
+    .refine((v) => bytes.parse(v)! <= 1.5 * 1024 * 1024, 'at most 1.5mb: the body travels in the run\'s Temporal input (2 MB limit)')
+    .default('1mb'),
   HTTP_OUTBOUND_ALLOW: z
     .string()
     .regex(/^[^\s]+(,[^\s]+)*$/, 'expected a comma-separated list such as 10.0.0.0/8,127.0.0.1:8080')

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { OffloadedOutput, WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionsRepository } from './executions.repository';
 import type { AwaitedAnswer } from './run-starter';
@@ -16,7 +17,7 @@ export async function sendRunAnswer(res: Response, executionId: string, answer: 
   switch (answer.kind) {
     case 'response': {
       const response = await loadResponse(answer.response, executions, organizationId, executionId);
-      for (const [name, value] of Object.entries(response.headers ?? {})) if (!FRAMING_HEADERS.has(name.toLowerCase())) res.set(name, value);
+      for (const [name, value] of Object.entries(response.headers ?? {})) if (isSendableHeader(name, value)) res.set(name, value);
       res.status(response.statusCode);
       if (response.body === null || response.body === undefined) res.end();
       else if (typeof response.body === 'string') res.type(res.get('Content-Type') ?? 'text/plain; charset=utf-8').send(response.body);
@@ -34,6 +35,18 @@ export async function sendRunAnswer(res: Response, executionId: string, answer: 
       return;
     case 'failed':
       res.status(500).json({ error: { code: 'run_failed', message: answer.message, executionId, ...(answer.stepId ? { stepId: answer.stepId } : {}) } });
+  }
+}
+
+/** Framing headers and names or values HTTP cannot carry (a rendered newline) are left out rather than failing the answer. */
+function isSendableHeader(name: string, value: string): boolean {
+  if (FRAMING_HEADERS.has(name.toLowerCase())) return false;
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -23,7 +23,7 @@ export interface RunRequest {
 
 /** How long a caller waited and what it learned. `timeout`: the run goes on, the caller stops waiting. */
 export type AwaitedAnswer = RunAnswer | { kind: 'timeout' };
-export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'failed'; message: string } | { kind: 'timeout' };
+export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'failed' } | { kind: 'timeout' };
 
 /**
  * Starts interpreter runs on Temporal. The execution row is written first
@@ -53,19 +53,32 @@ export class RunStarter {
   async startAndAwaitAnswer(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; answer: AwaitedAnswer }> {
     const { id, options } = await this.prepare(request);
     const operation = new WithStartWorkflowOperation(INTERPRETER_WORKFLOW, { ...options, workflowIdConflictPolicy: 'FAIL' });
-    const update = this.guardStart(request, id, () => this.client.workflow.executeUpdateWithStart(awaitAnswerUpdate, { startWorkflowOperation: operation }));
-    return { executionId: id, answer: await withDeadline(update, timeoutMs) };
+    // The deadline also ends the update's long poll, so callers who gave up leave nothing waiting in this process.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const update = this.client.withAbortSignal(deadline, () => this.client.workflow.executeUpdateWithStart(awaitAnswerUpdate, { startWorkflowOperation: operation }));
+    const answer = await update.then(
+      (a): AwaitedAnswer => a,
+      async (err): Promise<AwaitedAnswer> => {
+        // The start is only confirmed together with the update's acceptance, which a long first step delays: ask Temporal.
+        const started = await this.client.workflow.getHandle(id).describe().then(() => true, () => false);
+        if (!started) throw await this.notStarted(request, id, err);
+        // Started, then no answer: past the deadline, or closed without answering (terminated, timed out).
+        return deadline.aborted ? { kind: 'timeout' } : { kind: 'failed', message: 'The run ended before it answered' };
+      },
+    );
+    return { executionId: id, answer };
   }
 
   /** Starts and waits, at most `timeoutMs`, for the run to end (test runs, synchronous API runs). */
   async startAndAwaitResult(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; outcome: AwaitedResult }> {
     const { id, options } = await this.prepare(request);
     const handle = await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
-    const result = handle.result().then(
-      (result: RunResult) => ({ kind: 'finished', result }) as const,
-      (err: Error) => ({ kind: 'failed', message: String((err.cause as Error | undefined)?.message ?? err.message) }) as const,
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const outcome = await this.client.withAbortSignal(deadline, () => handle.result()).then(
+      (result: RunResult): AwaitedResult => ({ kind: 'finished', result }),
+      (): AwaitedResult => (deadline.aborted ? { kind: 'timeout' } : { kind: 'failed' }),
     );
-    return { executionId: id, outcome: await withDeadline(result, timeoutMs) };
+    return { executionId: id, outcome };
   }
 
   private async prepare(request: RunRequest) {
@@ -106,23 +119,18 @@ export class RunStarter {
     return { id, options };
   }
 
-  /** A run Temporal never accepted is marked failed, so it does not sit "running" forever. */
   private async guardStart<T>(request: RunRequest, id: string, start: () => Promise<T>): Promise<T> {
     try {
       return await start();
     } catch (err) {
-      this.logger.error({ executionId: id, err: { type: (err as Error).name, message: (err as Error).message } }, 'run did not start');
-      await this.executions.finish(request.organizationId, id, 'failed', { message: 'The run could not be started' }).catch(() => undefined);
-      throw err;
+      throw await this.notStarted(request, id, err);
     }
   }
-}
 
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | { kind: 'timeout' }> {
-  work.catch(() => undefined); // a rejection after the deadline has no one left to tell
-  let timer: NodeJS.Timeout;
-  const deadline = new Promise<{ kind: 'timeout' }>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'timeout' }), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  /** A run Temporal never accepted is marked failed, so it does not sit "running" forever; returns the error to throw. */
+  private async notStarted(request: RunRequest, id: string, err: unknown): Promise<unknown> {
+    this.logger.error({ executionId: id, err: { type: (err as Error).name, message: (err as Error).message } }, 'run did not start');
+    await this.executions.finish(request.organizationId, id, 'failed', { message: 'The run could not be started' }).catch(() => undefined);
+    return err;
+  }
 }

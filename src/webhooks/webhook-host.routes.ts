@@ -1,4 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { ValidationError } from '../errors/errors';
 import type { ExecutionsRepository } from '../executions/executions.repository';
 import { sendRunAnswer } from '../executions/run-answer';
 import type { RunStarter } from '../executions/run-starter';
@@ -10,6 +11,15 @@ export interface WebhookHostDeps {
   executions: ExecutionsRepository;
   bodyLimit: string;
   syncTimeoutMs: number;
+}
+
+/** `?env=<name>` once; repeated or empty it is refused rather than silently ignored. */
+function environmentParam(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw new ValidationError('Give ?env= once, with an environment name', [{ path: 'env', message: 'one environment name' }], 'invalid_env');
+  }
+  return value;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -29,7 +39,7 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
         triggerName: String(req.params.triggerName),
         method: req.method,
         authorization: req.get('authorization'),
-        environmentName: typeof req.query.env === 'string' ? req.query.env : undefined,
+        environmentName: environmentParam(req.query.env),
       });
     } catch (err) {
       if (err instanceof MethodNotAllowedError) res.set('Allow', err.allow);
