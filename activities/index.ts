@@ -6,10 +6,11 @@ import type { ActivityDeps } from './deps';
 
 /** Builds every activity with its dependencies (no globals), as the worker registers them. */
 export function createActivities(deps: ActivityDeps) {
+  const records = createDataStoreActivities(deps);
   return {
     ...createDiagnosticsActivities(deps),
-    ...createDataStoreActivities(deps),
-    ...createStepActivities(deps),
+    ...records,
+    ...createStepActivities(deps, records),
     ...createRunActivities(deps),
   };
 }

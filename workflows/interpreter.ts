@@ -11,6 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { STEP_TYPES } from '../src/workflows/definition.schemas';
 import {
   HTTP_DEFAULT_TIMEOUT_MS,
   RUN_INLINE_BUDGET,
@@ -28,7 +29,7 @@ import {
 
 type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
 
-const ACTIVITY_OF: Record<string, StepActivity> = {
+const ACTIVITY_OF: Record<(typeof STEP_TYPES)[number], StepActivity> = {
   'core.http': 'httpStep',
   'core.if': 'ifStep',
   'core.return': 'returnStep',
@@ -121,7 +122,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
  */
 async function executeStep(request: StepRequest, answered: boolean): Promise<StepResult> {
   const { step } = request;
-  const activity = ACTIVITY_OF[step.stepType];
+  const activity = ACTIVITY_OF[step.stepType as keyof typeof ACTIVITY_OF];
   const summary = `${step.stepId} (${step.stepType})`;
   const activityId = `${request.seq}-${step.stepId}`;
   try {

@@ -1,17 +1,17 @@
+import type { createDataStoreActivities } from '../data-stores';
 import type { ActivityDeps } from '../deps';
-import { createDataStoreActivities } from '../data-stores';
 import { createControlSteps } from './control-steps';
 import { createDataStoreSteps } from './data-store-steps';
 import { createHttpStep } from './http-step';
 import { createLlmStep } from './llm-step';
 
 /** One activity per step type, so the Temporal UI names the kind of step each activity is. */
-export function createStepActivities(deps: ActivityDeps) {
+export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
   const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets };
   return {
     ...createControlSteps(runner),
     ...createHttpStep(runner, deps.http),
     ...createLlmStep(runner, deps.llm),
-    ...createDataStoreSteps(runner, createDataStoreActivities(deps)),
+    ...createDataStoreSteps(runner, records),
   };
 }

@@ -11,12 +11,10 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   const started = { 202: { description: 'Started; the run goes on', schema: StartedSchema } };
   const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
 
-  /** Waits (bounded) for the run and answers with the execution, or 202 while it still runs. */
-  const runAndRead = async (organizationId: string, request: RunRequest) => {
-    const { executionId, outcome } = await runs.startAndAwaitResult(request, syncTimeoutMs);
-    if (outcome.kind === 'timeout') return { status: 202, body: { executionId, status: 'running' } };
-    const { execution, steps } = await service.get(organizationId, executionId);
-    return { status: 200, body: presentExecution(execution, steps) };
+  /** The ended execution, or 202 while it still runs past the wait. */
+  const runAndRead = async (request: RunRequest) => {
+    const { executionId, read } = await service.runAndRead(request, syncTimeoutMs);
+    return read ? { status: 200, body: presentExecution(read.execution, read.steps) } : { status: 202, body: { executionId, status: 'running' } };
   };
 
   defineRoute(ctx, {
@@ -25,7 +23,7 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     responses: finished,
     handler: async ({ auth, params, body }) => {
       const request = await service.prepareRun(auth.organizationId, params.id, { initial: body.input, environment: body.environment, mode: 'api' });
-      if (body.wait) return runAndRead(auth.organizationId, request);
+      if (body.wait) return runAndRead(request);
       return { status: 202, body: { executionId: await runs.start(request), status: 'running' } };
     },
   });
@@ -35,7 +33,7 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     summary: 'Test-run a workflow with its definition\'s `initial` sample (or a given one) and answer with the outcome',
     responses: finished,
     handler: async ({ auth, params, body }) =>
-      runAndRead(auth.organizationId, await service.prepareRun(auth.organizationId, params.id, { initial: body.initial, environment: body.environment, mode: 'test' })),
+      runAndRead(await service.prepareRun(auth.organizationId, params.id, { initial: body.initial, environment: body.environment, mode: 'test' })),
   });
 
   defineRoute(ctx, {

@@ -61,6 +61,13 @@ export class ExecutionsService {
     private readonly environments: EnvironmentsService,
   ) {}
 
+  /** Starts a run and waits (bounded) for it to end: the execution with its steps, or undefined while it still runs. */
+  async runAndRead(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; read?: { execution: ExecutionRow; steps: StepRow[] } }> {
+    const { executionId, outcome } = await this.runs.startAndAwaitResult(request, timeoutMs);
+    if (outcome.kind === 'timeout') return { executionId };
+    return { executionId, read: await this.get(request.organizationId, executionId) };
+  }
+
   /** A run of a workflow's current definition through the API: `input`, or for a test run the definition's `initial` sample. */
   async prepareRun(organizationId: string, workflowId: string, options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test' }): Promise<RunRequest> {
     const { workflow, version } = await this.workflows.get(organizationId, workflowId);
