@@ -76,12 +76,15 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
 }
 
 let runtimeInstalled = false;
-/** The worker's own logs at WARN: its INFO lines about bundling and state drown the test output. Once per process. */
-function quietTemporalRuntime() {
+/**
+ * The worker's own logs at WARN (or the level given): its INFO lines about bundling and state drown the test output.
+ * Once per process: a file expecting many failed runs calls it with ERROR before its first worker starts.
+ */
+export function quietTemporalRuntime(level: 'WARN' | 'ERROR' = 'WARN') {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger(level) });
   } catch {
     // Already installed by the test file itself.
   }

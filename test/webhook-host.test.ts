@@ -1,144 +1,21 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, type Harness, type TestOrg } from './harness';
+import { startHttpStub, sendJson, type HttpStub } from './stubs/http-stub';
+import { httpStep as baseHttpStep, returnStep, sleep, startWorkflowHarness, uniqueName, type WorkflowApi } from './workflow-api';
 
 /**
  * The webhook host end to end: `/w/@<org suid>/<trigger>` through the real
  * app, a real worker on the Temporal dev server, and PostgreSQL.
  */
 
-let seq = 0;
-/** A name unique in this file run, usable as a workflow, trigger, table or environment name. */
-const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(seq++).toString(36)}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------------------
-// A local HTTP stub that HTTP steps call. It records what it receives;
-// `/gate/<name>` holds its answer until the test opens that gate, so a test
-// can know a step is still in flight without relying on timing; `/status/<n>`
-// answers with that status.
-// ---------------------------------------------------------------------------
-
-interface Received {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: http.IncomingHttpHeaders;
-}
-
-interface Gate {
-  /** The stub URL that holds its answer until `open()`. */
-  url: string;
-  /** Resolves once a request has reached the gate. */
-  arrived: Promise<void>;
-  open(): void;
-}
-
-const received: Received[] = [];
-const gates = new Map<string, Gate & { reached(): void; opened: Promise<void> }>();
-let stub: http.Server;
-let stubUrl: string;
-let stubHost: string;
-
-/** A new gate at `/gate/<unique name>`. */
-function gate(): Gate {
-  const name = uniqueName('gate');
-  let reached!: () => void;
-  let open!: () => void;
-  const arrived = new Promise<void>((r) => (reached = r));
-  const opened = new Promise<void>((r) => (open = r));
-  const g = { url: `${stubUrl}/gate/${name}`, arrived, open, reached, opened };
-  gates.set(name, g);
-  return g;
-}
-
-async function startStub() {
-  stub = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', async () => {
-      const url = new URL(req.url ?? '/', 'http://stub');
-      received.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers });
-      const [, kind, arg] = url.pathname.split('/');
-      if (kind === 'gate') {
-        const g = gates.get(arg);
-        g?.reached();
-        await g?.opened;
-      }
-      res.statusCode = kind === 'status' ? Number(arg) : 200;
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ path: url.pathname, ok: res.statusCode < 400 }));
-    });
-  });
-  await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
-  const port = (stub.address() as AddressInfo).port;
-  stubHost = `127.0.0.1:${port}`;
-  stubUrl = `http://${stubHost}`;
-}
-
-/** What the stub received on `path`, in order. */
-const receivedOn = (path: string) => received.filter((r) => r.path === path);
-
-// ---------------------------------------------------------------------------
-// Small API helpers, each bound to a harness and an organization.
-// ---------------------------------------------------------------------------
-
-function api(h: Harness, org: TestOrg) {
-  const owner = () => as(h.app, org.ownerToken);
-  return {
-    async createWorkflow(steps: unknown[], extra: Record<string, unknown> = {}) {
-      const name = uniqueName('wf');
-      const res = await owner().post('/workflows').send({ name, steps, ...extra });
-      expect(res.status).toBe(201);
-      return { id: res.body.id as string, name };
-    },
-    async createTrigger(workflowId: string, body: { method?: string; authentication?: boolean } = {}) {
-      const name = uniqueName('hook');
-      const res = await owner().post(`/workflows/${workflowId}/triggers`).send({ name, method: 'POST', ...body });
-      expect(res.status).toBe(201);
-      return res.body as { id: string; name: string; secret?: string };
-    },
-    /** A workflow with one POST trigger; returns both names and the trigger's path. */
-    async createHook(steps: unknown[], options: { authentication?: boolean; extra?: Record<string, unknown> } = {}) {
-      const workflow = await this.createWorkflow(steps, options.extra);
-      const trigger = await this.createTrigger(workflow.id, { authentication: options.authentication });
-      return { workflow, trigger, path: `/w/@${org.organizationSuid}/${trigger.name}` };
-    },
-    async createEnvironment(variables: Record<string, string>) {
-      const name = uniqueName('env');
-      const res = await owner().post('/environments').send({ name, variables });
-      expect(res.status).toBe(201);
-      return name;
-    },
-    async executionCount(workflowId: string): Promise<number> {
-      const res = await owner().get(`/executions?workflowId=${workflowId}`);
-      expect(res.status).toBe(200);
-      return res.body.total;
-    },
-    async readExecution(id: string) {
-      const res = await owner().get(`/executions/${id}`);
-      expect(res.status).toBe(200);
-      return res.body as { status: string; error: { stepId?: string; message: string } | null; steps: Array<{ stepId: string; status: string; input: any; error: string | null }> };
-    },
-    /** Polls GET /executions/:id until it leaves `running`. */
-    async awaitEnd(id: string, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const execution = await this.readExecution(id);
-        if (execution.status !== 'running' || Date.now() > deadline) return execution;
-        await sleep(100);
-      }
-    },
-    readRecord(tableName: string, key: string) {
-      return owner().get(`/data-stores/tables/${tableName}/records/${encodeURIComponent(key)}`);
-    },
-  };
-}
+// A local HTTP stub that HTTP steps call. It records what it receives; its gates
+// hold an answer until the test opens them, so a test can know a step is still in
+// flight without relying on timing; `/status/<n>` answers with that status.
+let stub: HttpStub;
 
 const post = (h: Harness, path: string) => request(h.app).post(path);
 
-const returnStep = (webhookResponse: Record<string, unknown>, stepId = 'answer') => ({ stepId, stepType: 'core.return', input: { webhookResponse } });
-const httpStep = (stepId: string, input: Record<string, unknown>) => ({ stepId, stepType: 'core.http', input: { timeoutMs: 30_000, ...input } });
+const httpStep = (stepId: string, input: Record<string, unknown>) => baseHttpStep(stepId, { timeoutMs: 30_000, ...input });
 
 // ---------------------------------------------------------------------------
 // The default harness: stock webhook settings.
@@ -146,30 +23,33 @@ const httpStep = (stepId: string, input: Record<string, unknown>) => ({ stepId, 
 
 let h: Harness;
 let org: TestOrg;
-let a: ReturnType<typeof api>;
+let a: WorkflowApi;
 
 beforeAll(async () => {
-  await startStub();
-  h = await startHarness();
-  org = await createTestOrg(h.services);
-  a = api(h, org);
-  await h.startWorker({ httpAllowList: [stubHost] });
+  // Steps' answers are not what these tests look at: the path and whether the status is a success.
+  stub = await startHttpStub({ fallback: (req, res) => sendJson(res, 200, { path: req.path, ok: true }) });
+  ({ h, org, a } = await startWorkflowHarness(stub));
 });
 
 afterAll(async () => {
-  for (const g of gates.values()) g.open();
+  stub?.openGates();
   await h?.close();
-  await new Promise((r) => stub?.close(r));
+  await stub?.close();
 });
+
+function readRecord(tableName: string, key: string) {
+  return as(h.app, org.ownerToken).get(`/data-stores/tables/${tableName}/records/${encodeURIComponent(key)}`);
+}
 
 describe('synchronous webhooks (with a return step)', () => {
   test('answer with the return step: status, templated body, an object from a single expression, custom headers and X-Execution-Id', async () => {
     const { path } = await a.createHook([
-      returnStep({
-        statusCode: 201,
-        body: { greeting: 'hello {{ initial.name }}', order: '{{ initial.order }}', count: '{{ initial.order.items.size }}' },
-        headers: { 'X-Custom': 'for-{{ initial.name }}', 'Cache-Control': 'no-store' },
-      }),
+      returnStep(
+        'answer',
+        { greeting: 'hello {{ initial.name }}', order: '{{ initial.order }}', count: '{{ initial.order.items.size }}' },
+        201,
+        { 'X-Custom': 'for-{{ initial.name }}', 'Cache-Control': 'no-store' },
+      ),
     ]);
 
     const res = await post(h, path).send({ name: 'ada', order: { id: 7, items: ['a', 'b'] } });
@@ -186,7 +66,7 @@ describe('synchronous webhooks (with a return step)', () => {
   test('steps after the return go on in the background and the run completes', async () => {
     const table = uniqueName('bg');
     const { path } = await a.createHook([
-      returnStep({ statusCode: 200, body: { accepted: '{{ initial.key }}' } }),
+      returnStep('answer', { accepted: '{{ initial.key }}' }),
       { stepId: 'remember', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.key }}', value: { seenBy: '{{ answer.body.accepted }}' } } },
     ]);
 
@@ -200,7 +80,7 @@ describe('synchronous webhooks (with a return step)', () => {
       ['answer', 'completed'],
       ['remember', 'completed'],
     ]);
-    const record = await a.readRecord(table, 'k1');
+    const record = await readRecord(table, 'k1');
     expect(record.status).toBe(200);
     expect(record.body.value).toEqual({ seenBy: 'k1' });
   });
@@ -210,9 +90,9 @@ describe('synchronous webhooks (with a return step)', () => {
   // has its answer, and the held step gives up after 6 s, so with the bug the step
   // times out and the run fails; README 4.1 says the answer goes "as soon as it runs".
   test('the caller is answered as soon as the return step runs, while a later step is still in flight', async () => {
-    const later = gate();
+    const later = stub.gate();
     const { path } = await a.createHook([
-      returnStep({ statusCode: 200, body: { accepted: true } }),
+      returnStep('answer', { accepted: true }),
       httpStep('later', { url: later.url, timeoutMs: 6_000 }),
     ]);
 
@@ -235,8 +115,8 @@ describe('synchronous webhooks (with a return step)', () => {
         stepType: 'core.if',
         input: {
           condition: 'initial.amount > 100',
-          then: [returnStep({ statusCode: 201, body: { big: true } }, 'bigAnswer')],
-          else: [httpStep('note', { url: `${stubUrl}/small`, searchParams: { amount: '{{ initial.amount }}' } })],
+          then: [returnStep('bigAnswer', { big: true }, 201)],
+          else: [httpStep('note', { url: `${stub.url}/small`, searchParams: { amount: '{{ initial.amount }}' } })],
         },
       },
     ]);
@@ -253,7 +133,7 @@ describe('synchronous webhooks (with a return step)', () => {
 
 describe('asynchronous webhooks (no return step)', () => {
   test('answer 202 with the execution id before the steps have run', async () => {
-    const first = gate();
+    const first = stub.gate();
     const { path, workflow } = await a.createHook([httpStep('first', { url: first.url })]);
 
     const res = await post(h, path).send({ hello: 'world' });
@@ -276,7 +156,7 @@ describe('asynchronous webhooks (no return step)', () => {
 });
 
 describe('authentication', () => {
-  const answerOk = [returnStep({ statusCode: 200, body: { ok: true } })];
+  const answerOk = [returnStep('answer', { ok: true })];
 
   test('a trigger with authentication on returns its secret once', async () => {
     const { trigger } = await a.createHook(answerOk, { authentication: true });
@@ -346,10 +226,10 @@ describe('environments', () => {
     const tag = uniqueName('env-probe');
     const hook = await a.createHook(
       [
-        httpStep('probe', { url: `${stubUrl}/${tag}`, searchParams: { region: '{{ $env.REGION }}' } }),
-        returnStep({ statusCode: 200, body: { var: '{{ $env.VAR }}' } }),
+        httpStep('probe', { url: `${stub.url}/${tag}`, searchParams: { region: '{{ $env.REGION }}' } }),
+        returnStep('answer', { var: '{{ $env.VAR }}' }),
       ],
-      { extra: { settings: { defaultEnvironment: defaultEnv } } },
+      { environment: defaultEnv },
     );
     return { ...hook, probePath: `/${tag}` };
   }
@@ -361,7 +241,7 @@ describe('environments', () => {
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ var: 'one' });
-    expect(receivedOn(probePath).map((r) => r.query.region)).toEqual(['region-blue']);
+    expect(stub.calls(probePath).map((r) => r.query.region)).toEqual(['region-blue']);
   });
 
   test('?env=<name> overrides the default environment', async () => {
@@ -371,7 +251,7 @@ describe('environments', () => {
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ var: 'two' });
-    expect(receivedOn(probePath).map((r) => r.query.region)).toEqual(['region-green']);
+    expect(stub.calls(probePath).map((r) => r.query.region)).toEqual(['region-green']);
     const execution = await a.awaitEnd(res.headers['x-execution-id']);
     // The value is a secret: what the execution stores has it masked.
     expect(execution.steps[0].input.url).toContain('region=[secret]');
@@ -384,7 +264,7 @@ describe('environments', () => {
     expectError(await post(h, `${path}?env=no-such-env`).send({}), 400, 'unknown_environment');
 
     expect(await a.executionCount(workflow.id)).toBe(0);
-    expect(receivedOn(probePath)).toEqual([]);
+    expect(stub.calls(probePath)).toEqual([]);
   });
 });
 
@@ -392,7 +272,7 @@ describe('calls that are refused before any run starts', () => {
   let hook: Awaited<ReturnType<typeof a.createHook>>;
 
   beforeAll(async () => {
-    hook = await a.createHook([returnStep({ statusCode: 200, body: { ok: true } })]);
+    hook = await a.createHook([returnStep('answer', { ok: true })]);
   });
   afterEach(async () => {
     expect(await a.executionCount(hook.workflow.id)).toBe(0);
@@ -443,10 +323,10 @@ describe('failing runs', () => {
     const env = await a.createEnvironment({ API_KEY: SECRET });
     const { path } = await a.createHook(
       [
-        httpStep('callCrm', { url: `${stubUrl}/status/400`, method: 'POST', headers: { 'X-Api-Key': '{{ $env.API_KEY }}' }, body: { key: '{{ $env.API_KEY }}' } }),
-        returnStep({ statusCode: 200, body: { unreachable: true } }),
+        httpStep('callCrm', { url: `${stub.url}/status/400`, method: 'POST', headers: { 'X-Api-Key': '{{ $env.API_KEY }}' }, body: { key: '{{ $env.API_KEY }}' } }),
+        returnStep('answer', { unreachable: true }),
       ],
-      { extra: { settings: { defaultEnvironment: env } } },
+      { environment: env },
     );
 
     const res = await post(h, path).send({});
@@ -459,7 +339,7 @@ describe('failing runs', () => {
     expect(JSON.stringify(res.body)).not.toContain(SECRET);
     expect(res.headers['x-execution-id']).toBe(res.body.error.executionId);
     // The stub did get the secret: the step really used it.
-    expect(receivedOn('/status/400').some((r) => r.headers['x-api-key'] === SECRET)).toBe(true);
+    expect(stub.calls('/status/400').some((r) => r.headers['x-api-key'] === SECRET)).toBe(true);
 
     const execution = await a.awaitEnd(res.body.error.executionId);
     expect(execution.status).toBe('failed');
@@ -470,8 +350,8 @@ describe('failing runs', () => {
 
   test('a step using a connection that does not exist is 500 run_failed naming the step', async () => {
     const { path } = await a.createHook([
-      httpStep('useCrm', { url: `${stubUrl}/never`, connection: 'no-such-connection' }),
-      returnStep({ statusCode: 200, body: { unreachable: true } }),
+      httpStep('useCrm', { url: `${stub.url}/never`, connection: 'no-such-connection' }),
+      returnStep('answer', { unreachable: true }),
     ]);
 
     const res = await post(h, path).send({});
@@ -479,13 +359,13 @@ describe('failing runs', () => {
     expect(res.status).toBe(500);
     expect(res.body.error).toEqual({ code: 'run_failed', stepId: 'useCrm', executionId: expect.any(String), message: expect.stringContaining('"useCrm"') });
     expect(res.body.error.message).toContain('no-such-connection');
-    expect(receivedOn('/never')).toEqual([]);
+    expect(stub.calls('/never')).toEqual([]);
   });
 });
 
 describe('Temporal visibility', () => {
   test('a webhook run is findable by OrganizationId, WorkflowName and TriggerName search attributes', async () => {
-    const { path, workflow, trigger } = await a.createHook([returnStep({ statusCode: 200, body: { ok: true } })]);
+    const { path, workflow, trigger } = await a.createHook([returnStep('answer', { ok: true })]);
     const res = await post(h, path).send({});
     expect(res.status).toBe(200);
     const executionId = res.headers['x-execution-id'];
@@ -508,21 +388,17 @@ describe('Temporal visibility', () => {
 
 describe('with a 1 kb webhook body limit', () => {
   let small: Harness;
-  let smallOrg: TestOrg;
-  let sa: ReturnType<typeof api>;
+  let sa: WorkflowApi;
 
   beforeAll(async () => {
-    small = await startHarness({ configure: (c) => void (c.webhooks.bodyLimit = '1kb') });
-    smallOrg = await createTestOrg(small.services);
-    sa = api(small, smallOrg);
-    await small.startWorker({ httpAllowList: [stubHost] });
+    ({ h: small, a: sa } = await startWorkflowHarness(stub, { configure: (c) => void (c.webhooks.bodyLimit = '1kb') }));
   });
   afterAll(async () => {
     await small?.close();
   });
 
   test('a body over the limit is 413 and starts nothing; one under it runs', async () => {
-    const { path, workflow } = await sa.createHook([returnStep({ statusCode: 200, body: { size: '{{ initial.pad.size }}' } })]);
+    const { path, workflow } = await sa.createHook([returnStep('answer', { size: '{{ initial.pad.size }}' })]);
 
     expectError(await post(small, path).send({ pad: 'x'.repeat(2048) }), 413);
     expect(await sa.executionCount(workflow.id)).toBe(0);
@@ -535,23 +411,21 @@ describe('with a 1 kb webhook body limit', () => {
 
 describe('with a 1.5 s synchronous wait', () => {
   let impatient: Harness;
-  let ia: ReturnType<typeof api>;
+  let ia: WorkflowApi;
 
   beforeAll(async () => {
-    impatient = await startHarness({ configure: (c) => void (c.webhooks.syncTimeoutMs = 1500) });
-    ia = api(impatient, await createTestOrg(impatient.services));
-    await impatient.startWorker({ httpAllowList: [stubHost] });
+    ({ h: impatient, a: ia } = await startWorkflowHarness(stub, { configure: (c) => void (c.webhooks.syncTimeoutMs = 1500) }));
   });
   afterAll(async () => {
-    for (const g of gates.values()) g.open();
+    stub.openGates();
     await impatient?.close();
   });
 
   test('a return step not reached in time: 202 running with the execution id; the run later completes', async () => {
-    const slow = gate();
+    const slow = stub.gate();
     const { path } = await ia.createHook([
       httpStep('slow', { url: slow.url }),
-      returnStep({ statusCode: 200, body: { late: true } }),
+      returnStep('answer', { late: true }),
     ]);
 
     // The stub holds the step's answer until after the caller has given up waiting.

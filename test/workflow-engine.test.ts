@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { as, createConnection, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { as, createConnection, Harness, quietTemporalRuntime, startHarness, TestOrg } from './harness';
+import { inTurn, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
+import { eventually, httpStep, returnStep, startWorkflowHarness, stepOf, uniqueName, workflowApi, type Step } from './workflow-api';
 
 // The SDK warns about model names it does not know (the stub answers for any); not what these tests look at.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -11,133 +10,11 @@ import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider
 // Helpers
 // ---------------------------------------------------------------------------
 
-/** One request as a stub server received it. */
-interface Seen {
-  method: string;
-  url: string;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-type Reply = (seen: Seen, res: http.ServerResponse) => unknown;
-
-interface Stub {
-  url: string;
-  port: number;
-  seen: Seen[];
-  /** Requests that reached `path` (query string ignored). */
-  calls(path: string): Seen[];
-  /** How `path` answers from now on; unrouted paths echo the request as JSON. */
-  on(path: string, reply: Reply): void;
-  close(): Promise<void>;
-}
-
-const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-
-/** A local HTTP server that records every request; routes are set per test. */
-async function startStub(): Promise<Stub> {
-  const seen: Seen[] = [];
-  const routes = new Map<string, Reply>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = req.url ?? '/';
-      const s: Seen = { method: req.method ?? '', url, path: url.split('?')[0], headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      seen.push(s);
-      const route = routes.get(s.path);
-      if (route) return void Promise.resolve(route(s, res)).catch(() => res.destroy());
-      json(res, 200, { method: s.method, url: s.url, body: s.body });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    seen,
-    calls: (path) => seen.filter((s) => s.path === path),
-    on: (path, reply) => void routes.set(path, reply),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-/** Answers with the given statuses in turn (the last one repeats), JSON bodies. */
-function inTurn(...statuses: number[]): Reply {
-  let n = 0;
-  return (_seen, res) => {
-    const status = statuses[Math.min(n++, statuses.length - 1)];
-    json(res, status, { status, call: n });
-  };
-}
-
-/** Failed steps and runs are what many tests here expect: keep the worker's own WARN lines about them out of the output. */
-function quietTemporalRuntime() {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Installed already in this process.
-  }
-}
-
-let names = 0;
-/** Workflow, table and connection names unique across runs of this file on a shared database. */
-const unique = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(names++).toString(36)}`;
-
-type Step = { stepId: string; stepType: string; input: Record<string, unknown> };
-const httpStep = (stepId: string, input: Record<string, unknown>): Step => ({ stepId, stepType: 'core.http', input });
-const returnStep = (stepId: string, body: unknown, statusCode = 200): Step => ({ stepId, stepType: 'core.return', input: { webhookResponse: { statusCode, body } } });
-
-async function createWorkflow(app: Harness['app'], owner: TestOrg, steps: Step[], extra: Record<string, unknown> = {}) {
-  const res = await as(app, owner.ownerToken).post('/workflows').send({ name: unique('wf'), steps, ...extra });
-  expect(res.status).toBe(201);
-  return res.body as { id: string };
-}
-
 /** Creates the workflow and runs it with POST /workflows/:id/runs {wait: true}; answers the execution with its steps. */
 async function runToEnd(steps: Step[], input: Record<string, unknown> = {}, harness: Harness = h) {
-  const wf = await createWorkflow(harness.app, org, steps);
-  const res = await as(harness.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input, wait: true });
-  expect(res.status).toBe(200);
-  return res.body as Execution;
-}
-
-interface ExecutionStep {
-  stepId: string;
-  stepType: string;
-  status: 'completed' | 'failed';
-  attempt: number;
-  input: any;
-  output: any;
-  error: string | null;
-}
-interface Execution {
-  id: string;
-  status: string;
-  error: { stepId?: string; message: string } | null;
-  steps: ExecutionStep[];
-}
-
-const stepOf = (execution: Execution, stepId: string) => {
-  const step = execution.steps.find((s) => s.stepId === stepId);
-  if (!step) throw new Error(`no step record "${stepId}" in ${JSON.stringify(execution.steps.map((s) => s.stepId))}`);
-  return step;
-};
-
-/** Polls `read` until `done` holds or the deadline passes (then fails with the last value). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  const api = workflowApi(harness.app, org);
+  const wf = await api.createWorkflow(steps);
+  return api.runAndWait(wf.id, input);
 }
 
 // ---------------------------------------------------------------------------
@@ -146,17 +23,16 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 
 let h: Harness;
 let org: TestOrg;
-let stub: Stub;
+let stub: HttpStub;
 /** A second local server the main worker is NOT allowed to reach. */
-let other: Stub;
+let other: HttpStub;
 let llm: LlmProviderStub;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
-  [stub, other, llm] = await Promise.all([startStub(), startStub(), startLlmProviderStub()]);
-  h = await startHarness();
-  org = await createTestOrg(h.services);
-  await h.startWorker({ httpAllowList: [`127.0.0.1:${stub.port}`], llmBaseUrls: { openai: llm.url, anthropic: llm.url } });
+  // Failed steps and runs are what many tests here expect: keep the worker's own WARN lines about them out of the output.
+  quietTemporalRuntime('ERROR');
+  [stub, other, llm] = await Promise.all([startHttpStub(), startHttpStub(), startLlmProviderStub()]);
+  ({ h, org } = await startWorkflowHarness(stub, { worker: { llmBaseUrls: { openai: llm.url, anthropic: llm.url } } }));
 });
 afterAll(async () => {
   await h?.close();
@@ -332,19 +208,15 @@ describe('worker restarts', () => {
       // steps after it can only run on the second worker (local activities would all drain on the first).
       const settings = { llmBaseUrls: { openai: `${stub.url}/restart-llm` } };
       const first = await rh.startWorker(settings);
-      let arrive!: () => void;
-      let release!: () => void;
-      const arrived = new Promise<void>((r) => (arrive = r));
-      const released = new Promise<void>((r) => (release = r));
+      const held = stub.gate();
       stub.on('/restart-llm/chat/completions', async (_seen, res) => {
-        arrive();
-        await released;
-        if (!res.destroyed) json(res, 200, chatCompletion({ label: 'restarted' }));
+        await held.pass();
+        sendJson(res, 200, chatCompletion({ label: 'restarted' }));
       });
-      const connection = unique('restart_key');
+      const connection = uniqueName('restart_key');
       await createConnection(rh.app, org, { name: connection, type: 'api-key', config: { apiKey: 'sk-restart-test-key' } });
-      const table = unique('restart');
-      const wf = await createWorkflow(rh.app, org, [
+      const table = uniqueName('restart');
+      const wf = await workflowApi(rh.app, org).createWorkflow([
         {
           stepId: 'think',
           stepType: 'ai.llm-call',
@@ -363,9 +235,9 @@ describe('worker restarts', () => {
       const handle = rh.services.temporal.client.workflow.getHandle(executionId);
 
       // The model call is in flight on the first worker: ask it to stop, then let the call end so it can drain.
-      await arrived;
+      await held.arrived;
       const stopping = first.stop();
-      release();
+      held.open();
       await stopping;
       expect((await handle.describe()).status.name).toBe('RUNNING');
 
@@ -375,7 +247,7 @@ describe('worker restarts', () => {
 
       const read = await as(rh.app, org.ownerToken).get(`/executions/${executionId}`);
       expect(read.body.status).toBe('completed');
-      expect(read.body.steps.map((s: ExecutionStep) => [s.stepId, s.status])).toEqual([
+      expect(read.body.steps.map((s: { stepId: string; status: string }) => [s.stepId, s.status])).toEqual([
         ['think', 'completed'],
         ['prev', 'completed'],
         ['count', 'completed'],
@@ -405,7 +277,7 @@ describe('ai.llm-call', () => {
   let connectionName: string;
 
   beforeAll(async () => {
-    connectionName = unique('llm_key');
+    connectionName = uniqueName('llm_key');
     await createConnection(h.app, org, { name: connectionName, type: 'api-key', config: { apiKey: KEY } });
   });
 

@@ -1,112 +1,17 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, quietTemporalRuntime, type Harness, type TestOrg } from './harness';
+import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
+import { httpStep as baseHttpStep, returnStep, startWorkflowHarness, type Execution, type Step, type WorkflowApi } from './workflow-api';
 import type { Role } from '../src/auth/roles';
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
 
-/** A local HTTP server: `/hold/<name>` waits until `release(name)`, `/fail` answers 500, anything else echoes JSON. */
-async function startStub() {
-  const seen: string[] = [];
-  const holds = new Map<string, { arrived: Promise<void>; arrive(): void; released: Promise<void>; release(): void }>();
-  const hold = (name: string) => {
-    let entry = holds.get(name);
-    if (!entry) {
-      let arrive!: () => void;
-      let release!: () => void;
-      const arrived = new Promise<void>((r) => (arrive = r));
-      const released = new Promise<void>((r) => (release = r));
-      entry = { arrived, arrive, released, release };
-      holds.set(name, entry);
-    }
-    return entry;
-  };
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', async () => {
-      const path = (req.url ?? '/').split('?')[0];
-      seen.push(path);
-      const send = (status: number, body: unknown) => {
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      };
-      if (path.startsWith('/hold/')) {
-        const entry = hold(path.slice('/hold/'.length));
-        entry.arrive();
-        await entry.released;
-        return send(200, { released: true });
-      }
-      if (path === '/fail') return send(500, { error: 'boom' });
-      send(200, { method: req.method, url: req.url });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    seen,
-    /** Settles once a request waits at `/hold/<name>`. */
-    arrived: (name: string) => hold(name).arrived,
-    release: (name: string) => hold(name).release(),
-    releaseAll: () => holds.forEach((h) => h.release()),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-function quietTemporalRuntime() {
-  try {
-    // Failed and cancelled runs are expected here; the worker's WARN lines about them are noise.
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Installed already in this process.
-  }
-}
-
-let names = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(names++).toString(36)}`;
-
-type Step = { stepId: string; stepType: string; input: Record<string, unknown> };
-const httpStep = (stepId: string, url: string): Step => ({ stepId, stepType: 'core.http', input: { url } });
-const returnStep = (stepId: string, body: unknown): Step => ({ stepId, stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body } } });
-
-interface Execution {
-  id: string;
-  workflowId: string;
-  workflowVersion: number;
-  mode: string;
-  status: string;
-  input: Record<string, unknown>;
-  error: { stepId?: string; message: string } | null;
-  rerunOf: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  steps?: Array<{ stepId: string; stepType: string; status: string; attempt: number; input: any; output: any; error: string | null; startedAt: string; finishedAt: string; durationMs: number }>;
-}
-
-async function createWorkflow(steps: Step[], extra: Record<string, unknown> = {}, owner: TestOrg = org) {
-  const res = await as(h.app, owner.ownerToken).post('/workflows').send({ name: unique('wf'), steps, ...extra });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; name: string };
-}
+const httpStep = (stepId: string, url: string) => baseHttpStep(stepId, { url });
 
 async function updateWorkflow(id: string, name: string, steps: Step[]) {
   const res = await as(h.app, org.ownerToken).put(`/workflows/${id}`).send({ name, steps });
   expect(res.status).toBe(200);
-}
-
-/** POST /workflows/:id/runs {wait: true}: the ended execution with its steps. */
-async function runAndWait(workflowId: string, input: Record<string, unknown> = {}, owner: TestOrg = org): Promise<Execution> {
-  const res = await as(h.app, owner.ownerToken).post(`/workflows/${workflowId}/runs`).send({ input, wait: true });
-  expect(res.status).toBe(200);
-  return res.body;
 }
 
 /** POST /workflows/:id/runs without waiting: the execution id. */
@@ -117,46 +22,24 @@ async function runAsync(workflowId: string, input: Record<string, unknown> = {})
   return res.body.executionId;
 }
 
-async function readExecution(id: string, token = org.ownerToken): Promise<Execution> {
-  const res = await as(h.app, token).get(`/executions/${id}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-/** Polls GET /executions/:id until its status leaves `running` (or the deadline passes). */
-async function awaitEnd(id: string, timeoutMs = 30_000): Promise<Execution> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const execution = await readExecution(id);
-    if (execution.status !== 'running') return execution;
-    if (Date.now() > deadline) throw new Error(`execution ${id} still running after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
-async function listExecutions(query: Record<string, string>, token = org.ownerToken) {
-  const res = await as(h.app, token).get(`/executions?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return res.body as { total: number; data: Execution[] };
-}
-
-const stepIds = (e: Execution) => (e.steps ?? []).map((s) => s.stepId);
+const stepIds = (e: Execution) => e.steps.map((s) => s.stepId);
 
 // ---------------------------------------------------------------------------
 
 let h: Harness;
 let org: TestOrg;
-let stub: Awaited<ReturnType<typeof startStub>>;
+let a: WorkflowApi;
+let stub: HttpStub;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
-  stub = await startStub();
-  h = await startHarness();
-  org = await createTestOrg(h.services);
-  await h.startWorker({ httpAllowList: [`127.0.0.1:${stub.port}`] });
+  // Failed and cancelled runs are expected here; the worker's WARN lines about them are noise.
+  quietTemporalRuntime('ERROR');
+  stub = await startHttpStub();
+  stub.on('/fail', reply(500, { error: 'boom' }));
+  ({ h, org, a } = await startWorkflowHarness(stub));
 });
 afterAll(async () => {
-  stub?.releaseAll();
+  stub?.openGates();
   await h?.close();
   await stub?.close();
 });
@@ -169,22 +52,22 @@ describe('listing executions', () => {
   let failed: Execution;
 
   beforeAll(async () => {
-    ok = await createWorkflow([returnStep('answer', { ok: true })]);
-    bad = await createWorkflow([httpStep('fetch', `${stub.url}/fail`)]);
-    first = await runAndWait(ok.id, { n: 1 });
-    second = await runAndWait(ok.id, { n: 2 });
-    failed = await runAndWait(bad.id, { n: 3 });
+    ok = await a.createWorkflow([returnStep('answer', { ok: true })]);
+    bad = await a.createWorkflow([httpStep('fetch', `${stub.url}/fail`)]);
+    first = await a.runAndWait(ok.id, { n: 1 });
+    second = await a.runAndWait(ok.id, { n: 2 });
+    failed = await a.runAndWait(bad.id, { n: 3 });
   });
 
   test('filtering by workflowId lists only that workflow\'s runs, newest first', async () => {
-    const list = await listExecutions({ workflowId: ok.id });
+    const list = await a.listExecutions({ workflowId: ok.id });
     expect(list.total).toBe(2);
     expect(list.data.map((e) => e.id)).toEqual([second.id, first.id]);
     expect(list.data[0]).not.toHaveProperty('steps');
   });
 
   test('filtering by status completed leaves out failed runs', async () => {
-    const completed = await listExecutions({ status: 'completed' });
+    const completed = await a.listExecutions({ status: 'completed' });
     const ids = completed.data.map((e) => e.id);
     expect(ids).toEqual(expect.arrayContaining([first.id, second.id]));
     expect(ids).not.toContain(failed.id);
@@ -192,23 +75,23 @@ describe('listing executions', () => {
   });
 
   test('filtering by status failed lists the failed run only', async () => {
-    const list = await listExecutions({ status: 'failed', workflowId: bad.id });
+    const list = await a.listExecutions({ status: 'failed', workflowId: bad.id });
     expect(list.data.map((e) => [e.id, e.status])).toEqual([[failed.id, 'failed']]);
-    expect(await listExecutions({ status: 'failed', workflowId: ok.id })).toEqual({ total: 0, data: [] });
+    expect(await a.listExecutions({ status: 'failed', workflowId: ok.id })).toEqual({ total: 0, data: [] });
   });
 
   test('startedAfter includes runs started at or after the instant', async () => {
-    const list = await listExecutions({ workflowId: ok.id, startedAfter: second.startedAt });
+    const list = await a.listExecutions({ workflowId: ok.id, startedAfter: second.startedAt });
     expect(list.data.map((e) => e.id)).toEqual([second.id]);
   });
 
   test('startedBefore includes runs started strictly before the instant', async () => {
-    const list = await listExecutions({ workflowId: ok.id, startedBefore: second.startedAt });
+    const list = await a.listExecutions({ workflowId: ok.id, startedBefore: second.startedAt });
     expect(list.data.map((e) => e.id)).toEqual([first.id]);
   });
 
   test('limit and offset page through the list while total counts all matches', async () => {
-    const page = await listExecutions({ workflowId: ok.id, limit: '1', offset: '1' });
+    const page = await a.listExecutions({ workflowId: ok.id, limit: '1', offset: '1' });
     expect(page.total).toBe(2);
     expect(page.data.map((e) => e.id)).toEqual([first.id]);
   });
@@ -232,21 +115,21 @@ describe('listing executions', () => {
     });
 
     test('does not see the execution in its list', async () => {
-      const all = await listExecutions({ limit: '1000' }, stranger.ownerToken);
+      const all = await a.listExecutions({ limit: '1000' }, stranger.ownerToken);
       expect(all.data.map((e) => e.id)).not.toContain(first.id);
-      expect(await listExecutions({ workflowId: ok.id }, stranger.ownerToken)).toEqual({ total: 0, data: [] });
+      expect(await a.listExecutions({ workflowId: ok.id }, stranger.ownerToken)).toEqual({ total: 0, data: [] });
     });
   });
 });
 
 describe('reading one execution', () => {
   test('a completed run shows its status, timing and each step\'s rendered input and output', async () => {
-    const wf = await createWorkflow([
+    const wf = await a.createWorkflow([
       { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items/{{ initial.item }}`, searchParams: { q: '{{ initial.q }}' } } },
       returnStep('answer', { url: '{{ fetch.body.url }}' }),
     ]);
-    const ran = await runAndWait(wf.id, { item: 'abc', q: 'x y' });
-    const e = await readExecution(ran.id);
+    const ran = await a.runAndWait(wf.id, { item: 'abc', q: 'x y' });
+    const e = await a.readExecution(ran.id);
     expect(e).toMatchObject({ id: ran.id, workflowId: wf.id, workflowVersion: 1, mode: 'api', status: 'completed', input: { item: 'abc', q: 'x y' }, error: null, rerunOf: null });
     expect(Date.parse(e.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(e.startedAt));
     expect(e.durationMs).toBe(Date.parse(e.finishedAt!) - Date.parse(e.startedAt));
@@ -265,9 +148,9 @@ describe('reading one execution', () => {
   });
 
   test('a failed run shows the failing step with its error, and the run\'s error names it', async () => {
-    const wf = await createWorkflow([returnStep('early', { fine: true }), httpStep('explode', `${stub.url}/fail`), returnStep('never', {})]);
-    const ran = await runAndWait(wf.id);
-    const e = await readExecution(ran.id);
+    const wf = await a.createWorkflow([returnStep('early', { fine: true }), httpStep('explode', `${stub.url}/fail`), returnStep('never', {})]);
+    const ran = await a.runAndWait(wf.id);
+    const e = await a.readExecution(ran.id);
     expect(e.status).toBe('failed');
     expect(e.finishedAt).not.toBeNull();
     expect(e.error).toEqual({ stepId: 'explode', message: expect.stringMatching(/^Step "explode" \(core\.http\) failed: HTTP 500/) });
@@ -282,38 +165,39 @@ describe('reading one execution', () => {
 
 describe('cancelling', () => {
   test('a running execution is cancelled: 200, then its status becomes cancelled', async () => {
-    const wf = await createWorkflow([httpStep('wait', `${stub.url}/hold/cancel-me`), returnStep('after', {})]);
+    const held = stub.gate();
+    const wf = await a.createWorkflow([httpStep('wait', held.url), returnStep('after', {})]);
     const id = await runAsync(wf.id);
-    await stub.arrived('cancel-me');
-    expect((await readExecution(id)).status).toBe('running');
+    await held.arrived;
+    expect((await a.readExecution(id)).status).toBe('running');
 
     const res = await as(h.app, org.ownerToken).post(`/executions/${id}/cancel`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id, status: 'running' });
 
-    const ended = await awaitEnd(id);
-    stub.release('cancel-me');
+    const ended = await a.awaitEnd(id);
+    held.open();
     expect(ended.status).toBe('cancelled');
     expect(ended.finishedAt).not.toBeNull();
     expect(stepIds(ended)).not.toContain('after');
   });
 
   test('cancelling a completed execution is 409 not_running', async () => {
-    const wf = await createWorkflow([returnStep('answer', {})]);
-    const done = await runAndWait(wf.id);
+    const wf = await a.createWorkflow([returnStep('answer', {})]);
+    const done = await a.runAndWait(wf.id);
     expectError(await as(h.app, org.ownerToken).post(`/executions/${done.id}/cancel`), 409, 'not_running');
   });
 });
 
 describe('rerunning', () => {
   test('a rerun starts a new execution with the original input, pointing back at the original', async () => {
-    const wf = await createWorkflow([returnStep('answer', { echo: '{{ initial.word }}' })]);
-    const original = await runAndWait(wf.id, { word: 'again' });
+    const wf = await a.createWorkflow([returnStep('answer', { echo: '{{ initial.word }}' })]);
+    const original = await a.runAndWait(wf.id, { word: 'again' });
     const res = await as(h.app, org.ownerToken).post(`/executions/${original.id}/rerun`).send({});
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ executionId: expect.any(String), status: 'running' });
     expect(res.body.executionId).not.toBe(original.id);
-    const rerun = await awaitEnd(res.body.executionId);
+    const rerun = await a.awaitEnd(res.body.executionId);
     expect(rerun).toMatchObject({ status: 'completed', mode: 'rerun', rerunOf: original.id, input: { word: 'again' }, workflowId: wf.id });
     expect(rerun.steps![0].output).toEqual({ statusCode: 200, body: { echo: 'again' } });
   });
@@ -322,15 +206,15 @@ describe('rerunning', () => {
     let wf: { id: string; name: string };
     let original: Execution;
     beforeAll(async () => {
-      wf = await createWorkflow([returnStep('v1', { version: 1 })]);
-      original = await runAndWait(wf.id, { k: 'v' });
+      wf = await a.createWorkflow([returnStep('v1', { version: 1 })]);
+      original = await a.runAndWait(wf.id, { k: 'v' });
       await updateWorkflow(wf.id, wf.name, [returnStep('v2', { version: 2 })]);
     });
 
     test('by default the rerun runs the current definition', async () => {
       const res = await as(h.app, org.ownerToken).post(`/executions/${original.id}/rerun`).send({});
       expect(res.status).toBe(202);
-      const rerun = await awaitEnd(res.body.executionId);
+      const rerun = await a.awaitEnd(res.body.executionId);
       expect(rerun).toMatchObject({ status: 'completed', workflowVersion: 2, rerunOf: original.id, input: { k: 'v' } });
       expect(stepIds(rerun)).toEqual(['v2']);
     });
@@ -338,7 +222,7 @@ describe('rerunning', () => {
     test('definition original reruns the version the execution ran', async () => {
       const res = await as(h.app, org.ownerToken).post(`/executions/${original.id}/rerun`).send({ definition: 'original' });
       expect(res.status).toBe(202);
-      const rerun = await awaitEnd(res.body.executionId);
+      const rerun = await a.awaitEnd(res.body.executionId);
       expect(rerun).toMatchObject({ status: 'completed', workflowVersion: 1, rerunOf: original.id, input: { k: 'v' } });
       expect(stepIds(rerun)).toEqual(['v1']);
     });
@@ -347,15 +231,15 @@ describe('rerunning', () => {
 
 describe('running a workflow by id', () => {
   test('POST /workflows/:id/runs answers 202 at once and the run goes on to complete', async () => {
-    const wf = await createWorkflow([returnStep('answer', { got: '{{ initial.x }}' })]);
+    const wf = await a.createWorkflow([returnStep('answer', { got: '{{ initial.x }}' })]);
     const id = await runAsync(wf.id, { x: 'async' });
-    const ended = await awaitEnd(id);
+    const ended = await a.awaitEnd(id);
     expect(ended).toMatchObject({ status: 'completed', mode: 'api', input: { x: 'async' } });
     expect(ended.steps![0].output.body).toEqual({ got: 'async' });
   });
 
   test('POST /workflows/:id/runs with wait answers 200 with the ended execution and its steps', async () => {
-    const wf = await createWorkflow([returnStep('answer', { got: '{{ initial.x }}' })]);
+    const wf = await a.createWorkflow([returnStep('answer', { got: '{{ initial.x }}' })]);
     const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: { x: 'sync' }, wait: true });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', mode: 'api', input: { x: 'sync' }, finishedAt: expect.any(String) });
@@ -363,7 +247,7 @@ describe('running a workflow by id', () => {
   });
 
   test('POST /workflows/:id/test runs with the definition\'s initial by default', async () => {
-    const wf = await createWorkflow([returnStep('answer', { who: '{{ initial.who }}' })], { initial: { who: 'sample' } });
+    const wf = await a.createWorkflow([returnStep('answer', { who: '{{ initial.who }}' })], { initial: { who: 'sample' } });
     const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/test`).send({});
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', mode: 'test', input: { who: 'sample' } });
@@ -371,7 +255,7 @@ describe('running a workflow by id', () => {
   });
 
   test('POST /workflows/:id/test runs with the given initial instead', async () => {
-    const wf = await createWorkflow([returnStep('answer', { who: '{{ initial.who }}' })], { initial: { who: 'sample' } });
+    const wf = await a.createWorkflow([returnStep('answer', { who: '{{ initial.who }}' })], { initial: { who: 'sample' } });
     const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/test`).send({ initial: { who: 'given' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', mode: 'test', input: { who: 'given' } });
@@ -379,12 +263,13 @@ describe('running a workflow by id', () => {
   });
 
   test('a run keeps the version it started with when the workflow is updated mid-run', async () => {
-    const wf = await createWorkflow([httpStep('wait', `${stub.url}/hold/pinned`), returnStep('old_answer', { version: 'old' })]);
+    const held = stub.gate();
+    const wf = await a.createWorkflow([httpStep('wait', held.url), returnStep('old_answer', { version: 'old' })]);
     const id = await runAsync(wf.id);
-    await stub.arrived('pinned');
-    await updateWorkflow(wf.id, wf.name, [httpStep('wait', `${stub.url}/hold/pinned`), returnStep('new_answer', { version: 'new' })]);
-    stub.release('pinned');
-    const ended = await awaitEnd(id);
+    await held.arrived;
+    await updateWorkflow(wf.id, wf.name, [httpStep('wait', held.url), returnStep('new_answer', { version: 'new' })]);
+    held.open();
+    const ended = await a.awaitEnd(id);
     expect(ended).toMatchObject({ status: 'completed', workflowVersion: 1 });
     expect(stepIds(ended)).toEqual(['wait', 'old_answer']);
     expect(ended.steps![1].output.body).toEqual({ version: 'old' });
@@ -395,8 +280,8 @@ describe('permissions', () => {
   let wf: { id: string };
   let done: Execution;
   beforeAll(async () => {
-    wf = await createWorkflow([returnStep('answer', {})]);
-    done = await runAndWait(wf.id);
+    wf = await a.createWorkflow([returnStep('answer', {})]);
+    done = await a.runAndWait(wf.id);
   });
 
   // workflows:view reads executions; workflows:admin runs, tests, cancels and reruns (src/auth/roles.ts).

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import request from 'supertest';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { as, createConnection, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { as, createConnection, quietTemporalRuntime, type Harness, type TestOrg } from './harness';
+import { inTurn, reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
+import { eventually, returnStep, startWorkflowHarness, uniqueName, type Step, type WorkflowApi } from './workflow-api';
 
 /**
  * Temporal determinism: histories of real runs must replay on the current
@@ -25,60 +25,21 @@ const RECORD = process.env.RECORD_HISTORIES === '1';
 
 /** Echoes JSON; `/fail` answers 500, `/flaky` 503 once then 200, `/big` ~200 KB of JSON (offloaded). */
 async function startStub() {
-  let flaky = 0;
+  const stub = await startHttpStub({ fallback: (req, res) => sendJson(res, 200, { method: req.method, url: req.url, items: [{ name: 'first' }] }) });
   const big = JSON.stringify({ items: Array.from({ length: 4000 }, (_, i) => ({ id: `item-${i}`, text: 'z'.repeat(40) })) });
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const send = (status: number, body: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
-      const path = (req.url ?? '/').split('?')[0];
-      if (path === '/fail') return send(500, '{"error":"boom"}');
-      if (path === '/flaky') return send(flaky++ === 0 ? 503 : 200, '{"ok":true}');
-      if (path === '/big') return send(200, big);
-      send(200, JSON.stringify({ method: req.method, url: req.url, items: [{ name: 'first' }] }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-function quietTemporalRuntime() {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Installed already in this process.
-  }
-}
-
-let names = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(names++).toString(36)}`;
-
-type Step = { stepId: string; stepType: string; input: Record<string, unknown> };
-const returnStep = (stepId: string, body: unknown, statusCode = 200): Step => ({ stepId, stepType: 'core.return', input: { webhookResponse: { statusCode, body } } });
-
-async function createWorkflow(steps: Step[]) {
-  const res = await as(h.app, org.ownerToken).post('/workflows').send({ name: unique('replay'), steps });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; name: string };
+  stub.on('/fail', reply(500, { error: 'boom' }));
+  stub.on('/flaky', inTurn(503, 200));
+  stub.on('/big', reply(200, big));
+  return stub;
 }
 
 /** Runs a new workflow of these steps (POST /workflows/:id/runs, wait) and returns its execution id once Temporal has closed it. */
 async function runToEnd(steps: Step[], input: Record<string, unknown> = {}, expectedStatus = 'completed'): Promise<string> {
-  const wf = await createWorkflow(steps);
-  const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input, wait: true });
-  expect(res.status).toBe(200);
-  expect(res.body.status).toBe(expectedStatus);
-  await closed(res.body.id);
-  return res.body.id;
+  const wf = await a.createWorkflow(steps);
+  const execution = await a.runAndWait(wf.id, input);
+  expect(execution.status).toBe(expectedStatus);
+  await closed(execution.id);
+  return execution.id;
 }
 
 /** Waits until Temporal has closed the run (result or failure alike). */
@@ -161,18 +122,17 @@ function withEditedInput(history: History, edit: (input: any) => void): History 
 
 let h: Harness;
 let org: TestOrg;
-let stub: Awaited<ReturnType<typeof startStub>>;
+let a: WorkflowApi;
+let stub: HttpStub;
 let llm: LlmProviderStub;
 let bundle: WorkflowBundle;
 let llmConnection: string;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
+  quietTemporalRuntime('ERROR');
   [stub, llm] = await Promise.all([startStub(), startLlmProviderStub()]);
-  h = await startHarness();
-  org = await createTestOrg(h.services);
-  await h.startWorker({ httpAllowList: [`127.0.0.1:${stub.port}`], llmBaseUrls: { openai: llm.url, anthropic: llm.url } });
-  llmConnection = `replay_llm_${Date.now().toString(36)}`;
+  ({ h, org, a } = await startWorkflowHarness(stub, { worker: { llmBaseUrls: { openai: llm.url, anthropic: llm.url } } }));
+  llmConnection = uniqueName('replay_llm');
   await createConnection(h.app, org, { name: llmConnection, type: 'api-key', config: { apiKey: 'sk-replay-test-key' } });
   // The same bundle a worker builds from workflowsPath, built once for every replay here.
   bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: new DefaultLogger('ERROR') });
@@ -227,7 +187,7 @@ describe('histories of live runs replay on the current workflow code', () => {
   });
 
   test('data store set and get steps', async () => {
-    const table = `replay_${Date.now().toString(36)}`;
+    const table = uniqueName('replay');
     const id = await runToEnd([
       { stepId: 'save', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.id }}', value: { name: '{{ initial.name }}' } } },
       { stepId: 'load', stepType: 'data-store.get', input: { tableName: table, key: '{{ initial.id }}' } },
@@ -261,13 +221,12 @@ describe('histories of live runs replay on the current workflow code', () => {
   });
 
   test('a synchronous webhook answered by update-with-start, with a step after the return', async () => {
-    const wf = await createWorkflow([
+    const wf = await a.createWorkflow([
       returnStep('answer', { hello: '{{ initial.name }}' }, 201),
       { stepId: 'later', stepType: 'core.http', input: { url: `${stub.url}/after-answer` } },
     ]);
-    const trigger = unique('hook');
-    expect((await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/triggers`).send({ name: trigger, method: 'POST' })).status).toBe(201);
-    const res = await request(h.app).post(`/w/@${org.organizationSuid}/${trigger}`).send({ name: 'Ada' });
+    const trigger = await a.createTrigger(wf.id);
+    const res = await request(h.app).post(trigger.path).send({ name: 'Ada' });
     expect(res.status).toBe(201);
     const id: string = res.headers['x-execution-id'];
     await closed(id);
@@ -277,7 +236,7 @@ describe('histories of live runs replay on the current workflow code', () => {
   test('a run cancelled while its model call is in flight', async () => {
     llm.delayNext(10 * 60_000); // held until the stub closes: the run is cancelled long before
     const before = llm.requests.length;
-    const wf = await createWorkflow([
+    const wf = await a.createWorkflow([
       {
         stepId: 'classify',
         stepType: 'ai.llm-call',
@@ -291,11 +250,7 @@ describe('histories of live runs replay on the current workflow code', () => {
     const started = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: {} });
     expect(started.status).toBe(202);
     const id: string = started.body.executionId;
-    const deadline = Date.now() + 30_000;
-    while (llm.requests.length === before) {
-      if (Date.now() > deadline) throw new Error('the model call never reached the stub');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(async () => llm.requests.length, (n) => n > before);
     expect((await as(h.app, org.ownerToken).post(`/executions/${id}/cancel`)).status).toBe(200);
     await closed(id);
     expect((await h.services.temporal.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');

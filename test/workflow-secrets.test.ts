@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import request from 'supertest';
 import type { Express } from 'express';
@@ -9,6 +7,8 @@ import { createApp } from '../src/app/app';
 import { createLogger } from '../src/logging/logger';
 import { createWorker } from '../src/temporal/worker';
 import { as, createConnection, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
+import { workflowApi, type Execution, type WorkflowApi } from './workflow-api';
 
 /**
  * Secrets (environment values, connection credentials and the headers built
@@ -33,27 +33,12 @@ const BASIC = `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('
 /** Every value that must never be stored or logged (the username is not a secret). */
 const SECRETS = [SECRET_TOKEN, SECRET_URL, API_KEY, BASIC_PASSWORD, BEARER, BASIC, Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'), SPECIAL_PASSWORD, QUOTED_PASSWORD];
 
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-interface Execution {
-  id: string;
-  status: string;
-  error: { stepId?: string; message: string } | null;
-  steps: Array<{ stepId: string; status: string; input: any; output: any; error: string | null }>;
-}
-
 let h: Harness;
 let app: Express;
 let org: TestOrg;
-let stub: http.Server;
-let stubUrl: string;
+let a: WorkflowApi;
+let stub: HttpStub;
 let environment: string;
-const received: Received[] = [];
 const appLogs: string[] = [];
 const temporalLogs: string[] = [];
 let temporalLogsCaptured = false;
@@ -76,26 +61,16 @@ beforeAll(async () => {
   captureTemporalLogs();
   h = await startHarness();
   org = await createTestOrg(h.services);
-  stub = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      res.setHeader('content-type', 'application/json');
-      // Echoes the credentials it was sent, as a careless (or hostile) server might.
-      if (req.url!.startsWith('/echo')) res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, token: req.headers['x-secret-token'] ?? null }));
-      else res.end(JSON.stringify({ ok: true }));
-    });
-  });
-  await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
-  const port = (stub.address() as AddressInfo).port;
-  stubUrl = `http://127.0.0.1:${port}`;
+  stub = await startHttpStub({ fallback: reply(200, { ok: true }) });
+  // Echoes the credentials it was sent, as a careless (or hostile) server might.
+  stub.on('/echo', (req, res) => sendJson(res, 200, { authorization: req.headers.authorization ?? null, token: req.headers['x-secret-token'] ?? null }));
 
   // The app and the worker of the harness, logging at trace level into memory.
   const logger = createLogger('trace', { write: (line: string) => void appLogs.push(line) });
   app = createApp({ ...h.services, logger });
+  a = workflowApi(app, org);
   const { config, db, keyring } = h.services;
-  const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, httpAllowList: [`127.0.0.1:${port}`] } } });
+  const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, httpAllowList: [stub.host] } } });
   const { worker, connection } = await createWorker({ address: config.temporal.address!, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps });
   const running = worker.run();
   stopWorker = async () => {
@@ -105,9 +80,7 @@ beforeAll(async () => {
     await deps.close();
   };
 
-  environment = `secrets_${Date.now().toString(36)}`;
-  const env = await as(app, org.ownerToken).post('/environments').send({ name: environment, variables: { SECRET_TOKEN, SECRET_URL, SPECIAL_PASSWORD, QUOTED_PASSWORD } });
-  expect(env.status).toBe(201);
+  environment = await a.createEnvironment({ SECRET_TOKEN, SECRET_URL, SPECIAL_PASSWORD, QUOTED_PASSWORD });
   await createConnection(app, org, { name: 'vault_api', type: 'api-key', config: { apiKey: API_KEY } });
   await createConnection(app, org, { name: 'vault_basic', type: 'basic-auth', config: { username: BASIC_USER, password: BASIC_PASSWORD } });
 });
@@ -115,37 +88,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopWorker?.();
   await h?.close();
-  stub?.close();
+  await stub?.close();
 });
 
-let counter = 0;
-const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}${(counter++).toString(36)}`;
-
 /** Creates a workflow running in the file's environment; returns its id and name. */
-async function createWorkflow(steps: unknown[]) {
-  const name = uniqueName('secrets');
-  const res = await as(app, org.ownerToken).post('/workflows').send({ name, steps, settings: { defaultEnvironment: environment } });
-  expect(res.status).toBe(201);
-  return { id: res.body.id as string, name };
-}
-
-async function createTrigger(workflowId: string, name: string) {
-  const res = await as(app, org.ownerToken).post(`/workflows/${workflowId}/triggers`).send({ name, method: 'POST' });
-  expect(res.status).toBe(201);
-}
-
-async function testRun(workflowId: string): Promise<Execution> {
-  const res = await as(app, org.ownerToken).post(`/workflows/${workflowId}/test`).send({});
-  expect(res.status).toBe(200);
-  return res.body as Execution;
-}
-
-/** GET /executions/:id, as the owner unless another token is given. */
-async function readExecution(executionId: string, token = org.ownerToken): Promise<Execution> {
-  const res = await as(app, token).get(`/executions/${executionId}`);
-  expect(res.status).toBe(200);
-  return res.body as Execution;
-}
+const createWorkflow = (steps: unknown[]) => a.createWorkflow(steps, { environment });
 
 /**
  * The Temporal history of an execution as searchable text: the JSON of the
@@ -170,8 +117,6 @@ function expectNoSecret(text: string) {
   for (const secret of SECRETS) expect({ secret, found: text.includes(secret) }).toEqual({ secret, found: false });
 }
 
-const requestsTo = (path: string) => received.filter((r) => r.url.split('?')[0] === path);
-
 describe('a run using an env secret and connections', () => {
   let executionId: string;
   let webhookResponse: request.Response;
@@ -181,27 +126,27 @@ describe('a run using an env secret and connections', () => {
       {
         stepId: 'call',
         stepType: 'core.http',
-        input: { url: `${stubUrl}/secret-call`, method: 'POST', headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api', body: { token: '{{ $env.SECRET_TOKEN }}' } },
+        input: { url: `${stub.url}/secret-call`, method: 'POST', headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api', body: { token: '{{ $env.SECRET_TOKEN }}' } },
       },
-      { stepId: 'basic', stepType: 'core.http', input: { url: `${stubUrl}/secret-basic`, connection: '{{ $connections.vault_basic }}' } },
+      { stepId: 'basic', stepType: 'core.http', input: { url: `${stub.url}/secret-basic`, connection: '{{ $connections.vault_basic }}' } },
       { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { status: '{{ call.status }}' } } } },
       // After the answer: a regular activity, whose input is kept in history.
-      { stepId: 'after', stepType: 'core.http', input: { url: `${stubUrl}/secret-after`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
+      { stepId: 'after', stepType: 'core.http', input: { url: `${stub.url}/secret-after`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
     ]);
-    await createTrigger(wf.id, wf.name);
-    webhookResponse = await request(app).post(`/w/@${org.organizationSuid}/${wf.name}`).send({ hello: 'world' });
+    const trigger = await a.createTrigger(wf.id);
+    webhookResponse = await request(app).post(trigger.path).send({ hello: 'world' });
     expect(webhookResponse.status).toBe(200);
     executionId = webhookResponse.headers['x-execution-id'];
     await h.services.temporal.client.workflow.getHandle(executionId).result();
   });
 
   test('the remote server receives the real secret values', async () => {
-    const [call] = requestsTo('/secret-call');
+    const [call] = stub.calls('/secret-call');
     expect(call.headers['x-secret-token']).toBe(SECRET_TOKEN);
     expect(call.headers.authorization).toBe(BEARER);
     expect(JSON.parse(call.body)).toEqual({ token: SECRET_TOKEN });
-    expect(requestsTo('/secret-basic')[0].headers.authorization).toBe(BASIC);
-    expect(requestsTo('/secret-after')[0].headers).toMatchObject({ 'x-secret-token': SECRET_TOKEN, authorization: BEARER });
+    expect(stub.calls('/secret-basic')[0].headers.authorization).toBe(BASIC);
+    expect(stub.calls('/secret-after')[0].headers).toMatchObject({ 'x-secret-token': SECRET_TOKEN, authorization: BEARER });
   });
 
   test('the Temporal history holds no secret, payloads decoded', async () => {
@@ -211,7 +156,7 @@ describe('a run using an env secret and connections', () => {
   });
 
   test('the recorded step inputs show [secret] in place of the header values and the body', async () => {
-    const execution = await readExecution(executionId);
+    const execution = await a.readExecution(executionId);
     const step = (id: string) => execution.steps.find((s) => s.stepId === id)!;
     expect(step('call').input.headers).toMatchObject({ 'X-Secret-Token': '[secret]', Authorization: '[secret]' });
     expect(step('call').input.body).toEqual({ token: '[secret]' });
@@ -220,7 +165,7 @@ describe('a run using an env secret and connections', () => {
   });
 
   test('the execution JSON and the webhook response hold no secret', async () => {
-    const execution = await readExecution(executionId);
+    const execution = await a.readExecution(executionId);
     expect(execution.status).toBe('completed');
     expectNoSecret(JSON.stringify(execution));
     expectNoSecret(webhookResponse.text);
@@ -245,13 +190,13 @@ describe('a step failing with an error that would echo a secret', () => {
     expect(execution.error).toEqual({ stepId: 'call', message: expect.stringContaining('[secret]') });
     expect(execution.steps[0]).toMatchObject({ stepId: 'call', status: 'failed', error: expect.stringContaining('[secret]') });
     expectNoSecret(res.text);
-    expectNoSecret(JSON.stringify(await readExecution(execution.id)));
+    expectNoSecret(JSON.stringify(await a.readExecution(execution.id)));
   });
 
   test('the webhook caller gets a masked error, and the history holds no secret', async () => {
     const wf = await failing();
-    await createTrigger(wf.id, wf.name);
-    const res = await request(app).post(`/w/@${org.organizationSuid}/${wf.name}`).send({});
+    const trigger = await a.createTrigger(wf.id);
+    const res = await request(app).post(trigger.path).send({});
     expect(res.status).toBe(500);
     expect(res.body.error).toMatchObject({ code: 'run_failed', stepId: 'call', message: expect.stringContaining('[secret]') });
     expectNoSecret(res.text);
@@ -268,15 +213,15 @@ describe('a step failing with an error that would echo a secret', () => {
       { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 202, body: { accepted: true } } } },
       { stepId: 'late', stepType: 'core.http', input: { url: '{{ $env.SECRET_URL }}' } },
     ]);
-    await createTrigger(wf.id, wf.name);
-    const res = await request(app).post(`/w/@${org.organizationSuid}/${wf.name}`).send({});
+    const trigger = await a.createTrigger(wf.id);
+    const res = await request(app).post(trigger.path).send({});
     expect(res.status).toBe(202);
     const executionId = res.headers['x-execution-id'];
     await h.services.temporal.client.workflow
       .getHandle(executionId)
       .result()
       .catch(() => undefined);
-    const execution = await readExecution(executionId);
+    const execution = await a.readExecution(executionId);
     expect(execution).toMatchObject({ status: 'failed', error: { stepId: 'late', message: expect.stringContaining('[secret]') } });
     const text = await historyText(executionId);
     expect(text).toContain('activityTaskFailedEventAttributes'); // the failure really is in history
@@ -287,12 +232,12 @@ describe('a step failing with an error that would echo a secret', () => {
 describe('a server that echoes the credentials back', () => {
   test('the stored step output shows [secret] in place of the echoed values', async () => {
     const wf = await createWorkflow([
-      { stepId: 'echo', stepType: 'core.http', input: { url: `${stubUrl}/echo`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
+      { stepId: 'echo', stepType: 'core.http', input: { url: `${stub.url}/echo`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
     ]);
-    const execution = await testRun(wf.id);
+    const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
-    expect(requestsTo('/echo')[0].headers.authorization).toBe(BEARER);
-    const stored = await readExecution(execution.id);
+    expect(stub.calls('/echo')[0].headers.authorization).toBe(BEARER);
+    const stored = await a.readExecution(execution.id);
     expect(stored.steps[0].output.body).toEqual({ authorization: '[secret]', token: '[secret]' });
     expectNoSecret(stored.steps[0].output.text);
     expectNoSecret(JSON.stringify(stored));
@@ -303,21 +248,21 @@ describe('a server that echoes the credentials back', () => {
 // A viewer may read executions (workflows:view) but not secrets (no secrets:view): the record must not reveal them.
 describe('secrets in encoded form', () => {
   test('a secret sent as a query parameter is masked in the recorded URL, in its URL-encoded form too', async () => {
-    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stubUrl}/query-secret`, searchParams: { password: '{{ $env.SPECIAL_PASSWORD }}' } } }]);
-    const execution = await testRun(wf.id);
+    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stub.url}/query-secret`, searchParams: { password: '{{ $env.SPECIAL_PASSWORD }}' } } }]);
+    const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
-    expect(new URL(requestsTo('/query-secret')[0].url, stubUrl).searchParams.get('password')).toBe(SPECIAL_PASSWORD);
-    const recorded = (await readExecution(execution.id, org.tokens.viewer)).steps[0].input.url as string;
+    expect(new URL(stub.calls('/query-secret')[0].url, stub.url).searchParams.get('password')).toBe(SPECIAL_PASSWORD);
+    const recorded = (await a.readExecution(execution.id, org.tokens.viewer)).steps[0].input.url as string;
     expect(recorded).not.toContain(new URLSearchParams({ password: SPECIAL_PASSWORD }).toString());
     expect(new URL(recorded).searchParams.get('password')).toBe('[secret]');
   });
 
   test('a secret with quotes and backslashes sent in a JSON body is masked in the recorded body, in its JSON-escaped form too', async () => {
-    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stubUrl}/json-secret`, method: 'POST', body: { password: '{{ $env.QUOTED_PASSWORD }}' } } }]);
-    const execution = await testRun(wf.id);
+    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stub.url}/json-secret`, method: 'POST', body: { password: '{{ $env.QUOTED_PASSWORD }}' } } }]);
+    const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
-    expect(JSON.parse(requestsTo('/json-secret')[0].body)).toEqual({ password: QUOTED_PASSWORD });
-    const execution2 = await readExecution(execution.id, org.tokens.viewer);
+    expect(JSON.parse(stub.calls('/json-secret')[0].body)).toEqual({ password: QUOTED_PASSWORD });
+    const execution2 = await a.readExecution(execution.id, org.tokens.viewer);
     expect(execution2.steps[0].input.body).toEqual({ password: '[secret]' });
     const text = JSON.stringify(execution2);
     expect(text).not.toContain(JSON.stringify(QUOTED_PASSWORD).slice(1, -1));
@@ -330,7 +275,7 @@ describe('logs', () => {
   test('no log line of the API, the activities or the Temporal worker holds a secret', async () => {
     // One more failing run, so the worker has failures to log.
     const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: '{{ $env.SECRET_URL }}' } }]);
-    expect((await testRun(wf.id)).status).toBe('failed');
+    expect((await a.testRun(wf.id)).status).toBe('failed');
 
     expect(appLogs.length).toBeGreaterThan(0); // request lines at least: the capture works
     expectNoSecret(appLogs.join('\n'));

@@ -1,0 +1,196 @@
+import type { Express } from 'express';
+import type { Config } from '../src/config/config';
+import { as, createTestOrg, startHarness, type Harness, type TestOrg } from './harness';
+import type { HttpStub } from './stubs/http-stub';
+
+/**
+ * Helpers for tests that build workflows and triggers through the HTTP API
+ * and read back what the runs did. Each call that creates something fails the
+ * test unless the API answers with its success status.
+ */
+
+let seq = 0;
+/**
+ * A name unique in this process (and, by its time part, across runs on a shared
+ * database), valid as a workflow, trigger, connection, environment or table name.
+ */
+export const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(seq++).toString(36)}`;
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `read` until `done` holds or the deadline passes (then fails with the last value). */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
+    await sleep(150);
+  }
+}
+
+export interface Step {
+  stepId: string;
+  stepType: string;
+  input: Record<string, unknown>;
+}
+
+export const httpStep = (stepId: string, input: Record<string, unknown>): Step => ({ stepId, stepType: 'core.http', input });
+
+export const returnStep = (stepId: string, body: unknown, statusCode = 200, headers?: Record<string, string>): Step => ({
+  stepId,
+  stepType: 'core.return',
+  input: { webhookResponse: { statusCode, body, ...(headers ? { headers } : {}) } },
+});
+
+export interface ExecutionStep {
+  stepId: string;
+  stepType: string;
+  status: string;
+  attempt: number;
+  input: any;
+  output: any;
+  error: string | null;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+}
+
+/** GET /executions/:id (and the answers of runs that wait). */
+export interface Execution {
+  id: string;
+  workflowId: string;
+  workflowVersion: number;
+  mode: string;
+  status: string;
+  input: Record<string, unknown>;
+  error: { stepId?: string; message: string } | null;
+  rerunOf: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  steps: ExecutionStep[];
+}
+
+/** An entry of GET /executions: an execution without its steps. */
+export type ExecutionSummary = Omit<Execution, 'steps'>;
+
+/** The step record `stepId` of an execution; throws naming the steps there are if it has none. */
+export function stepOf(execution: Pick<Execution, 'steps'>, stepId: string): ExecutionStep {
+  const step = execution.steps.find((s) => s.stepId === stepId);
+  if (!step) throw new Error(`no step record "${stepId}" in ${JSON.stringify(execution.steps.map((s) => s.stepId))}`);
+  return step;
+}
+
+export interface WorkflowOptions {
+  /** Default: a unique name. */
+  name?: string;
+  /** Sets `settings.defaultEnvironment`. */
+  environment?: string;
+  /** Anything else goes into the definition as is (initial, description, settings...). */
+  [field: string]: unknown;
+}
+
+export interface Trigger {
+  id: string;
+  name: string;
+  url: string;
+  /** Shown once, when authentication is on. */
+  secret?: string;
+  /** `/w/@<org suid>/<name>`, for supertest. */
+  path: string;
+}
+
+/** The API helpers for one app, acting as the organization's owner unless a token is given. */
+export function workflowApi(app: Express, org: TestOrg) {
+  const owner = () => as(app, org.ownerToken);
+
+  async function createWorkflow(steps: unknown[], { name = uniqueName('wf'), environment, ...extra }: WorkflowOptions = {}) {
+    const res = await owner()
+      .post('/workflows')
+      .send({ name, steps, ...extra, ...(environment ? { settings: { defaultEnvironment: environment } } : {}) });
+    expect(res.status).toBe(201);
+    return { id: res.body.id as string, name };
+  }
+
+  async function createTrigger(workflowId: string, body: { name?: string; method?: string; authentication?: boolean } = {}): Promise<Trigger> {
+    const res = await owner()
+      .post(`/workflows/${workflowId}/triggers`)
+      .send({ name: uniqueName('hook'), method: 'POST', ...body });
+    expect(res.status).toBe(201);
+    return { ...res.body, path: `/w/@${org.organizationSuid}/${res.body.name}` };
+  }
+
+  async function readExecution(id: string, token = org.ownerToken): Promise<Execution> {
+    const res = await as(app, token).get(`/executions/${id}`);
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  async function listExecutions(query: Record<string, string>, token = org.ownerToken) {
+    const res = await as(app, token).get(`/executions?${new URLSearchParams(query)}`);
+    expect(res.status).toBe(200);
+    return res.body as { total: number; data: ExecutionSummary[] };
+  }
+
+  return {
+    createWorkflow,
+    createTrigger,
+
+    /** A workflow with one trigger (POST, unless told otherwise). */
+    async createHook(steps: unknown[], { authentication, method, ...options }: WorkflowOptions & { authentication?: boolean; method?: string } = {}) {
+      const workflow = await createWorkflow(steps, options);
+      const trigger = await createTrigger(workflow.id, { authentication, ...(method ? { method } : {}) });
+      return { workflow, trigger, path: trigger.path };
+    },
+
+    /** Creates an environment with these variables; returns its name. */
+    async createEnvironment(variables: Record<string, string>, name = uniqueName('env')) {
+      const res = await owner().post('/environments').send({ name, variables });
+      expect(res.status).toBe(201);
+      return name;
+    },
+
+    /** POST /workflows/:id/runs {wait: true}: the ended execution with its steps. */
+    async runAndWait(workflowId: string, input: Record<string, unknown> = {}): Promise<Execution> {
+      const res = await owner().post(`/workflows/${workflowId}/runs`).send({ input, wait: true });
+      expect(res.status).toBe(200);
+      return res.body;
+    },
+
+    /** POST /workflows/:id/test, waited for: the execution with its steps. */
+    async testRun(workflowId: string, initial?: Record<string, unknown>): Promise<Execution> {
+      const res = await owner().post(`/workflows/${workflowId}/test`).send(initial ? { initial } : {});
+      expect(res.status).toBe(200);
+      return res.body;
+    },
+
+    readExecution,
+    listExecutions,
+
+    async executionCount(workflowId: string): Promise<number> {
+      return (await listExecutions({ workflowId })).total;
+    },
+
+    /** Polls GET /executions/:id until its status leaves `running`; throws past the deadline. */
+    awaitEnd(id: string, timeoutMs = 30_000): Promise<Execution> {
+      return eventually(() => readExecution(id), (execution) => execution.status !== 'running', timeoutMs);
+    },
+  };
+}
+
+export type WorkflowApi = ReturnType<typeof workflowApi>;
+
+/**
+ * A harness, a fresh organization with its API helpers, and a worker whose HTTP
+ * steps may reach `stub` (step settings in `worker` added or overriding).
+ */
+export async function startWorkflowHarness(
+  stub: HttpStub,
+  options: { configure?: (config: Config) => void; worker?: Partial<Config['steps']> } = {},
+): Promise<{ h: Harness; org: TestOrg; a: WorkflowApi }> {
+  const h = await startHarness({ configure: options.configure });
+  const org = await createTestOrg(h.services);
+  await h.startWorker({ httpAllowList: [stub.host], ...options.worker });
+  return { h, org, a: workflowApi(h.app, org) };
+}
