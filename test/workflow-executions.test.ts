@@ -119,6 +119,15 @@ describe('listing executions', () => {
       expect(all.data.map((e) => e.id)).not.toContain(first.id);
       expect(await a.listExecutions({ workflowId: ok.id }, stranger.ownerToken)).toEqual({ total: 0, data: [] });
     });
+
+    test('cannot have a step recorded into the execution', async () => {
+      const at = new Date();
+      const row = { stepId: 'intruder', stepType: 'core.http', seq: 99, status: 'completed' as const, attempt: 1, input: null, output: { x: 1 }, error: null, startedAt: at, finishedAt: at };
+      await h.services.executionsRepository.recordStep(stranger.organizationId, first.id, row);
+      expect(stepIds(await a.readExecution(first.id))).not.toContain('intruder');
+      await h.services.executionsRepository.recordStep(org.organizationId, first.id, row);
+      expect(stepIds(await a.readExecution(first.id))).toContain('intruder');
+    });
   });
 });
 

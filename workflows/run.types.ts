@@ -1,5 +1,5 @@
-// Shared by the API (which starts and awaits runs) and the interpreter workflow:
-// types, and the update both sides name. Nothing here may touch I/O.
+// Shared by the API (which starts and awaits runs), the interpreter workflow and
+// the activities: types, the update both sides name, pure helpers. No I/O here.
 import { defineUpdate } from '@temporalio/workflow';
 import type { StepDefinition } from '../src/workflows/definition.schemas';
 
@@ -43,6 +43,10 @@ export interface RunResult {
 /** A step's output kept outside workflow history because of its size; activities load it by step id. */
 export interface OffloadedOutput {
   $offloaded: { stepId: string };
+}
+
+export function isOffloaded(value: unknown): value is OffloadedOutput {
+  return value !== null && typeof value === 'object' && '$offloaded' in value;
 }
 
 /**

@@ -76,11 +76,11 @@ const CONNECTIONS: Record<string, Omit<ResolvedConnection, 'name' | 'secretValue
 const ENV: Record<string, string> = { CRM: '{{ $connections.crm }}', TOKEN: 'env-token-0009' };
 
 function fakeDeps(stored: Map<string, unknown> = new Map()) {
-  const rows: Array<{ executionId: string } & StepRow> = [];
+  const rows: Array<{ organizationId: string; executionId: string } & StepRow> = [];
   const stepOutputsCalls: Array<[string, string, string[]]> = [];
   const executions = {
-    async recordStep(executionId: string, row: StepRow) {
-      rows.push({ executionId, ...structuredClone(row) });
+    async recordStep(organizationId: string, executionId: string, row: StepRow) {
+      rows.push({ organizationId, executionId, ...structuredClone(row) });
     },
     async stepOutputs(organizationId: string, executionId: string, stepIds: string[]) {
       stepOutputsCalls.push([organizationId, executionId, stepIds]);

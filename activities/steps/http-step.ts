@@ -34,15 +34,16 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
         // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.
         trace.input = { method: input.method, url: url.toString(), headers, ...(body ? { body: body.rendered } : {}) };
 
+        const activity = activityContext();
         // `retry.limit` counts retries of the request's own failures; attempts past it are the worker's (see the interpreter).
-        const mayRetry = (activityContext()?.info.attempt ?? 1) <= (input.retry?.limit ?? 0);
+        const mayRetry = (activity?.info.attempt ?? 1) <= (input.retry?.limit ?? 0);
         const response = await send(mayRetry, http, {
           url: url.toString(),
           method: input.method,
           headers,
           body: body?.text,
           timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS,
-          signal: activityContext()?.cancellationSignal,
+          signal: activity?.cancellationSignal,
           credentialHeaders,
         });
         if (response.status >= 400) {

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../../src/errors/errors';
 import type { ExecutionsRepository } from '../../src/executions/executions.repository';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
-import type { OffloadedOutput, StepRequest, StepResult } from '../../workflows/run.types';
+import { isOffloaded, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { StepScope, type SecretSources } from './step-scope';
@@ -49,11 +49,12 @@ async function runRecorded(
   work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
 ): Promise<StepResult> {
   const { run, step, seq } = request;
-  const context = { initial: request.context.initial ?? (await loadInitial(deps, request)), steps: await loadOffloaded(deps, request) };
+  const [initial, steps] = await Promise.all([request.context.initial ?? loadInitial(deps, request), loadOffloaded(deps, request)]);
+  const context = { initial, steps };
   const scope = new StepScope(deps.renderer, deps.secrets, run, context);
   const trace: StepTrace = {};
   const record = (status: 'completed' | 'failed', output: unknown, error: string | null) =>
-    deps.executions.recordStep(run.executionId, {
+    deps.executions.recordStep(run.organizationId, run.executionId, {
       stepId: step.stepId,
       stepType: step.stepType,
       seq,
@@ -78,10 +79,6 @@ async function runRecorded(
   if (bytes <= request.offloadAboveBytes) return { output, bytes };
   const reference: OffloadedOutput = { $offloaded: { stepId: step.stepId } };
   return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)) };
-}
-
-export function isOffloaded(value: unknown): value is OffloadedOutput {
-  return value !== null && typeof value === 'object' && '$offloaded' in value;
 }
 
 /** The run's input, from its execution record, for requests kept in history without it. */

@@ -1,5 +1,5 @@
 import { Drop } from 'liquidjs';
-import { CONNECTIONS_ROOT, ENV_ROOT, MAX_TEMPLATE_DEPTH } from '../../src/templates/template-engine';
+import { CONNECTIONS_ROOT, ENV_ROOT, isTemplate, MAX_TEMPLATE_DEPTH } from '../../src/templates/template-engine';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
 import type { StepRequest } from '../../workflows/run.types';
 import { StepError } from './step-errors';
@@ -115,7 +115,7 @@ export class StepScope {
     const raw = values[key];
     this.addSecret(raw);
     const path = [...chain, `$env.${key}`];
-    if (!raw.includes('{{') && !raw.includes('{%')) return raw;
+    if (!isTemplate(raw)) return raw;
     if (chain.includes(`$env.${key}`)) {
       throw new TemplateDepthError(`Template resolution goes deeper than ${MAX_TEMPLATE_DEPTH} levels: ${path.join(' → ')} (a loop)`);
     }

@@ -1,16 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { OrganizationResource } from '../db/organization-resource';
 
 @Entity({ name: 'connections' })
-export class Connection {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
-  @Column({ type: 'text', unique: true })
-  suid!: string;
-
-  @Column({ name: 'organization_id', type: 'uuid' })
-  organizationId!: string;
-
+export class Connection extends OrganizationResource {
   @Column({ name: 'user_id', type: 'uuid' })
   userId!: string;
 
@@ -32,10 +24,4 @@ export class Connection {
 
   @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
   metadata!: Record<string, any>;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

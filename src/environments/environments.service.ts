@@ -27,8 +27,11 @@ export class EnvironmentsService {
   }
 
   /** The environment with this name, or null (workflow settings and `?env=` name environments). */
-  findByName(organizationId: string, name: string): Promise<Environment | null> {
-    return this.repo.findByName(organizationId, name);
+  /** The id of the environment a request names; 400 `unknown_environment` (at `field`) when there is none. */
+  async idByName(organizationId: string, name: string, field: string): Promise<string> {
+    const environment = await this.repo.findByName(organizationId, name);
+    if (!environment) throw new ValidationError(`No environment named "${name}"`, [{ path: field, message: 'no such environment' }], 'unknown_environment');
+    return environment.id;
   }
 
   async get(organizationId: string, id: string): Promise<EnvironmentWithKeys> {

@@ -98,16 +98,20 @@ export class ExecutionsRepository {
     );
   }
 
-  /** One row per step and run; a later attempt overwrites an earlier one, never a completed record with a stale attempt's. */
-  async recordStep(executionId: string, s: StepRow): Promise<void> {
+  /**
+   * One row per step and run, written only into an execution of the given
+   * organization; a later attempt overwrites an earlier one, never a completed
+   * record with a stale attempt's.
+   */
+  async recordStep(organizationId: string, executionId: string, s: StepRow): Promise<void> {
     await this.db.query(
       `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, error, started_at, finished_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       SELECT e.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 FROM executions e WHERE e.id = $2 AND e.organization_id = $1
        ON CONFLICT (execution_id, step_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
          input = EXCLUDED.input, output = EXCLUDED.output, error = EXCLUDED.error,
          started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
        WHERE execution_steps.status <> 'completed' OR EXCLUDED.attempt > execution_steps.attempt`,
-      [executionId, s.stepId, s.stepType, s.seq, s.status, s.attempt, jsonOrNull(s.input), jsonOrNull(s.output), s.error, s.startedAt, s.finishedAt],
+      [organizationId, executionId, s.stepId, s.stepType, s.seq, s.status, s.attempt, jsonOrNull(s.input), jsonOrNull(s.output), s.error, s.startedAt, s.finishedAt],
     );
   }
 

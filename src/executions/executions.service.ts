@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { EnvironmentsService } from '../environments/environments.service';
-import { ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, StepRow } from './executions.repository';
@@ -72,12 +72,8 @@ export class ExecutionsService {
   async prepareRun(organizationId: string, workflowId: string, options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test' }): Promise<RunRequest> {
     const { workflow, version } = await this.workflows.get(organizationId, workflowId);
     const definition = version.definition as { steps: StepDefinition[]; initial?: Record<string, unknown> };
-    let environmentId = workflow.defaultEnvironmentId;
-    if (options.environment !== undefined) {
-      const environment = await this.environments.findByName(organizationId, options.environment);
-      if (!environment) throw new ValidationError(`No environment named "${options.environment}"`, [{ path: 'environment', message: 'no such environment' }], 'unknown_environment');
-      environmentId = environment.id;
-    }
+    const environmentId =
+      options.environment === undefined ? workflow.defaultEnvironmentId : await this.environments.idByName(organizationId, options.environment, 'environment');
     return {
       organizationId,
       workflow: { id: workflow.id, name: workflow.name, version: workflow.currentVersion, steps: definition.steps },

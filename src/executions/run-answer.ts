@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import type { OffloadedOutput, WebhookResponse } from '../../workflows/run.types';
+import { isOffloaded, type OffloadedOutput, type WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionsRepository } from './executions.repository';
 import type { AwaitedAnswer } from './run-starter';
 
@@ -52,7 +52,7 @@ function isSendableHeader(name: string, value: string): boolean {
 
 /** A response too large for workflow history was kept with the step; read it back. */
 async function loadResponse(response: WebhookResponse | OffloadedOutput, executions: ExecutionsRepository, organizationId: string, executionId: string): Promise<WebhookResponse> {
-  if (!('$offloaded' in response)) return response;
+  if (!isOffloaded(response)) return response;
   const outputs = await executions.stepOutputs(organizationId, executionId, [response.$offloaded.stepId]);
   return outputs.get(response.$offloaded.stepId) as WebhookResponse;
 }

@@ -1,5 +1,5 @@
 import type { EnvironmentsService } from '../environments/environments.service';
-import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors/errors';
+import { AppError, NotFoundError, UnauthorizedError } from '../errors/errors';
 import type { RunRequest } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { hasReturnStep } from '../workflows/return-step';
@@ -51,12 +51,10 @@ export class WebhookHost {
         throw new UnauthorizedError('This webhook needs its secret: Authorization: Bearer <secret>');
       }
     }
-    let environmentId = target.workflow.defaultEnvironmentId;
-    if (call.environmentName !== undefined) {
-      const environment = await this.environments.findByName(target.organizationId, call.environmentName);
-      if (!environment) throw new ValidationError(`No environment named "${call.environmentName}"`, [{ path: 'env', message: 'no such environment' }], 'unknown_environment');
-      environmentId = environment.id;
-    }
+    const environmentId =
+      call.environmentName === undefined
+        ? target.workflow.defaultEnvironmentId
+        : await this.environments.idByName(target.organizationId, call.environmentName, 'env');
     const steps = target.workflow.definition.steps as StepDefinition[];
     return {
       synchronous: hasReturnStep(steps),

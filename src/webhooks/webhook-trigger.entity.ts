@@ -1,16 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { OrganizationResource } from '../db/organization-resource';
 
 @Entity({ name: 'webhook_triggers' })
-export class WebhookTrigger {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
-  @Column({ type: 'text', unique: true })
-  suid!: string;
-
-  @Column({ name: 'organization_id', type: 'uuid' })
-  organizationId!: string;
-
+export class WebhookTrigger extends OrganizationResource {
   @Column({ name: 'workflow_id', type: 'uuid' })
   workflowId!: string;
 
@@ -30,10 +22,4 @@ export class WebhookTrigger {
 
   @Column({ name: 'secret_set_at', type: 'timestamptz', nullable: true })
   secretSetAt!: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

@@ -1,16 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { OrganizationResource } from '../db/organization-resource';
 
 @Entity({ name: 'workflows' })
-export class Workflow {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
-
-  @Column({ type: 'text', unique: true })
-  suid!: string;
-
-  @Column({ name: 'organization_id', type: 'uuid' })
-  organizationId!: string;
-
+export class Workflow extends OrganizationResource {
   /** The current definition's name, kept here for uniqueness and lookups. */
   @Column({ type: 'text' })
   name!: string;
@@ -23,10 +15,4 @@ export class Workflow {
 
   @Column({ name: 'created_by', type: 'uuid' })
   createdBy!: string;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

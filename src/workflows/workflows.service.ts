@@ -134,11 +134,7 @@ export class WorkflowsService {
   /** The id of the named environment; null clears the setting, undefined leaves it. */
   private async environmentId(organizationId: string, name: string | null | undefined): Promise<string | null | undefined> {
     if (name === undefined || name === null) return name;
-    const environment = await this.environments.findByName(organizationId, name);
-    if (!environment) {
-      throw new ValidationError(`No environment named "${name}"`, [{ path: 'settings.defaultEnvironment', message: 'no such environment' }], 'unknown_environment');
-    }
-    return environment.id;
+    return this.environments.idByName(organizationId, name, 'settings.defaultEnvironment');
   }
 
   private async guardName<T>(name: string, work: () => Promise<T>): Promise<T> {
