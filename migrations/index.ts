@@ -8,6 +8,7 @@ import { CreateDataStoreRecords1763800000600 } from './1763800000600-CreateDataS
 import { CreateWorkflows1763800000700 } from './1763800000700-CreateWorkflows';
 import { CreateWebhookTriggers1763800000800 } from './1763800000800-CreateWebhookTriggers';
 import { CreateExecutions1763800000900 } from './1763800000900-CreateExecutions';
+import { CreateDataSources1763800001000 } from './1763800001000-CreateDataSources';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   CreateWorkflows1763800000700,
   CreateWebhookTriggers1763800000800,
   CreateExecutions1763800000900,
+  CreateDataSources1763800001000,
 ];

@@ -35,6 +35,7 @@ async function main(mode: Mode): Promise<void> {
     shutdownSteps.push(
       () => new Promise<void>((r) => server.close(() => r())),
       () => services.recordPurger.stop(),
+      () => services.cube.shutdown(),
       () => temporal.connection.close(),
     );
   }

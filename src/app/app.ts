@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import swaggerUi from 'swagger-ui-express';
 import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
+import { registerAnalyticsRoutes } from '../analytics/analytics.routes';
+import { registerDataSourceRoutes } from '../data-sources/data-sources.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -56,6 +58,8 @@ export function createApp(services: Services): Express {
   registerWorkflowRoutes(ctx, services.workflows);
   registerWebhookTriggerRoutes(ctx, services.webhookTriggers, services.config.http.webhookBaseUrl);
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
+  registerDataSourceRoutes(ctx, services.dataSources);
+  registerAnalyticsRoutes(ctx, services.analytics);
   registerExecutionRoutes(ctx, services.executions, services.runs, services.config.webhooks.syncTimeoutMs);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);

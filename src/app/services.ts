@@ -1,5 +1,11 @@
 import type { Connection as TemporalConnection, Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
+import { CubeEngine } from '../../cube/engine';
+import { AnalyticsService } from '../analytics/analytics.service';
+import { CsvExporter } from '../analytics/csv-export';
+import { DataSourcesRepository } from '../data-sources/data-sources.repository';
+import { DataSourcesService } from '../data-sources/data-sources.service';
 import { AccessTokensRepository } from '../auth/access-tokens.repository';
 import type { Config } from '../config/config';
 import { ConnectionsRepository } from '../connections/connections.repository';
@@ -55,6 +61,15 @@ export function createServices(infra: Infrastructure) {
   const workflows = new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid());
   const triggersRepository = new WebhookTriggersRepository(infra.db);
   const executionsRepository = new ExecutionsRepository(infra.db);
+  const dataStores = dataStoresService(infra.db);
+  const dataSources = new DataSourcesService(new DataSourcesRepository(infra.db), dataStores);
+  // Cube compiles an organization's model from its sources when that organization's sources change.
+  const cube = new CubeEngine({
+    databaseUrl: (infra.db.options as PostgresConnectionOptions).url!,
+    poolSize: infra.config.analytics.poolSize,
+    logger: infra.logger,
+    loadSources: (organizationId) => dataSources.list(organizationId),
+  });
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   return {
     ...infra,
@@ -71,7 +86,10 @@ export function createServices(infra: Infrastructure) {
     runs,
     executionsRepository,
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments),
-    dataStores: dataStoresService(infra.db),
+    dataStores,
+    dataSources,
+    cube,
+    analytics: new AnalyticsService(dataSources, cube, new CsvExporter(infra.db)),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }

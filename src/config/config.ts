@@ -55,6 +55,7 @@ const envSchema = z.object({
   HTTP_STEP_MAX_RESPONSE: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 10mb').default('10mb'),
   LLM_OPENAI_BASE_URL: z.url().optional(),
   LLM_ANTHROPIC_BASE_URL: z.url().optional(),
+  ANALYTICS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(4),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -81,6 +82,8 @@ export interface Config {
     httpMaxResponseBytes: number;
     llmBaseUrls: { openai?: string; anthropic?: string };
   };
+  /** Connections Cube may hold for analytics queries (beside the service's own pool). */
+  analytics: { poolSize: number };
   runWorker: boolean;
 }
 
@@ -139,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       httpMaxResponseBytes: bytes.parse(e.HTTP_STEP_MAX_RESPONSE)!,
       llmBaseUrls: { openai: e.LLM_OPENAI_BASE_URL, anthropic: e.LLM_ANTHROPIC_BASE_URL },
     },
+    analytics: { poolSize: e.ANALYTICS_POOL_SIZE },
     runWorker: e.RUN_WORKER,
   };
 }

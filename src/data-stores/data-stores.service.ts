@@ -130,6 +130,10 @@ export class DataStoresService {
     return this.getTable(organizationId, tableName);
   }
 
+  tableExists(organizationId: string, tableName: string): Promise<boolean> {
+    return this.records.tableExists(organizationId, tableName);
+  }
+
   async getTable(organizationId: string, tableName: string): Promise<TableSummary> {
     const table = await this.records.findTable(organizationId, tableName);
     if (!table) throw new NotFoundError(`Table "${tableName}"`);

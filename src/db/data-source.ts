@@ -4,6 +4,7 @@ import { AccessToken } from '../auth/access-token.entity';
 import { Membership } from '../auth/membership.entity';
 import { User } from '../auth/user.entity';
 import { Connection } from '../connections/connection.entity';
+import { DataSource as AnalyticsDataSource } from '../data-sources/data-source.entity';
 import { EnvironmentVariable } from '../environments/environment-variable.entity';
 import { Environment } from '../environments/environment.entity';
 import { OrganizationKey } from '../crypto/organization-key.entity';
@@ -13,7 +14,7 @@ import { WorkflowVersion } from '../workflows/workflow-version.entity';
 import { Workflow } from '../workflows/workflow.entity';
 import { migrations } from '../../migrations';
 
-export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable, Workflow, WorkflowVersion, WebhookTrigger];
+export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable, Workflow, WorkflowVersion, WebhookTrigger, AnalyticsDataSource];
 
 /** Builds (does not connect) the one DataSource of a process. Schema changes only through migrations. */
 export function createDataSource(url: string, options: { poolSize?: number } = {}): DataSource {

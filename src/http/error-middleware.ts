@@ -17,6 +17,12 @@ function fromBodyParser(err: { type?: string; status?: number }): AppError | und
 /** Serializes AppErrors as the one documented error body; anything else is a logged, opaque 500. */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
+    if (res.headersSent) {
+      // A stream (CSV export) failed midway or its caller left: the answer cannot change now, only stop.
+      logger.debug({ err: { type: err?.name, message: err?.message }, requestId: req.id }, 'response stream ended early');
+      res.destroy();
+      return;
+    }
     const known = err instanceof AppError ? err : fromBodyParser(err);
     const requestId = req.id === undefined ? undefined : String(req.id);
     if (!known) {

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { CubejsServerCore } from '@cubejs-backend/server-core';
+import { PostgresDriver } from '@cubejs-backend/postgres-driver';
+import type { DataSource } from '../src/data-sources/data-source.entity';
+import type { Logger } from '../src/logging/logger';
+import { cubeModel } from './model';
+import { applyCubeNativeWorkarounds } from './native-workarounds';
+
+/** What Cube knows of the caller: its organization and the version of that organization's model. */
+export interface CubeContext {
+  organizationId: string;
+  /** Changes whenever a data source of the organization changes; Cube recompiles the model then. */
+  modelVersion: string;
+}
+
+/** A query as Cube's REST API takes it. */
+export type CubeQuery = Record<string, unknown>;
+
+export class CubeQueryError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The model version of a set of sources: a hash of their ids and last changes. */
+export function modelVersion(sources: DataSource[]): string {
+  const hash = createHash('sha256');
+  for (const s of sources) hash.update(`${s.id}:${s.updatedAt.getTime()};`);
+  return hash.digest('base64url');
+}
+
+export interface CubeEngineOptions {
+  databaseUrl: string;
+  poolSize: number;
+  logger: Logger;
+  /** The organization's data sources, read when Cube compiles its model. */
+  loadSources: (organizationId: string) => Promise<DataSource[]>;
+}
+
+/**
+ * Cube embedded as a library: it compiles one model per organization (its
+ * app id), from that organization's data sources only, so a query can reach
+ * no other organization's cubes and never learns their names. It generates
+ * the SQL and runs it on its own small pool, caching results in memory.
+ */
+export class CubeEngine {
+  private readonly core: CubejsServerCore;
+  private readonly gateway: any;
+
+  constructor(options: CubeEngineOptions) {
+    applyCubeNativeWorkarounds();
+    const log = options.logger.child({ component: 'cube' });
+    this.core = new CubejsServerCore({
+      apiSecret: 'unused: the service authenticates callers itself',
+      devServer: false,
+      telemetry: false,
+      scheduledRefreshTimer: false,
+      dbType: 'postgres',
+      cacheAndQueueDriver: 'memory',
+      // Cube logs whole queries (with filter values) at info; only its errors reach the service log.
+      logger: (message: string, params: Record<string, unknown>) => {
+        if (/error/i.test(message)) log.warn({ event: message, error: params?.error }, 'cube');
+      },
+      driverFactory: () => new PostgresDriver({ connectionString: options.databaseUrl, maxPoolSize: options.poolSize } as never) as never,
+      contextToAppId: ({ securityContext }: { securityContext: CubeContext }) => `org_${securityContext.organizationId}`,
+      contextToOrchestratorId: () => 'default',
+      schemaVersion: ({ securityContext }: { securityContext: CubeContext }) => securityContext.modelVersion,
+      repositoryFactory: ({ securityContext }: { securityContext: CubeContext }) => ({
+        dataSchemaFiles: async () =>
+          (await options.loadSources(securityContext.organizationId)).map((s) => ({ fileName: `${s.servingRelation}.js`, content: cubeModel(s) })),
+      }),
+    } as never);
+    this.gateway = (this.core as unknown as { apiGateway(): unknown }).apiGateway();
+  }
+
+  /** Runs the query: `{query, data, annotation, ...}` as Cube's REST API answers it. */
+  load(context: CubeContext, query: CubeQuery): Promise<Record<string, any>> {
+    return this.call('load', context, { query });
+  }
+
+  /** The SQL and parameters Cube would run, without running it (no row limit unless the query has one). */
+  sql(context: CubeContext, query: CubeQuery): Promise<{ sql: [string, unknown[]]; aliasNameToMember: Record<string, string> }> {
+    return this.call('sql', context, { query, disableLimitEnforcing: true }).then((r) => r.sql);
+  }
+
+  meta(context: CubeContext): Promise<{ cubes: Array<Record<string, any>> }> {
+    return this.call('meta', context, {});
+  }
+
+  async shutdown(): Promise<void> {
+    await this.core.shutdown();
+  }
+
+  /** The gateway answers through a `res` callback; errors come as `{error}` with a status. */
+  private call(method: string, context: CubeContext, args: Record<string, unknown>): Promise<any> {
+    return new Promise((resolve, reject) => {
+      void this.gateway[method]({
+        ...args,
+        context: { securityContext: context, requestId: `${context.organizationId}-${Date.now()}` },
+        res: (answer: { error?: unknown }, meta?: { status?: number }) => {
+          if (answer && answer.error !== undefined) reject(new CubeQueryError(String(answer.error).replace(/^Error: /, ''), meta?.status ?? 500));
+          else resolve(answer);
+        },
+      });
+    });
+  }
+}

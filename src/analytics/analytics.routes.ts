@@ -1,0 +1,63 @@
+import type { Response } from 'express';
+import { defineRoute, RouteContext } from '../http/route';
+import { z } from '../openapi/zod';
+import { DistinctValuesBody, ExportBody, MetaEntry, QueryBody } from './analytics.schemas';
+import type { AnalyticsService } from './analytics.service';
+
+const tags = ['Analytics'];
+
+/** `<title>-<YYYY-MM-DD>.csv`, with a plain-ASCII fallback name and the exact one in RFC 5987 form. */
+export function exportFileName(title: string, today = new Date()): { ascii: string; utf8: string } {
+  const name = `${title.trim() || 'export'}-${today.toISOString().slice(0, 10)}.csv`;
+  return { ascii: name.replace(/[^\x20-\x7e]|["\\/]/g, '_'), utf8: encodeURIComponent(name) };
+}
+
+function startCsv(res: Response, title: string) {
+  return () => {
+    const file = exportFileName(title);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${file.ascii}"; filename*=UTF-8''${file.utf8}`);
+    res.setHeader('Cache-Control', 'no-store');
+    return res;
+  };
+}
+
+/** Analytics (interface.md 4.4): any member with dashboards:view may query. */
+export function registerAnalyticsRoutes(ctx: RouteContext, service: AnalyticsService): void {
+  defineRoute(ctx, {
+    method: 'get', path: '/dashboards/analytics/meta', permission: 'dashboards:view', tags,
+    summary: "One entry per data source: its cube name, measures and dimensions",
+    responses: { 200: { description: 'Metadata', schema: z.array(MetaEntry) } },
+    handler: async ({ auth }) => ({ status: 200, body: await service.meta(auth.organizationId) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post', path: '/dashboards/analytics/query', permission: 'dashboards:view', tags, body: QueryBody,
+    summary: 'Run a query; rows are keyed by qualified member names',
+    responses: {
+      201: {
+        description: 'Rows, Cube annotation and the query as run; `unknownMembers` lists members that match nothing (then data is empty)',
+        schema: z.object({ data: z.array(z.record(z.string(), z.unknown())), annotation: z.record(z.string(), z.unknown()), query: z.record(z.string(), z.unknown()), unknownMembers: z.array(z.string()).optional() }),
+      },
+    },
+    handler: async ({ auth, body }) => ({ status: 201, body: await service.query(auth.organizationId, body.query) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post', path: '/dashboards/analytics/export-csv', permission: 'dashboards:view', tags, body: ExportBody,
+    summary: 'Stream every row of a query as CSV, named from the title and today\'s date',
+    responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
+    handler: async ({ auth, body }, _req, res) => {
+      await service.exportCsv(auth.organizationId, body.query, { start: startCsv(res, body.title) });
+      return undefined;
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'post', path: '/dashboards/analytics/distinct-values', permission: 'dashboards:view', tags, body: DistinctValuesBody,
+    summary: 'Sorted distinct values of a string dimension; unknown or disabled sources give an empty list',
+    responses: { 201: { description: 'Values', schema: z.object({ values: z.array(z.string()) }) } },
+    handler: async ({ auth, body }) => ({ status: 201, body: { values: await service.distinctValues(auth.organizationId, body) } }),
+  });
+}

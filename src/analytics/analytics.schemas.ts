@@ -1,0 +1,69 @@
+import { z } from '../openapi/zod';
+
+/** The most rows one query answers; Cube's own ceiling. CSV export has none. */
+export const MAX_QUERY_ROWS = 50_000;
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const Member = z.string().min(1).max(300);
+const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? null : String(v)));
+
+export type Filter =
+  | { member?: string; dimension?: string; operator: string; values?: Array<string | null> }
+  | { and: Filter[] }
+  | { or: Filter[] };
+
+export const Filter: z.ZodType<Filter> = z.lazy(() =>
+  z.union([
+    z.strictObject({ and: z.array(Filter).max(50) }),
+    z.strictObject({ or: z.array(Filter).max(50) }),
+    z
+      .strictObject({ member: Member.optional(), dimension: Member.optional(), operator: z.string().min(1).max(40), values: z.array(FilterValue).max(1000).optional() })
+      .refine((f) => f.member !== undefined || f.dimension !== undefined, 'name the filtered field as member or dimension'),
+  ]),
+) as z.ZodType<Filter>;
+
+const DateRange = z.union([z.string().min(1).max(100), z.tuple([z.string().max(40), z.string().max(40)])]);
+
+/** An analytics query (interface.md 2.9), in Cube's REST shape. */
+export const AnalyticsQuery = z
+  .strictObject({
+    measures: z.array(Member).max(100).default([]),
+    dimensions: z.array(Member).max(100).default([]),
+    timeDimensions: z
+      .array(z.strictObject({ dimension: Member, granularity: z.string().max(20).optional(), dateRange: DateRange.optional() }))
+      .max(10)
+      .default([]),
+    filters: z.array(Filter).max(100).default([]),
+    segments: z.array(Member).max(20).optional(),
+    order: z.union([z.record(z.string(), z.enum(['asc', 'desc'])), z.array(z.tuple([Member, z.enum(['asc', 'desc'])]))]).optional(),
+    timeRange: z.strictObject({ type: z.literal('relative'), value: z.string().min(1).max(100) }).optional(),
+    timezone: z.string().refine(isTimeZone, 'must be an IANA time zone such as America/New_York').optional(),
+    limit: z.number().int().min(1).max(MAX_QUERY_ROWS).optional(),
+    offset: z.number().int().min(0).optional(),
+    ungrouped: z.boolean().optional(),
+  })
+  .openapi('AnalyticsQuery');
+export type AnalyticsQuery = z.output<typeof AnalyticsQuery>;
+
+export const QueryBody = z.strictObject({ query: AnalyticsQuery });
+export const ExportBody = z.strictObject({ query: AnalyticsQuery, title: z.string().max(200).default('export') });
+
+export const DistinctValuesBody = z.strictObject({
+  dataSourceId: z.string().max(100),
+  dimension: z.string().min(1).max(300),
+  search: z.string().max(200).optional(),
+  limit: z.number().int().min(1).max(1000).default(100),
+  dateRange: DateRange.optional(),
+});
+export type DistinctValuesBody = z.output<typeof DistinctValuesBody>;
+
+const MetaMember = z.object({ name: z.string(), title: z.string(), type: z.string(), calculated: z.boolean().optional() });
+export const MetaEntry = z.object({ name: z.string(), title: z.string(), measures: z.array(MetaMember), dimensions: z.array(MetaMember) }).openapi('AnalyticsMetaEntry');

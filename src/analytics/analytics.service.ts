@@ -1,0 +1,165 @@
+import type { Writable } from 'node:stream';
+import { type CubeContext, type CubeEngine, CubeQueryError, modelVersion } from '../../cube/engine';
+import type { DataSource } from '../data-sources/data-source.entity';
+import type { DataSourcesService } from '../data-sources/data-sources.service';
+import { timeField } from '../data-sources/serving-relation';
+import { AppError, ValidationError } from '../errors/errors';
+import type { AnalyticsQuery, DistinctValuesBody } from './analytics.schemas';
+import type { CsvExporter } from './csv-export';
+import { queryMembers, sourceAlias, toCubeQuery } from './query-members';
+
+export interface MetaMember {
+  name: string;
+  title: string;
+  type: string;
+  calculated?: boolean;
+}
+export interface MetaEntry {
+  name: string;
+  title: string;
+  measures: MetaMember[];
+  dimensions: MetaMember[];
+}
+
+/** An organization's compiled model: Cube's context for it, and what its members are. */
+interface Model {
+  context: CubeContext;
+  sources: Map<string, DataSource>;
+  entries: MetaEntry[];
+  members: Map<string, MetaMember>;
+}
+
+const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, timeDimensions: {} };
+
+/** Cube's own 400s (a bad operator, granularity or date range) are the caller's; anything else is ours. */
+function cubeFailure(err: unknown): never {
+  if (err instanceof CubeQueryError && err.status === 400) throw new ValidationError(`Invalid query: ${err.message}`, undefined, 'invalid_query');
+  throw err;
+}
+
+/**
+ * Analytics over data sources (interface.md 4.4), answered by Cube. Before
+ * Cube sees a query, its members are checked against the caller's own model:
+ * a query naming none of the organization's sources is refused, and one that
+ * names a member its source does not have matches nothing (interface.md 7.2)
+ * instead of failing, so a widget with a stale field shows no rows.
+ */
+export class AnalyticsService {
+  constructor(
+    private readonly dataSources: DataSourcesService,
+    private readonly engine: CubeEngine,
+    private readonly exporter: CsvExporter,
+  ) {}
+
+  async meta(organizationId: string): Promise<MetaEntry[]> {
+    return (await this.model(organizationId)).entries;
+  }
+
+  async query(organizationId: string, query: AnalyticsQuery) {
+    const { model, cubeQuery, unknown } = await this.prepare(organizationId, query);
+    if (unknown.length > 0) return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: unknown };
+    const answer = await this.engine.load(model.context, cubeQuery).catch(cubeFailure);
+    return { data: answer.data, annotation: answer.annotation, query: answer.query };
+  }
+
+  /**
+   * Streams every row of the query as CSV (no row limit unless the query sets
+   * one): dimensions, time dimensions, then measures, headed by their titles.
+   * A query that matches nothing gives the header alone.
+   */
+  async exportCsv(organizationId: string, query: AnalyticsQuery, out: { start(): Writable }): Promise<void> {
+    const { model, cubeQuery, unknown } = await this.prepare(organizationId, query);
+    const wanted = [
+      ...query.dimensions,
+      ...query.timeDimensions.map((t) => (t.granularity ? `${t.dimension}.${t.granularity}` : undefined)).filter((m): m is string => m !== undefined),
+      ...query.measures,
+    ];
+    if (unknown.length > 0) {
+      out.start().end(`${wanted.map((m) => csvField(this.columnTitle(model, m))).join(',')}\n`);
+      return;
+    }
+    const planned = await this.engine.sql(model.context, cubeQuery).catch(cubeFailure);
+    const [sql, params] = planned.sql;
+    const aliasOf = new Map(Object.entries(planned.aliasNameToMember).map(([alias, member]) => [member, alias]));
+    const columns = wanted.filter((m) => aliasOf.has(m)).map((m) => ({ alias: aliasOf.get(m)!, title: this.columnTitle(model, m) }));
+    await this.exporter.stream(sql, params, columns, out.start());
+  }
+
+  /** Values of one dimension, sorted, with an optional substring filter and date range; unknown or disabled sources give none. */
+  async distinctValues(organizationId: string, body: DistinctValuesBody): Promise<string[]> {
+    const model = await this.model(organizationId);
+    const source = [...model.sources.values()].find((s) => s.id === body.dataSourceId);
+    if (!source || !source.enabled) return [];
+    const member = body.dimension.includes('.') ? body.dimension : `${source.servingRelation}.${body.dimension}`;
+    const known = model.members.get(member);
+    if (sourceAlias(member) !== source.servingRelation || !known || known.type !== 'string' || isMeasure(model, member)) return [];
+    const filters: Array<Record<string, unknown>> = [{ member, operator: 'set' }];
+    if (body.search) filters.push({ member, operator: 'contains', values: [body.search] });
+    const timeDimensions = body.dateRange ? [{ dimension: `${source.servingRelation}.${timeField(source.recordSchema)}`, dateRange: body.dateRange }] : [];
+    const answer = await this.engine
+      .load(model.context, { dimensions: [member], filters, timeDimensions, order: { [member]: 'asc' }, limit: body.limit })
+      .catch(cubeFailure);
+    return answer.data.map((row: Record<string, unknown>) => String(row[member]));
+  }
+
+  private async prepare(organizationId: string, query: AnalyticsQuery) {
+    const model = await this.model(organizationId);
+    const members = queryMembers(query);
+    if (!members.some((m) => model.sources.has(sourceAlias(m)))) {
+      throw new ValidationError(
+        'The query names no data source of this organization: qualify measures and dimensions with a source name such as ds_<id>.count (GET /dashboards/analytics/meta lists them)',
+        undefined,
+        'no_data_source',
+      );
+    }
+    const unknown = [...new Set(members.filter((m) => !model.members.has(m)))];
+    const cubeQuery = toCubeQuery(query, (alias) => {
+      const source = model.sources.get(alias);
+      return source ? `${alias}.${timeField(source.recordSchema)}` : undefined;
+    });
+    return { model, cubeQuery, unknown };
+  }
+
+  private async model(organizationId: string): Promise<Model> {
+    const sources = await this.dataSources.list(organizationId);
+    const context = { organizationId, modelVersion: modelVersion(sources) };
+    const model: Model = { context, sources: new Map(sources.map((s) => [s.servingRelation, s])), entries: [], members: new Map() };
+    if (sources.length === 0) return model;
+    const meta = await this.engine.meta(context).catch((err) => {
+      throw new AppError(500, 'analytics_model_failed', `The analytics model could not be compiled: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    const cubes = new Map(meta.cubes.map((c) => [c.name as string, c]));
+    for (const source of sources) {
+      const cube = cubes.get(source.servingRelation);
+      if (!cube) continue;
+      const present = (m: Record<string, any>): MetaMember => ({
+        name: m.name,
+        title: m.shortTitle ?? m.title,
+        type: m.type,
+        ...(m.meta?.calculated ? { calculated: true } : {}),
+      });
+      const visible = (list: Array<Record<string, any>>) => list.filter((m) => m.isVisible !== false).map(present);
+      const entry = { name: cube.name, title: cube.title ?? source.name, measures: visible(cube.measures), dimensions: visible(cube.dimensions) };
+      model.entries.push(entry);
+      for (const m of [...entry.measures, ...entry.dimensions]) model.members.set(m.name, m);
+    }
+    return model;
+  }
+
+  private columnTitle(model: Model, member: string): string {
+    // Time dimensions come back as `cube.field.granularity`.
+    const [alias, field, granularity] = member.split('.');
+    const known = model.members.get(`${alias}.${field}`);
+    const title = known?.title ?? field;
+    return granularity ? `${title} (${granularity})` : title;
+  }
+}
+
+function isMeasure(model: Model, member: string): boolean {
+  return model.entries.some((e) => e.measures.some((m) => m.name === member));
+}
+
+/** One CSV field, quoted when it holds a comma, quote or line break. */
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

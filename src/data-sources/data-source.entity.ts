@@ -1,0 +1,63 @@
+import { Column, Entity } from 'typeorm';
+import { OrganizationResource } from '../db/organization-resource';
+import type { RecordSchema, WindowDimension } from './data-sources.schemas';
+
+export interface SyncConfig {
+  syncIntervalMinutes: number;
+  lastSyncAt: string | null;
+  lastSyncStatus: string | null;
+}
+
+/** A data source: an analytics view of one data store table, served from its own typed relation. */
+@Entity({ name: 'data_sources' })
+export class DataSource extends OrganizationResource {
+  @Column({ name: 'user_id', type: 'uuid', nullable: true })
+  userId!: string | null;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'text' })
+  type!: string;
+
+  @Column({ name: 'connection_id', type: 'uuid', nullable: true })
+  connectionId!: string | null;
+
+  @Column({ name: 'connection_name', type: 'text', nullable: true })
+  connectionName!: string | null;
+
+  @Column({ name: 'data_store_table_name', type: 'text' })
+  dataStoreTableName!: string;
+
+  @Column({ name: 'shared_from_organization_id', type: 'uuid', nullable: true })
+  sharedFromOrganizationId!: string | null;
+
+  /** The organization whose data store holds the table: the source's own, or the one that shared it. */
+  @Column({ name: 'table_organization_id', type: 'uuid' })
+  tableOrganizationId!: string;
+
+  @Column({ name: 'record_schema', type: 'jsonb' })
+  recordSchema!: RecordSchema;
+
+  @Column({ name: 'window_dimensions', type: 'jsonb' })
+  windowDimensions!: WindowDimension[];
+
+  @Column({ name: 'sync_config', type: 'jsonb', nullable: true })
+  syncConfig!: SyncConfig | null;
+
+  @Column({ type: 'boolean' })
+  enabled!: boolean;
+
+  @Column({ name: 'serving_engine', type: 'text' })
+  servingEngine!: string;
+
+  @Column({ name: 'serving_relation', type: 'text' })
+  servingRelation!: string;
+
+  @Column({ name: 'hot_path_mode', type: 'text' })
+  hotPathMode!: 'retain';
+
+  /** The upsert the record triggers run (serving-relation.ts writes it); never shown. */
+  @Column({ name: 'sync_statement', type: 'text' })
+  syncStatement!: string;
+}

@@ -1,0 +1,158 @@
+import { TableName } from '../data-stores/data-stores.schemas';
+import { z } from '../openapi/zod';
+
+/**
+ * Names of fields, calculated fields and window dimensions: they become Cube
+ * member names (`ds_<id>.<name>`) and serving-table columns, so they are
+ * identifiers. A leading letter keeps them clear of the serving table's own
+ * `__key` / `__expires_at` columns.
+ */
+export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+export const FieldName = z
+  .string()
+  .regex(FIELD_NAME, 'must be 1 to 63 characters: a letter, then letters, digits or _')
+  .refine((n) => !RESERVED_MEMBERS.has(n), 'is reserved (the record count measure)')
+  .openapi({ example: 'amount' });
+/** Members every source has. */
+export const RESERVED_MEMBERS = new Set(['count']);
+
+export const FIELD_TYPES = ['date', 'string', 'number'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const FieldDefinition = z
+  .strictObject({
+    type: z.enum(FIELD_TYPES),
+    label: z.string().min(1).max(200),
+    measure: z.boolean().optional(),
+    timeDimension: z.boolean().optional(),
+  })
+  .refine((f) => !f.measure || f.type === 'number', { message: 'only number fields can be measures', path: ['measure'] })
+  .refine((f) => !f.timeDimension || f.type === 'date', { message: 'only date fields can be the time dimension', path: ['timeDimension'] });
+export type FieldDefinition = z.output<typeof FieldDefinition>;
+
+/** Expression trees of calculated fields (interface.md 2.7), as an editor's parser produces them. */
+export type Expression =
+  | { type: 'BinaryExpression'; operator: BinaryOperator; left: Expression; right: Expression }
+  | { type: 'Identifier'; name: string }
+  | { type: 'Literal'; value: number; raw?: string };
+export const BINARY_OPERATORS = ['+', '-', '*', '/', '%'] as const;
+export type BinaryOperator = (typeof BINARY_OPERATORS)[number];
+
+export const Expression: z.ZodType<Expression> = z.lazy(() =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('BinaryExpression'), operator: z.enum(BINARY_OPERATORS), left: Expression, right: Expression }),
+    z.strictObject({ type: z.literal('Identifier'), name: z.string().min(1).max(63) }),
+    z.strictObject({ type: z.literal('Literal'), value: z.number(), raw: z.string().max(100).optional() }),
+  ]),
+).openapi({ type: 'object', description: 'BinaryExpression {operator, left, right}, Identifier {name} or Literal {value, raw}' });
+
+const calculatedFieldFields = {
+  name: FieldName,
+  label: z.string().min(1).max(200),
+  type: z.literal('number', { error: 'calculated fields are arithmetic: type must be "number"' }),
+  expression: Expression,
+  formula: z.string().max(2000).default(''),
+  measure: z.boolean().default(false),
+};
+export const CalculatedFieldBody = z.strictObject(calculatedFieldFields);
+export const CalculatedFieldPatch = z.strictObject(calculatedFieldFields).partial();
+export const CalculatedField = z.strictObject({ id: z.uuid(), ...calculatedFieldFields });
+export type CalculatedField = z.output<typeof CalculatedField>;
+
+export const PreviewBody = z.strictObject({ expression: Expression, type: z.literal('number').default('number') });
+
+const windowDimensionFields = {
+  name: FieldName,
+  label: z.string().min(1).max(200),
+  function: z.literal('row_number', { error: 'the window function supported is "row_number"' }),
+  partitionBy: z.array(z.string()).max(8).default([]),
+  orderBy: z.string(),
+  direction: z.enum(['asc', 'desc']).default('asc'),
+  semantic: z.literal('lifetime', { error: 'the semantic supported is "lifetime"' }).default('lifetime'),
+};
+export const WindowDimensionBody = z.strictObject(windowDimensionFields);
+export const WindowDimensionPatch = z.strictObject(windowDimensionFields).partial();
+export const WindowDimension = z.strictObject({ id: z.uuid(), ...windowDimensionFields });
+export type WindowDimension = z.output<typeof WindowDimension>;
+
+const MAX_FIELDS = 200;
+const fieldMap = z
+  .record(z.string(), FieldDefinition)
+  .superRefine((fields, ctx) => {
+    const names = Object.keys(fields);
+    if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one field is needed' });
+    if (names.length > MAX_FIELDS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_FIELDS} fields` });
+    for (const name of names) {
+      const parsed = FieldName.safeParse(name);
+      if (!parsed.success) ctx.addIssue({ code: 'custom', path: [name], message: `field name ${parsed.error.issues[0].message}` });
+    }
+    const time = names.filter((n) => fields[n].timeDimension);
+    if (time.length !== 1) {
+      ctx.addIssue({ code: 'custom', message: `exactly one date field must have timeDimension: true (found ${time.length ? time.join(', ') : 'none'})` });
+    }
+  });
+
+/** The record schema as given on create and PATCH; calculated fields may come with it or through their own routes. */
+export const RecordSchemaInput = z.strictObject({
+  name: z.string().min(1).max(200),
+  fields: fieldMap,
+  calculatedFields: z.array(CalculatedFieldBody.extend({ id: z.uuid().optional() })).max(100).optional(),
+});
+export type RecordSchemaInput = z.output<typeof RecordSchemaInput>;
+
+export interface RecordSchema {
+  name: string;
+  fields: Record<string, FieldDefinition>;
+  calculatedFields: CalculatedField[];
+}
+
+/** `retain`: the serving relation keeps a typed copy of every live record, updated in the writing transaction. */
+export const HOT_PATH_MODES = ['retain'] as const;
+
+export const CreateDataSourceBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  type: z.string().min(1).max(100).default('custom'),
+  dataStoreTableName: TableName,
+  recordSchema: RecordSchemaInput,
+  sharedFromOrganizationId: z.uuid().optional(),
+  hotPathMode: z.enum(HOT_PATH_MODES).default('retain'),
+  enabled: z.boolean().default(true),
+});
+export type CreateDataSourceBody = z.output<typeof CreateDataSourceBody>;
+
+export const PatchDataSourceBody = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  enabled: z.boolean().optional(),
+  recordSchema: RecordSchemaInput.optional(),
+  hotPathMode: z.enum(HOT_PATH_MODES).optional(),
+  confirmTimeFieldRekey: z.boolean().optional(),
+});
+export type PatchDataSourceBody = z.output<typeof PatchDataSourceBody>;
+
+export const DataSourceParams = z.strictObject({ dataSourceId: z.uuid({ error: 'must be a UUID' }) });
+export const MemberParams = DataSourceParams.extend({ fieldId: z.uuid({ error: 'must be a UUID' }) });
+
+export const DataSourceSchema = z
+  .object({
+    id: z.uuid(),
+    suid: z.string(),
+    organizationId: z.uuid(),
+    userId: z.uuid().nullable(),
+    name: z.string(),
+    type: z.string(),
+    connectionId: z.uuid().nullable(),
+    connectionName: z.string().nullable(),
+    dataStoreTableName: z.string(),
+    sharedFromOrganizationId: z.uuid().nullable(),
+    recordSchema: z.object({ name: z.string(), fields: z.record(z.string(), FieldDefinition), calculatedFields: z.array(CalculatedField) }),
+    windowDimensions: z.array(WindowDimension),
+    syncConfig: z.object({ syncIntervalMinutes: z.number(), lastSyncAt: z.string().nullable(), lastSyncStatus: z.string().nullable() }).nullable(),
+    enabled: z.boolean(),
+    servingEngine: z.string(),
+    servingRelation: z.string(),
+    hotPathMode: z.enum(HOT_PATH_MODES),
+    effectiveHotPathMode: z.enum([...HOT_PATH_MODES, 'paused']),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('DataSource');

@@ -1,0 +1,249 @@
+import { NotFoundError, ValidationError } from '../errors/errors';
+import type { DataStoresService } from '../data-stores/data-stores.service';
+import { newId, newSuid } from '../ids';
+import { DataSource } from './data-source.entity';
+import { withSyncStatement, type DataSourcesRepository } from './data-sources.repository';
+import type {
+  CalculatedField,
+  CreateDataSourceBody,
+  Expression,
+  PatchDataSourceBody,
+  RecordSchema,
+  RecordSchemaInput,
+  WindowDimension,
+} from './data-sources.schemas';
+import { newFieldsFrom } from './field-inference';
+import { calculatedFieldIssues, expressionIssues, modelIssues, windowDimensionIssues, windowUnsupportedReason } from './schema-rules';
+import { physicalShape, SERVING_ENGINE, servingRelationName, timeField } from './serving-relation';
+
+/** Records read by refresh-schema, and rows shown by a calculated-field preview. */
+const SAMPLE_SIZE = 1000;
+const PREVIEW_ROWS = 20;
+
+/** A data source as the API shows it (interface.md 2.6); the sync statement stays inside. */
+export function presentDataSource(s: DataSource) {
+  return {
+    id: s.id,
+    suid: s.suid,
+    organizationId: s.organizationId,
+    userId: s.userId,
+    name: s.name,
+    type: s.type,
+    connectionId: s.connectionId,
+    connectionName: s.connectionName,
+    dataStoreTableName: s.dataStoreTableName,
+    sharedFromOrganizationId: s.sharedFromOrganizationId,
+    recordSchema: s.recordSchema,
+    windowDimensions: s.windowDimensions,
+    syncConfig: s.syncConfig,
+    enabled: s.enabled,
+    servingEngine: s.servingEngine,
+    servingRelation: s.servingRelation,
+    hotPathMode: s.hotPathMode,
+    // A disabled source keeps serving what it held, but no longer follows its records.
+    effectiveHotPathMode: s.enabled ? s.hotPathMode : ('paused' as const),
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []): RecordSchema {
+  return {
+    name: input.name,
+    fields: input.fields,
+    calculatedFields: input.calculatedFields ? input.calculatedFields.map((c) => ({ ...c, id: c.id ?? newId() })) : keep,
+  };
+}
+
+function throwIfAny(issues: { path: string; message: string }[], message: string, code = 'validation_failed'): void {
+  if (issues.length > 0) throw new ValidationError(message, issues, code);
+}
+
+/**
+ * Data sources over data store tables: their model (fields, calculated
+ * fields, window dimensions) and the life of their serving relations.
+ */
+export class DataSourcesService {
+  constructor(
+    private readonly repository: DataSourcesRepository,
+    private readonly dataStores: DataStoresService,
+  ) {}
+
+  list(organizationId: string): Promise<DataSource[]> {
+    return this.repository.list(organizationId);
+  }
+
+  async get(organizationId: string, id: string): Promise<DataSource> {
+    const source = await this.repository.find(organizationId, id);
+    if (!source) throw new NotFoundError('Data source');
+    return source;
+  }
+
+  async create(organizationId: string, userId: string | null, body: CreateDataSourceBody): Promise<DataSource> {
+    if (body.type !== 'custom') {
+      throw new ValidationError(`Only "custom" sources can be created here; "${body.type}" sources come from data feeds`, [{ path: 'type', message: 'must be "custom"' }], 'unsupported_type');
+    }
+    if (body.sharedFromOrganizationId) {
+      // Shares are not offered yet, so no share can be active.
+      throw new ValidationError('No active share of this table from that organization', [{ path: 'sharedFromOrganizationId', message: 'no active share' }], 'share_inactive');
+    }
+    if (!(await this.dataStores.tableExists(organizationId, body.dataStoreTableName))) {
+      throw new ValidationError(`Data store table "${body.dataStoreTableName}" does not exist`, [{ path: 'dataStoreTableName', message: 'no such table' }], 'unknown_table');
+    }
+    const recordSchema = toRecordSchema(body.recordSchema);
+    throwIfAny(modelIssues(recordSchema, []), 'Invalid calculated fields');
+    const id = newId();
+    const source = Object.assign(new DataSource(), {
+      id,
+      suid: newSuid(),
+      organizationId,
+      userId,
+      name: body.name,
+      type: body.type,
+      connectionId: null,
+      connectionName: null,
+      dataStoreTableName: body.dataStoreTableName,
+      sharedFromOrganizationId: null,
+      tableOrganizationId: organizationId,
+      recordSchema,
+      windowDimensions: [],
+      syncConfig: null,
+      enabled: body.enabled,
+      servingEngine: SERVING_ENGINE,
+      servingRelation: servingRelationName(id),
+      hotPathMode: body.hotPathMode,
+    });
+    return this.repository.create(withSyncStatement(source));
+  }
+
+  /**
+   * Renames, enables or disables, and replaces the record schema. A schema
+   * whose fields change rebuilds the serving relation; a new time dimension
+   * needs `confirmTimeFieldRekey` because the relation is re-keyed (rewritten
+   * in the new time order and re-indexed), which takes a while on big tables.
+   */
+  async update(organizationId: string, id: string, patch: PatchDataSourceBody): Promise<DataSource> {
+    const source = await this.get(organizationId, id);
+    let rebuild = false;
+    if (patch.recordSchema) {
+      const next = toRecordSchema(patch.recordSchema, source.recordSchema.calculatedFields);
+      throwIfAny(modelIssues(next, source.windowDimensions), 'The new record schema breaks calculated fields or window dimensions of this source');
+      const from = timeField(source.recordSchema);
+      const to = timeField(next);
+      if (from !== to && !patch.confirmTimeFieldRekey) {
+        throw new ValidationError(
+          `Changing the time dimension from "${from}" to "${to}" rebuilds the serving relation from every record; send confirmTimeFieldRekey: true to do it`,
+          [{ path: 'confirmTimeFieldRekey', message: 'required to change the time dimension' }],
+          'time_field_rekey_unconfirmed',
+        );
+      }
+      rebuild = physicalShape(next) !== physicalShape(source.recordSchema);
+      source.recordSchema = next;
+      withSyncStatement(source);
+    }
+    if (patch.name !== undefined) source.name = patch.name;
+    if (patch.hotPathMode !== undefined) source.hotPathMode = patch.hotPathMode;
+    if (patch.enabled !== undefined) {
+      // Re-enabled: records written while paused are caught up by a rebuild.
+      rebuild ||= patch.enabled && !source.enabled;
+      source.enabled = patch.enabled;
+    }
+    return rebuild ? this.repository.saveAndRebuild(source) : this.repository.save(source);
+  }
+
+  async delete(organizationId: string, id: string): Promise<void> {
+    await this.repository.delete(await this.get(organizationId, id));
+  }
+
+  /**
+   * Adds the fields that sampled records hold and the schema lacks; flags,
+   * labels and calculated fields of the known ones are kept. With no records
+   * there is nothing to sample and the source is unchanged.
+   */
+  async refreshSchema(organizationId: string, id: string) {
+    const source = await this.get(organizationId, id);
+    const samples = await this.repository.sampleValues(source, SAMPLE_SIZE);
+    if (samples.length === 0) return { refreshed: false as const, message: 'The table holds no records to sample; the schema is unchanged', source };
+    const found = newFieldsFrom(samples, new Set([...Object.keys(source.recordSchema.fields), ...source.recordSchema.calculatedFields.map((c) => c.name), ...source.windowDimensions.map((w) => w.name)]));
+    const added = Object.keys(found.fields);
+    if (added.length > 0) {
+      source.recordSchema = { ...source.recordSchema, fields: { ...source.recordSchema.fields, ...found.fields } };
+      await this.repository.saveAndRebuild(withSyncStatement(source));
+    }
+    return { refreshed: true as const, added, skipped: found.skipped, source };
+  }
+
+  async reindex(organizationId: string, id: string): Promise<void> {
+    await this.repository.reindex(await this.get(organizationId, id));
+  }
+
+  async addCalculatedField(organizationId: string, id: string, body: Omit<CalculatedField, 'id'>): Promise<CalculatedField> {
+    const source = await this.get(organizationId, id);
+    throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, body), 'Invalid calculated field');
+    const field = { id: newId(), ...body };
+    source.recordSchema = { ...source.recordSchema, calculatedFields: [...source.recordSchema.calculatedFields, field] };
+    await this.repository.save(source);
+    return field;
+  }
+
+  /** The expression over the first rows of the source, in key order; nothing is saved. */
+  async previewExpression(organizationId: string, id: string, expression: Expression): Promise<Array<number | null>> {
+    const source = await this.get(organizationId, id);
+    throwIfAny(expressionIssues(source.recordSchema, expression), 'Invalid expression');
+    return this.repository.preview(source, expression, PREVIEW_ROWS);
+  }
+
+  /** Changes attributes; a rename leaves widgets naming the old name as they are (they then match nothing). */
+  async updateCalculatedField(organizationId: string, id: string, fieldId: string, patch: Partial<Omit<CalculatedField, 'id'>>): Promise<CalculatedField> {
+    const source = await this.get(organizationId, id);
+    const current = source.recordSchema.calculatedFields.find((c) => c.id === fieldId);
+    if (!current) throw new NotFoundError('Calculated field');
+    const next = { ...current, ...patch };
+    throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, next), 'Invalid calculated field');
+    source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.map((c) => (c.id === fieldId ? next : c)) };
+    await this.repository.save(source);
+    return next;
+  }
+
+  async deleteCalculatedField(organizationId: string, id: string, fieldId: string): Promise<void> {
+    const source = await this.get(organizationId, id);
+    if (!source.recordSchema.calculatedFields.some((c) => c.id === fieldId)) throw new NotFoundError('Calculated field');
+    source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.filter((c) => c.id !== fieldId) };
+    await this.repository.save(source);
+  }
+
+  async addWindowDimension(organizationId: string, id: string, body: Omit<WindowDimension, 'id'>): Promise<WindowDimension> {
+    const source = await this.get(organizationId, id);
+    const unsupported = windowUnsupportedReason(source);
+    if (unsupported) throw new ValidationError(`This source cannot have window dimensions: ${unsupported}`, undefined, 'window_unsupported');
+    throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, body), 'Invalid window dimension');
+    const dimension = { id: newId(), ...body };
+    source.windowDimensions = [...source.windowDimensions, dimension];
+    await this.saveWindows(source);
+    return dimension;
+  }
+
+  async updateWindowDimension(organizationId: string, id: string, fieldId: string, patch: Partial<Omit<WindowDimension, 'id'>>): Promise<WindowDimension> {
+    const source = await this.get(organizationId, id);
+    const current = source.windowDimensions.find((w) => w.id === fieldId);
+    if (!current) throw new NotFoundError('Window dimension');
+    const next = { ...current, ...patch };
+    throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, next), 'Invalid window dimension');
+    source.windowDimensions = source.windowDimensions.map((w) => (w.id === fieldId ? next : w));
+    await this.saveWindows(source);
+    return next;
+  }
+
+  async deleteWindowDimension(organizationId: string, id: string, fieldId: string): Promise<void> {
+    const source = await this.get(organizationId, id);
+    if (!source.windowDimensions.some((w) => w.id === fieldId)) throw new NotFoundError('Window dimension');
+    source.windowDimensions = source.windowDimensions.filter((w) => w.id !== fieldId);
+    await this.saveWindows(source);
+  }
+
+  /** Window dimensions have indexes of their own (partition and order), so the index set follows them. */
+  private async saveWindows(source: DataSource): Promise<void> {
+    await this.repository.save(source);
+    await this.repository.reindex(source);
+  }
+}
