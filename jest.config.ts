@@ -3,7 +3,7 @@ import type { Config } from 'jest';
 
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/workflows', '<rootDir>/activities'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/workflows', '<rootDir>/activities', '<rootDir>/cube'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': [

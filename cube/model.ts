@@ -48,6 +48,9 @@ export function cubeModel(source: DataSource): string {
 
   const definition = { sql: baseSql(source), title: source.name, refreshKey: { every: REFRESH_EVERY }, measures, dimensions };
   // `${CUBE}` must stay a template placeholder for Cube's compiler, so sql strings become template literals.
-  const js = JSON.stringify(definition, null, 2).replace(/"sql": "((?:[^"\\]|\\.)*)"/g, (_m, body: string) => `"sql": \`${JSON.parse(`"${body}"`).replace(/`/g, '\\`')}\``);
+  // Keys unquoted: Cube's transpiler recognises `sql:` properties by their identifier keys.
+  const js = JSON.stringify(definition, null, 2)
+    .replace(/^(\s*)"([A-Za-z_]\w*)":/gm, '$1$2:')
+    .replace(/^(\s*)sql: "((?:[^"\\]|\\.)*)"/gm, (_m, indent: string, body: string) => `${indent}sql: \`${JSON.parse(`"${body}"`).replace(/`/g, '\\`')}\``);
   return `cube(${JSON.stringify(source.servingRelation)}, ${js});\n`;
 }

@@ -28,7 +28,7 @@ export const Filter: z.ZodType<Filter> = z.lazy(() =>
       .strictObject({ member: Member.optional(), dimension: Member.optional(), operator: z.string().min(1).max(40), values: z.array(FilterValue).max(1000).optional() })
       .refine((f) => f.member !== undefined || f.dimension !== undefined, 'name the filtered field as member or dimension'),
   ]),
-) as z.ZodType<Filter>;
+).openapi('AnalyticsFilter') as z.ZodType<Filter>;
 
 const DateRange = z.union([z.string().min(1).max(100), z.tuple([z.string().max(40), z.string().max(40)])]);
 

@@ -6,6 +6,7 @@ import { timeField } from '../data-sources/serving-relation';
 import { AppError, ValidationError } from '../errors/errors';
 import type { AnalyticsQuery, DistinctValuesBody } from './analytics.schemas';
 import type { CsvExporter } from './csv-export';
+import type { Logger } from '../logging/logger';
 import { queryMembers, sourceAlias, toCubeQuery } from './query-members';
 
 export interface MetaMember {
@@ -49,6 +50,7 @@ export class AnalyticsService {
     private readonly dataSources: DataSourcesService,
     private readonly engine: CubeEngine,
     private readonly exporter: CsvExporter,
+    private readonly logger: Logger,
   ) {}
 
   async meta(organizationId: string): Promise<MetaEntry[]> {
@@ -126,7 +128,8 @@ export class AnalyticsService {
     const model: Model = { context, sources: new Map(sources.map((s) => [s.servingRelation, s])), entries: [], members: new Map() };
     if (sources.length === 0) return model;
     const meta = await this.engine.meta(context).catch((err) => {
-      throw new AppError(500, 'analytics_model_failed', `The analytics model could not be compiled: ${err instanceof Error ? err.message : String(err)}`);
+      this.logger.error({ organizationId, err: err instanceof Error ? err.message : String(err) }, 'analytics model failed to compile');
+      throw new AppError(500, 'analytics_model_failed', 'The analytics model of this organization could not be compiled; the error is logged');
     });
     const cubes = new Map(meta.cubes.map((c) => [c.name as string, c]));
     for (const source of sources) {

@@ -89,7 +89,7 @@ export function createServices(infra: Infrastructure) {
     dataStores,
     dataSources,
     cube,
-    analytics: new AnalyticsService(dataSources, cube, new CsvExporter(infra.db)),
+    analytics: new AnalyticsService(dataSources, cube, new CsvExporter(infra.db), infra.logger),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }

@@ -44,7 +44,7 @@ export const Expression: z.ZodType<Expression> = z.lazy(() =>
     z.strictObject({ type: z.literal('Identifier'), name: z.string().min(1).max(63) }),
     z.strictObject({ type: z.literal('Literal'), value: z.number(), raw: z.string().max(100).optional() }),
   ]),
-).openapi({ type: 'object', description: 'BinaryExpression {operator, left, right}, Identifier {name} or Literal {value, raw}' });
+).openapi('Expression', { description: 'BinaryExpression {operator, left, right}, Identifier {name} or Literal {value, raw}' });
 
 const calculatedFieldFields = {
   name: FieldName,
