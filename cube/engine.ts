@@ -49,6 +49,7 @@ export interface CubeEngineOptions {
 export class CubeEngine {
   private readonly core: CubejsServerCore;
   private readonly gateway: any;
+  private driver?: PostgresDriver;
 
   constructor(options: CubeEngineOptions) {
     applyCubeNativeWorkarounds();
@@ -64,7 +65,8 @@ export class CubeEngine {
       logger: (message: string, params: Record<string, unknown>) => {
         if (/error/i.test(message)) log.warn({ event: message, error: params?.error }, 'cube');
       },
-      driverFactory: () => new PostgresDriver({ connectionString: options.databaseUrl, maxPoolSize: options.poolSize } as never) as never,
+      // One driver (one pool) for every organization; Cube may ask for it many times.
+      driverFactory: () => (this.driver ??= new PostgresDriver({ connectionString: options.databaseUrl, maxPoolSize: options.poolSize } as never)) as never,
       contextToAppId: ({ securityContext }: { securityContext: CubeContext }) => `org_${securityContext.organizationId}`,
       contextToOrchestratorId: () => 'default',
       schemaVersion: ({ securityContext }: { securityContext: CubeContext }) => securityContext.modelVersion,
@@ -92,6 +94,7 @@ export class CubeEngine {
 
   async shutdown(): Promise<void> {
     await this.core.shutdown();
+    await this.driver?.release();
   }
 
   /** The gateway answers through a `res` callback; errors come as `{error}` with a status. */
