@@ -84,8 +84,8 @@ describe('queries over one source', () => {
         name: ds,
         title: 'Sales',
         measures: expect.arrayContaining([
-          { name: m('count'), title: 'Count', type: 'count' },
-          { name: m('amount'), title: 'Amount', type: 'sum' },
+          { name: m('count'), title: 'Count', type: 'number' },
+          { name: m('amount'), title: 'Amount', type: 'number' },
         ]),
         dimensions: expect.arrayContaining([
           { name: m('city'), title: 'City', type: 'string' },
@@ -167,23 +167,6 @@ describe('queries over one source', () => {
     await bad({ measures: [m('count')], timeDimensions: [{ dimension: m('at'), granularity: 'fortnight' }] });
   });
 
-  test('records written are visible within a second', async () => {
-    for (let round = 0; round < 4; round++) {
-      const city = `Oslo${round}`;
-      const q = { measures: [m('count')], filters: [{ member: m('city'), operator: 'equals', values: [city] }] };
-      const tq = Date.now();
-      await rows(org, q);
-      await sleep(round * 300);
-      await write(org, 'sales', { [`k${city}`]: { amount: 1, city, qty: 2, at: '2026-03-13T00:00:00Z' } });
-      const tw = Date.now();
-      for (let i = 0; i < 100; i++) {
-        const r = await rows(org, q);
-        if (r[0][m('count')] === '1') { console.log('PROBE', round, 'since first query', Date.now() - tq, 'since write', Date.now() - tw); break; }
-        await sleep(50);
-      }
-    }
-  });
-
   test('the viewer may query; no token is 401', async () => {
     const body = await query(org, { measures: [m('amount')], filters: [{ member: m('city'), operator: 'equals', values: ['Berlin'] }] }, org.tokens.viewer);
     expect(body.data).toEqual([{ [m('amount')]: '5' }]);
@@ -202,11 +185,13 @@ describe('queries over one source', () => {
     });
     const rs = ResultSet.deserialize({ loadResponse: body });
     expect(rs.rawData()).toEqual(body.data);
+    // tablePivot keeps the values as the API sent them; chartPivot makes measures numbers.
     expect(rs.tablePivot()).toEqual([
-      { [m('city')]: 'Berlin', [m('amount')]: 5 },
-      { [m('city')]: 'Paris', [m('amount')]: 10 },
-      { [m('city')]: 'paris', [m('amount')]: 20 },
+      { [m('city')]: 'Berlin', [m('amount')]: '5' },
+      { [m('city')]: 'Paris', [m('amount')]: '10' },
+      { [m('city')]: 'paris', [m('amount')]: '20' },
     ]);
+    expect(rs.seriesNames()).toEqual([expect.objectContaining({ key: m('amount'), yValues: [m('amount')] })]);
     expect(rs.chartPivot().map((p) => [p.x, p[m('amount')]])).toEqual([['Berlin', 5], ['Paris', 10], ['paris', 20]]);
     // The same through the client's own multi-result shape.
     const wrapped = ResultSet.deserialize({ loadResponse: { queryType: 'regularQuery', results: [body], pivotQuery: { ...body.query, queryType: 'regularQuery' } } });
@@ -229,8 +214,8 @@ describe('queries over one source', () => {
       expectStatus(res, 201);
       return res.body.values as string[];
     };
-    expect(await distinct({ dimension: 'city' })).toEqual(['Berlin', 'Oslo', 'Paris', 'paris']);
-    expect(await distinct({ dimension: m('city'), limit: 2 })).toEqual(['Berlin', 'Oslo']);
+    expect(await distinct({ dimension: 'city' })).toEqual(['Berlin', 'Paris', 'paris']);
+    expect(await distinct({ dimension: m('city'), limit: 2 })).toEqual(['Berlin', 'Paris']);
     expect(await distinct({ dimension: 'city', search: 'ARI' })).toEqual(['Paris', 'paris']);
     expect(await distinct({ dimension: 'city', dateRange: ['2026-03-11', '2026-03-11'] })).toEqual(['Berlin', 'paris']);
     expect(await distinct({ dimension: 'qty' })).toEqual([]);
@@ -245,6 +230,21 @@ describe('queries over one source', () => {
   });
 });
 
+describe('freshness', () => {
+  // Contract: results are cached at most 1 s, so a write is seen by the same query ~1.2 s later.
+  test('records written are visible to a cached query 1.2 s later', async () => {
+    const org = await createTestOrg(h.services);
+    const { ds } = await makeSource(org, 'fresh', { f0: { amount: 1, city: 'Rome', qty: 1, at: '2026-03-01T00:00:00Z' } });
+    const q = { measures: [`${ds}.count`, `${ds}.amount`] };
+    for (let round = 1; round <= 3; round++) {
+      expect(await rows(org, q)).toEqual([{ [`${ds}.count`]: String(round), [`${ds}.amount`]: String(round) }]);
+      await write(org, 'fresh', { [`f${round}`]: { amount: 1, city: 'Rome', qty: 1, at: '2026-03-01T00:00:00Z' } });
+      await sleep(1200);
+      expect({ round, rows: await rows(org, q) }).toEqual({ round, rows: [{ [`${ds}.count`]: String(round + 1), [`${ds}.amount`]: String(round + 1) }] });
+    }
+  });
+});
+
 describe('tenant isolation', () => {
   test("another org's source is invisible and indistinguishable from a made-up one", async () => {
     const [a, b] = await Promise.all([createTestOrg(h.services), createTestOrg(h.services)]);
@@ -255,7 +255,8 @@ describe('tenant isolation', () => {
     const theirs = await owner(b).post('/dashboards/analytics/query').send({ query: { measures: [`${ds}.amount`] } });
     const madeUp = await owner(b).post('/dashboards/analytics/query').send({ query: { measures: ['ds_nothing.amount'] } });
     expectError(theirs, 400, 'no_data_source');
-    expect(theirs.body).toEqual(madeUp.body);
+    const withoutRequestId = (body: Json) => ({ ...body.error, requestId: undefined });
+    expect(withoutRequestId(theirs.body)).toEqual(withoutRequestId(madeUp.body));
     const csv = await owner(b).post('/dashboards/analytics/export-csv').send({ query: { measures: [`${ds}.amount`] } });
     expectError(csv, 400, 'no_data_source');
     // A query mixing the caller's source with another org's member: that member is unknown, nothing leaks.
@@ -334,7 +335,7 @@ describe('calculated fields', () => {
   test('meta marks calculated fields', async () => {
     const [entry] = (await owner(org).get('/dashboards/analytics/meta')).body;
     expect(entry.dimensions).toEqual(expect.arrayContaining([{ name: `${ds}.plus`, title: 'L plus', type: 'number', calculated: true }, { name: `${ds}.a`, title: 'A', type: 'number' }]));
-    expect(entry.measures).toEqual(expect.arrayContaining([{ name: `${ds}.doubled`, title: 'L doubled', type: 'sum', calculated: true }]));
+    expect(entry.measures).toEqual(expect.arrayContaining([{ name: `${ds}.doubled`, title: 'L doubled', type: 'number', calculated: true }]));
   });
 
   test('each operator, division by zero and null operands', async () => {

@@ -1,0 +1,506 @@
+/**
+ * `npm run bench:analytics`: analytics queries and CSV export over one data
+ * source, each figure beside PostgreSQL doing the same work directly in the
+ * same run.
+ *
+ *   1. N generated records (default 1,000,000) are COPYed straight into
+ *      data_store_records, with the table's __meta__ row registered the way
+ *      the repository does it (REGISTER_TABLE); then a data source over them
+ *      is created through the API, which builds its serving relation.
+ *   2. Three typical queries through the API: cold (first call), warm cached
+ *      and warm uncached (see `uncached` below), beside the same query
+ *      hand-written against the serving relation through a plain pg client;
+ *      with the HTTP overhead of trivial requests as a baseline.
+ *   3. CSV export of every row (about N rows) through the API, beside
+ *      PostgreSQL's COPY of the same rows. The service's resident memory is
+ *      sampled throughout the export.
+ *
+ * Knobs: BENCH_RECORDS (1,000,000), BENCH_RUNS (20, per warm figure), BENCH_HTTP_RUNS (50).
+ * Results: bench-results/analytics-<time>.json.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Client, Pool, types } from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { REGISTER_TABLE, registerParams } from '../src/data-stores/data-stores.repository';
+import { LIVE } from '../src/data-sources/data-sources.repository';
+import { qualified } from '../src/data-sources/serving-relation';
+import { newId, newSuid } from '../src/ids';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/infra/embedded-postgres';
+import { freePort } from '../src/infra/free-port';
+import { admin, rssBytes, sampleRss, startService, type RunningService } from './lib/service';
+import { fmt, percentile, sequential } from './lib/stats';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+const HTTP_RUNS = Number(process.env.BENCH_HTTP_RUNS ?? 50);
+const KEY_DIGITS = Math.max(7, String(RECORDS).length);
+const TABLE = 'sales';
+const YEAR_MS = 365 * 86_400_000;
+/** Generous bounds: nothing here should come near them, but a hung call must not hang the run. */
+const QUERY_TIMEOUT_MS = 120_000;
+const LONG_TIMEOUT_MS = 30 * 60_000;
+
+const CITIES = Array.from({ length: 50 }, (_, i) => `City ${String(i).padStart(2, '0')}`);
+const CATEGORIES = Array.from({ length: 10 }, (_, i) => `category-${i}`);
+
+/** A deterministic number in [0, 1) for record i (an integer hash), so every run loads the same values. */
+function unit(i: number, salt: number): number {
+  let h = Math.imul(i ^ Math.imul(salt, 0x27d4eb2d), 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) / 2 ** 32;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+/** Coprime with RECORDS: i * STEP mod RECORDS visits every time slot once, in an order unrelated to the keys. */
+let STEP = 7919;
+while (gcd(STEP, RECORDS) !== 1) STEP++;
+
+/**
+ * Record i: amount 0–1000, one of 50 cities (skewed, so a top 10 means
+ * something), one of 10 categories, and a time in the last 365 days. Slots
+ * are 365 days / N apart: more than a second for N up to 31.5 million, so
+ * every record has a second of its own.
+ */
+function record(i: number, now: number) {
+  const slot = (i * STEP) % RECORDS;
+  return {
+    key: `rec:${String(i).padStart(KEY_DIGITS, '0')}`,
+    value: {
+      amount: Math.round(unit(i, 1) * 100_000) / 100,
+      city: CITIES[Math.floor(unit(i, 2) ** 2 * CITIES.length)],
+      category: CATEGORIES[Math.floor(unit(i, 3) * CATEGORIES.length)],
+      at: new Date(now - Math.floor((slot + 0.5) * (YEAR_MS / RECORDS))).toISOString(),
+    },
+  };
+}
+
+/** Text chunks of `line(i)` for i in [0, n), a thousand lines each. */
+async function* lines(n: number, line: (i: number) => string): AsyncGenerator<string> {
+  let chunk = '';
+  for (let i = 0; i < n; i++) {
+    chunk += line(i);
+    if (i % 1000 === 999) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+/** A sink that counts lines and bytes of what flows into it. */
+function lineCounter() {
+  const counts = { lines: 0, bytes: 0 };
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      counts.bytes += chunk.length;
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) counts.lines++;
+      done();
+    },
+  });
+  return { sink, counts };
+}
+
+/** A JSON request through node:http with a time bound (fetch's own bounds are shorter than a big build may take). */
+function requestJson(method: string, url: string, token: string, body: unknown, timeoutMs: number): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+        } catch {
+          resolve({ status: res.statusCode ?? 0, body: text });
+        }
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs / 1000} s`)));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** POSTs a CSV export and counts what streams back, without keeping it. */
+function exportCsv(url: string, token: string, body: unknown): Promise<{ lines: number; bytes: number; contentType: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (res) => {
+      if (res.statusCode !== 200) {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => reject(new Error(`export: ${res.statusCode} ${text.slice(0, 2000)}`)));
+        return;
+      }
+      const { sink, counts } = lineCounter();
+      pipeline(res, sink).then(() => resolve({ ...counts, contentType: String(res.headers['content-type']) }), reject);
+    });
+    req.setTimeout(LONG_TIMEOUT_MS, () => req.destroy(new Error('export: no end within the time bound')));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+const median = (xs: number[]) => percentile(xs, 50);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Cube gives date ranges without an offset, meant in the query's time zone (UTC here). */
+const asUtc = (t: string) => (/(Z|[+-]\d\d:?\d\d)$/.test(t) ? t : `${t}Z`);
+/** Comparable text of a number that may come as a string (numeric) or a number. */
+const num = (v: unknown) => Number(v).toFixed(2);
+
+interface QueryCase {
+  label: string;
+  query: Record<string, unknown>;
+  /**
+   * The same query made textually different for run i without changing its
+   * rows, so the generated SQL (Cube's cache key) is new on every call and
+   * Cube runs it against PostgreSQL: the "uncached" figure.
+   */
+  uncached(i: number): Record<string, unknown>;
+  /** The hand-written SQL, given the query as Cube normalised it (for its absolute date range). */
+  sql(normalised: any): { text: string; values: unknown[] };
+  /** Rows of either answer as comparable strings. */
+  apiRows(data: Array<Record<string, unknown>>): string[];
+  sqlRows(rows: Array<Record<string, unknown>>): string[];
+}
+
+function queryCases(rel: string): QueryCase[] {
+  const m = (name: string) => `${rel}.${name}`;
+  const table = qualified(rel);
+  const category = CATEGORIES[3];
+  const daily = {
+    measures: [m('count')],
+    timeDimensions: [{ dimension: m('at'), granularity: 'day', dateRange: 'last 30 days' }],
+    limit: 10_000,
+  };
+  const byCity = {
+    measures: [m('amount')],
+    dimensions: [m('city')],
+    filters: [{ member: m('category'), operator: 'equals', values: [category] }],
+    order: { [m('city')]: 'asc' },
+    limit: 10_000,
+  };
+  const top = { measures: [m('amount')], dimensions: [m('city')], order: { [m('amount')]: 'desc' }, limit: 10 };
+  return [
+    {
+      label: '(a) Daily count over the last 30 days',
+      query: daily,
+      // A row limit of 9,999, 9,998, ...: far above the 30 rows, so the answer is the same.
+      uncached: (i) => ({ ...daily, limit: 9_999 - i }),
+      sql: (q) => {
+        const range: string[] | undefined = q?.timeDimensions?.[0]?.dateRange;
+        if (!range) throw new Error(`the API answer carries no normalised date range: ${JSON.stringify(q)}`);
+        return {
+          text: `SELECT date_trunc('day', at AT TIME ZONE 'UTC') d, count(*) FROM ${table}
+                 WHERE ${LIVE} AND at >= $1::timestamptz AND at <= $2::timestamptz GROUP BY 1 ORDER BY 1`,
+          values: range.map(asUtc),
+        };
+      },
+      apiRows: (data) => data.map((r) => `${String(r[m('at.day')]).slice(0, 10)}=${r[m('count')]}`),
+      sqlRows: (rows) => rows.map((r) => `${String(r.d).slice(0, 10)}=${r.count}`),
+    },
+    {
+      label: `(b) Sum of amount by city, category = ${category}`,
+      query: byCity,
+      uncached: (i) => ({ ...byCity, limit: 9_999 - i }),
+      sql: () => ({
+        text: `SELECT city, sum(amount) FROM ${table} WHERE ${LIVE} AND category = $1 GROUP BY 1 ORDER BY 1`,
+        values: [category],
+      }),
+      apiRows: (data) => data.map((r) => `${r[m('city')]}=${num(r[m('amount')])}`),
+      sqlRows: (rows) => rows.map((r) => `${r.city}=${num(r.sum)}`),
+    },
+    {
+      label: '(c) Top 10 cities by sum of amount',
+      query: top,
+      // The limit is the point of this query, so an always-true HAVING varies instead: amounts are never negative.
+      uncached: (i) => ({ ...top, filters: [{ member: m('amount'), operator: 'gt', values: [String(-1 - i)] }] }),
+      sql: () => ({ text: `SELECT city, sum(amount) FROM ${table} WHERE ${LIVE} GROUP BY 1 ORDER BY 2 DESC LIMIT 10`, values: [] }),
+      apiRows: (data) => data.map((r) => `${r[m('city')]}=${num(r[m('amount')])}`),
+      sqlRows: (rows) => rows.map((r) => `${r.city}=${num(r.sum)}`),
+    },
+  ];
+}
+
+/** What differs between two row lists, briefly. */
+function compareRows(api: string[], sql: string[]): string {
+  if (api.length === sql.length && api.every((r, i) => r === sql[i])) return `yes (${api.length} rows)`;
+  const i = api.findIndex((r, k) => r !== sql[k]);
+  return `NO: API ${api.length} rows, SQL ${sql.length}; first difference at row ${i === -1 ? Math.min(api.length, sql.length) : i}: API ${api[i] ?? '-'} / SQL ${sql[i] ?? '-'}`;
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowbase-bench-'));
+  fs.chmodSync(dir, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its directory
+  let pg: EmbeddedPostgresHandle | undefined;
+  let service: RunningService | undefined;
+  let pool: Pool | undefined;
+  let sql: Client | undefined;
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await sql?.end().catch(() => undefined);
+      await pool?.end().catch(() => undefined);
+      if (service) {
+        const running = service;
+        // SIGTERM first; a service that has not exited after 30 s is killed (only the process this run started).
+        await Promise.race([running.stop(), sleep(30_000).then(() => { try { process.kill(running.pid, 'SIGKILL'); } catch { /* gone */ } })]);
+      }
+      await pg?.stop().catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping what the benchmark started`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    pg = await startEmbeddedPostgres({ dir: path.join(dir, 'postgres'), port: await freePort(), database: 'flowbase_bench', persistent: true });
+    const env = {
+      DATABASE_URL: pg.url,
+      DATA_DIR: dir,
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      PORT: String(await freePort()),
+      EMBEDDED_TEMPORAL_PORT: String(await freePort()),
+      EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+    };
+    service = await startService(env, path.join(dir, 'service.log'));
+    pool = new Pool({ connectionString: pg.url, max: 4 });
+    // The hand-written SQL's client: timestamps come back as PostgreSQL's text, as numerics already do.
+    sql = new Client({
+      connectionString: pg.url,
+      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 1114 || oid === 1184 ? (v: string) => v : types.getTypeParser(oid, format))) as typeof types.getTypeParser },
+    });
+    await sql.connect();
+    const results: Record<string, unknown> = { records: RECORDS, runs: RUNS, cpus: os.cpus().length };
+
+    const org = await admin(env, ['create-org', '--name', 'Bench', '--email', 'bench@example.test']);
+    const api = (p: string) => `${service!.baseUrl}${p}`;
+    const auth = { Authorization: `Bearer ${org.token}`, 'Content-Type': 'application/json' };
+    console.log(`Analytics benchmark: ${fmt.int(RECORDS)} records, ${os.cpus().length} CPUs, PostgreSQL on the same machine\n`);
+
+    // 1. Load: COPY straight into data_store_records, and the table's __meta__ row as the repository writes it, in one transaction.
+    const now = Date.now();
+    const stamp = new Date(now).toISOString();
+    let t = performance.now();
+    const loader = await pool.connect();
+    try {
+      await loader.query('BEGIN');
+      await pipeline(
+        Readable.from(
+          lines(RECORDS, (i) => {
+            const { key, value } = record(i, now);
+            return `${newId()}\t${newSuid()}\t${org.organizationId}\t${TABLE}\t${key}\t${JSON.stringify(value)}\t\\N\t${stamp}\t${stamp}\t${stamp}\n`;
+          }),
+        ),
+        loader.query(copyFrom(`COPY data_store_records (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at) FROM STDIN`)),
+      );
+      await loader.query(REGISTER_TABLE, registerParams(org.organizationId, TABLE, 'import'));
+      await loader.query('COMMIT');
+      loader.release();
+    } catch (err) {
+      await loader.query('ROLLBACK').catch(() => undefined);
+      loader.release(err as Error);
+      throw err;
+    }
+    const loadMs = performance.now() - t;
+    // What autovacuum would have done by the time someone builds a dashboard on the table.
+    await pool.query('VACUUM ANALYZE data_store_records');
+
+    t = performance.now();
+    const created = await requestJson('POST', api('/dashboards/data-sources'), org.token, {
+      name: 'Sales',
+      dataStoreTableName: TABLE,
+      recordSchema: {
+        name: 'Sale',
+        fields: {
+          amount: { type: 'number', label: 'Amount', measure: true },
+          city: { type: 'string', label: 'City' },
+          category: { type: 'string', label: 'Category' },
+          at: { type: 'date', label: 'At', timeDimension: true },
+        },
+      },
+    }, LONG_TIMEOUT_MS);
+    const buildMs = performance.now() - t;
+    if (created.status !== 201) throw new Error(`create data source: ${created.status} ${JSON.stringify(created.body)}`);
+    const rel: string = created.body.servingRelation;
+    const sourceId: string = created.body.id;
+    const servingRows = Number((await pool.query(`SELECT count(*) AS n FROM ${qualified(rel)} WHERE ${LIVE}`)).rows[0].n);
+    // The build ends with ANALYZE but leaves hint bits and the visibility map to the first readers; autovacuum
+    // would set them soon after a 1M-row insert, possibly in the middle of the timings below, so it is done here.
+    await pool.query(`VACUUM ANALYZE ${qualified(rel)}`);
+    results.load = { copyMs: loadMs, serviceBuildMs: buildMs, servingRows };
+    console.log('Load and serving relation');
+    console.log(`  COPY into data_store_records  ${fmt.int((RECORDS / loadMs) * 1000).padStart(9)} records/s  (${fmt.s(loadMs)}, with the __meta__ row)`);
+    console.log(`  serving relation built in ${(buildMs / 1000).toFixed(1)} s  (POST /dashboards/data-sources; ${fmt.int(servingRows)} rows in analytics."${rel}")\n`);
+    if (servingRows !== RECORDS) console.log(`  WARNING: the serving relation holds ${fmt.int(servingRows)} rows, not ${fmt.int(RECORDS)}\n`);
+
+    // HTTP overhead: /healthz (one SELECT 1 plus a Temporal ping) and a trivial authenticated GET (auth plus one primary-key read).
+    const get = async (p: string, headers: Record<string, string>) => {
+      const res = await fetch(api(p), { headers, signal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`GET ${p}: ${res.status}`);
+    };
+    await sequential(10, () => get('/healthz', {}));
+    const health = await sequential(HTTP_RUNS, () => get('/healthz', {}));
+    await sequential(10, () => get(`/dashboards/data-sources/${sourceId}`, auth));
+    const trivial = await sequential(HTTP_RUNS, () => get(`/dashboards/data-sources/${sourceId}`, auth));
+    const overhead = median(trivial);
+    results.httpOverhead = { healthzP50: median(health), authenticatedGetP50: overhead };
+    console.log(`HTTP overhead, median of ${HTTP_RUNS} calls one at a time`);
+    console.log(`  GET /healthz              ${fmt.ms(median(health))}  (SELECT 1 and a Temporal ping)`);
+    console.log(`  GET /dashboards/data-sources/:id  ${fmt.ms(overhead)}  (authenticated; the overhead used below)\n`);
+
+    // 2. Queries. "cached": the identical query again within the same second, which Cube answers from its
+    // 1-second result cache (a call that crosses a second boundary may miss it). "uncached": each call differs
+    // trivially (see QueryCase.uncached), so its SQL is new to Cube and runs in PostgreSQL every time; that is
+    // the figure compared with the hand-written SQL. Uncached API calls and SQL runs alternate, so drift hits both.
+    const query = async (q: Record<string, unknown>) => {
+      const res = await fetch(api('/dashboards/analytics/query'), { method: 'POST', headers: auth, body: JSON.stringify({ query: q }), signal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
+      const text = await res.text();
+      if (res.status !== 201) throw new Error(`query: ${res.status} ${text.slice(0, 2000)}`);
+      return JSON.parse(text) as { data: Array<Record<string, unknown>>; query: Record<string, unknown> };
+    };
+    const queryFigures: Record<string, unknown>[] = [];
+    console.log(`Queries on the ${fmt.int(RECORDS)}-record source, one caller at a time; warm figures are medians of ${RUNS} calls`);
+    for (const [index, c] of queryCases(rel).entries()) {
+      t = performance.now();
+      const first = await query(c.query);
+      const coldMs = performance.now() - t;
+      const cached = await sequential(RUNS, () => query(c.query).then(() => undefined));
+      const statement = c.sql(first.query);
+      const sqlOnce = await sql.query(statement.text, statement.values);
+      const uncached: number[] = [];
+      const direct: number[] = [];
+      let uncachedSame = true;
+      for (let i = 0; i < RUNS; i++) {
+        t = performance.now();
+        const answer = await query(c.uncached(i));
+        uncached.push(performance.now() - t);
+        uncachedSame &&= answer.data.length === first.data.length;
+        t = performance.now();
+        await sql.query(statement.text, statement.values);
+        direct.push(performance.now() - t);
+      }
+      const figures = {
+        label: c.label,
+        rows: first.data.length,
+        coldMs,
+        cachedP50: median(cached),
+        uncachedP50: median(uncached),
+        sqlP50: median(direct),
+        ratio: median(uncached) / median(direct),
+        aimMs: 1.5 * median(direct) + overhead,
+        match: compareRows(c.apiRows(first.data), c.sqlRows(sqlOnce.rows)),
+        uncachedSameRowCount: uncachedSame,
+      };
+      queryFigures.push(figures);
+      const met = figures.uncachedP50 <= figures.aimMs;
+      console.log(`${c.label}`);
+      console.log(`  API cold        ${fmt.ms(coldMs).padStart(10)}  (first call${index === 0 ? ', which also compiles the organization\'s Cube model' : ''})`);
+      console.log(`  API cached      ${fmt.ms(figures.cachedP50).padStart(10)}  (identical calls: Cube's 1-second result cache)`);
+      console.log(`  API uncached    ${fmt.ms(figures.uncachedP50).padStart(10)}  (each call differs trivially: Cube runs the SQL)`);
+      console.log(`  SQL baseline    ${fmt.ms(figures.sqlP50).padStart(10)}  (hand-written, plain pg client)`);
+      console.log(`  uncached / SQL  ${fmt.ratio(figures.ratio).padStart(10)}  (aim: uncached ≤ 1.5 × SQL + HTTP overhead = ${fmt.ms(figures.aimMs)}: ${met ? 'met' : 'NOT met'})`);
+      console.log(`  same rows       ${figures.match}${uncachedSame ? '' : '; WARNING: some uncached calls returned another row count'}\n`);
+    }
+    results.queries = queryFigures;
+
+    // 3. CSV export of every row: grouped by city, category and the second of `at` (each record has a second of
+    // its own), with the sum of amount: one row per record.
+    const exportQuery = {
+      measures: [`${rel}.amount`],
+      dimensions: [`${rel}.city`, `${rel}.category`],
+      timeDimensions: [{ dimension: `${rel}.at`, granularity: 'second' }],
+    };
+    const expectedRows = RECORDS <= YEAR_MS / 1000 ? RECORDS : undefined;
+    const rssBefore = rssBytes(service.pid);
+    const sampler = sampleRss(service.pid);
+    t = performance.now();
+    const exported = await exportCsv(api('/dashboards/analytics/export-csv'), org.token, { query: exportQuery, title: 'bench' });
+    const exportMs = performance.now() - t;
+    const { peak: rssPeak, quarters } = sampler.stop();
+    const exportRows = Math.max(0, exported.lines - 1); // the header line
+
+    const copyOut = async (select: string) => {
+      const client = await pool!.connect();
+      const { sink, counts } = lineCounter();
+      const started = performance.now();
+      try {
+        await pipeline(client.query(copyTo(`COPY (${select}) TO STDOUT WITH (FORMAT csv, HEADER)`)), sink);
+        client.release();
+      } catch (err) {
+        client.release(err as Error);
+        throw err;
+      }
+      return { ms: performance.now() - started, rows: Math.max(0, counts.lines - 1), bytes: counts.bytes };
+    };
+    const table = qualified(rel);
+    const plain = await copyOut(`SELECT city, category, date_trunc('second', at AT TIME ZONE 'UTC') AS at_second, amount FROM ${table} WHERE ${LIVE}`);
+    const grouped = await copyOut(
+      `SELECT city, category, date_trunc('second', at AT TIME ZONE 'UTC') AS at_second, sum(amount) AS amount FROM ${table} WHERE ${LIVE} GROUP BY 1, 2, 3 ORDER BY 3`,
+    );
+    const perSecond = (rows: number, ms: number) => (rows / ms) * 1000;
+    const apiRate = perSecond(exportRows, exportMs);
+    const plainRate = perSecond(plain.rows, plain.ms);
+    const groupedRate = perSecond(grouped.rows, grouped.ms);
+    results.export = {
+      rows: exportRows,
+      expectedRows,
+      bytes: exported.bytes,
+      contentType: exported.contentType,
+      apiMs: exportMs,
+      apiRowsPerSecond: apiRate,
+      copyRows: plain.rows,
+      copyMs: plain.ms,
+      copyRowsPerSecond: plainRate,
+      groupedCopyRows: grouped.rows,
+      groupedCopyMs: grouped.ms,
+      groupedCopyRowsPerSecond: groupedRate,
+      ratio: apiRate / plainRate,
+      ratioToGrouped: apiRate / groupedRate,
+      serviceRssBefore: rssBefore,
+      serviceRssPeak: rssPeak,
+      serviceRssPeakByQuarter: quarters,
+    };
+    console.log('CSV export of every row (city, category, at by second, sum of amount)');
+    console.log(`  API export      ${fmt.int(apiRate).padStart(9)} rows/s  (${fmt.s(exportMs)}, ${fmt.int(exportRows)} rows, ${fmt.mb(exported.bytes)})`);
+    console.log(`  COPY baseline   ${fmt.int(plainRate).padStart(9)} rows/s  (${fmt.s(plain.ms)}, ${fmt.int(plain.rows)} rows: plain SELECT of the serving relation)`);
+    console.log(`  COPY, grouped   ${fmt.int(groupedRate).padStart(9)} rows/s  (${fmt.s(grouped.ms)}, ${fmt.int(grouped.rows)} rows: GROUP BY and ORDER BY like the API's query)`);
+    console.log(`  API / COPY      ${fmt.ratio(apiRate / plainRate).padStart(9)}          (aim: at least 0.50; against the grouped COPY ${fmt.ratio(apiRate / groupedRate)})`);
+    console.log(`  service memory  ${fmt.mb(rssBefore)} before, ${fmt.mb(rssPeak)} peak during the export (+${fmt.mb(rssPeak - rssBefore)})`);
+    console.log(`  peak by quarter ${quarters.map(fmt.mb).join(', ')}  (flat: the last quarter holds no more than the first)`);
+    if (expectedRows !== undefined && exportRows !== expectedRows) {
+      console.log(`  WARNING: the export has ${fmt.int(exportRows)} rows; the data holds ${fmt.int(expectedRows)} (the COPY baselines found ${fmt.int(plain.rows)} and ${fmt.int(grouped.rows)})`);
+    }
+
+    fs.mkdirSync('bench-results', { recursive: true });
+    const out = path.join('bench-results', `analytics-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    fs.writeFileSync(out, JSON.stringify(results, null, 2));
+    console.log(`\nFigures saved to ${out}`);
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
