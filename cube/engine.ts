@@ -16,6 +16,9 @@ export interface CubeContext {
 /** A query as Cube's REST API takes it. */
 export type CubeQuery = Record<string, unknown>;
 
+/** About 10 minutes of Cube's 5-second waits. */
+const MAX_CONTINUE_WAITS = 120;
+
 export class CubeQueryError extends Error {
   constructor(
     message: string,
@@ -80,7 +83,11 @@ export class CubeEngine {
 
   /** Runs the query: `{query, data, annotation, ...}` as Cube's REST API answers it. */
   load(context: CubeContext, query: CubeQuery): Promise<Record<string, any>> {
-    return this.call('load', context, { query });
+    // renewQuery: a stale refresh key is renewed before answering, not in the background, so a cached result is never older than REFRESH_EVERY.
+    return this.untilDone(() => this.call('load', context, { query: { ...query, renewQuery: true } })).then((answer) => {
+      delete answer.query?.renewQuery;
+      return answer;
+    });
   }
 
   /** The SQL and parameters Cube would run, without running it (no row limit unless the query has one). */
@@ -95,6 +102,20 @@ export class CubeEngine {
   async shutdown(): Promise<void> {
     await this.core.shutdown();
     await this.driver?.release();
+  }
+
+  /**
+   * Cube answers "Continue wait" when a query runs past its 5-second wait; the
+   * query keeps running in its queue, and asking again attaches to it.
+   */
+  private async untilDone<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let waited = 0; ; waited++) {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!(err instanceof CubeQueryError && err.message === 'Continue wait') || waited >= MAX_CONTINUE_WAITS) throw err;
+      }
+    }
   }
 
   /** The gateway answers through a `res` callback; errors come as `{error}` with a status. */

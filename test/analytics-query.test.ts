@@ -159,6 +159,13 @@ describe('queries over one source', () => {
     const body = await query(org, { measures: [m('count')], dimensions: [m('ciyt')] });
     expect(body.data).toEqual([]);
     expect(body.unknownMembers).toEqual([m('ciyt')]);
+    const inFilter = await query(org, { measures: [m('amount')], filters: [{ member: m('amount2'), operator: 'gt', values: [1] }], order: { [m('cty')]: 'asc' } });
+    expect(inFilter).toEqual(expect.objectContaining({ data: [], unknownMembers: [m('amount2'), m('cty')] }));
+  });
+
+  test('a time zone that does not exist is a validation error', async () => {
+    const res = await owner(org).post('/dashboards/analytics/query').send({ query: { measures: [m('count')], timezone: 'Mars/Olympus' } });
+    expectError(res, 400, 'validation_failed');
   });
 
   test("Cube's own errors are 400 invalid_query", async () => {
@@ -335,6 +342,7 @@ describe('calculated fields', () => {
   test('meta marks calculated fields', async () => {
     const [entry] = (await owner(org).get('/dashboards/analytics/meta')).body;
     expect(entry.dimensions).toEqual(expect.arrayContaining([{ name: `${ds}.plus`, title: 'L plus', type: 'number', calculated: true }, { name: `${ds}.a`, title: 'A', type: 'number' }]));
+    expect(entry.dimensions.find((d: Json) => d.name === `${ds}.ratio`)).toEqual({ name: `${ds}.ratio`, title: 'L ratio', type: 'number', calculated: true });
     expect(entry.measures).toEqual(expect.arrayContaining([{ name: `${ds}.doubled`, title: 'L doubled', type: 'number', calculated: true }]));
   });
 
@@ -401,6 +409,11 @@ describe('window dimensions', () => {
     ]);
   });
 
+  test('window dimensions are number dimensions in meta', async () => {
+    const [entry] = (await owner(org).get('/dashboards/analytics/meta')).body;
+    expect(entry.dimensions).toEqual(expect.arrayContaining([expect.objectContaining({ name: `${ds}.upRank`, title: 'upRank', type: 'number' })]));
+  });
+
   test('a filter does not renumber (lifetime)', async () => {
     expect(await ranks([{ member: `${ds}.team`, operator: 'equals', values: ['Y'] }])).toEqual([
       ['b', '1', '4', '1'],
@@ -427,7 +440,7 @@ describe('CSV export', () => {
   beforeAll(async () => {
     org = await createTestOrg(h.services);
     ({ ds } = await makeSource(org, 'tricky', {
-      t1: { amount: 1.5, city: 'Comma, City', qty: 1, at: '2026-02-01T10:00:00Z' },
+      t1: { amount: 1.5, city: 'Comma, City', qty: 1, at: '2026-02-01T09:00:00Z' },
       t2: { amount: 2, city: 'Quote "Q"', qty: 1, at: '2026-02-02T10:00:00Z' },
       t3: { amount: 3, city: 'Line\nBreak', qty: 1, at: '2026-02-03T10:00:00Z' },
       t4: { amount: 4, qty: 1, at: '2026-02-03T11:00:00Z' },
@@ -463,6 +476,16 @@ describe('CSV export', () => {
     expect(text).toBe('nope,Count\n');
   });
 
+  test('the viewer may export; time dimensions follow the time zone, as in the query answer', async () => {
+    const q = { measures: [`${ds}.count`], timeDimensions: [{ dimension: `${ds}.at`, granularity: 'month' }], order: { [`${ds}.at`]: 'asc' }, timezone: 'Pacific/Honolulu' };
+    const answered = (await query(org, q, org.tokens.viewer)).data.map((r) => [r[`${ds}.at.month`], r[`${ds}.count`]]);
+    expect(answered).toEqual([['2026-01-01T00:00:00.000', '1'], ['2026-02-01T00:00:00.000', '3']]);
+    const res = await as(h.app, org.tokens.viewer).post('/dashboards/analytics/export-csv').send({ title: 'tz', query: q });
+    expect(res.status).toBe(200);
+    // 2026-02-01T09:00Z is 23:00 on January 31 in Honolulu.
+    expect(parse(res.text)).toEqual([['At (month)', 'Count'], ['2026-01-01 00:00:00', '1'], ['2026-02-01 00:00:00', '3']]);
+  });
+
   test('a big export has every row, with no limit', async () => {
     const big: Record<string, Json> = {};
     for (let i = 0; i < 3000; i++) big[`r${String(i).padStart(4, '0')}`] = { amount: i, city: `c${String(i).padStart(4, '0')}`, qty: 1, at: '2026-04-01T00:00:00Z' };
@@ -475,5 +498,10 @@ describe('CSV export', () => {
     expect(parsed[1]).toEqual(['c0000', '0']);
     expect(parsed[3000]).toEqual(['c2999', '2999']);
     expect(new Set(parsed.slice(1).map((r) => r[0])).size).toBe(3000);
+    // The query endpoint answers every row too (under its ceiling), and honours a limit; so does the export.
+    expect(await rows(org, { dimensions: [`${bigDs}.city`] })).toHaveLength(3000);
+    expect(await rows(org, { dimensions: [`${bigDs}.city`], limit: 10 })).toHaveLength(10);
+    const limited = await exportCsv({ title: 'big', query: { dimensions: [`${bigDs}.city`], order: { [`${bigDs}.city`]: 'desc' }, limit: 2 } });
+    expect(parse(limited.text)).toEqual([['City'], ['c2999'], ['c2998']]);
   });
 });

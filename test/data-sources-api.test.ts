@@ -431,14 +431,14 @@ describe('tenant isolation', () => {
     const calc = (await owner(org).post(`${url}/calculated-fields`).send(calcBody())).body;
     const win = (await owner(org).post(`${url}/window-dimensions`).send(windowBody())).body;
     const other = owner(await createTestOrg(h.services));
-    const calc_ = `${url}/calculated-fields`, win_ = `${url}/window-dimensions`;
+    const calcsUrl = `${url}/calculated-fields`, winsUrl = `${url}/window-dimensions`;
     const calls: Array<[string, request.Test]> = [
       ['GET', other.get(url)], ['PATCH', other.patch(url).send({ name: 'stolen' })], ['DELETE', other.delete(url)],
       ['refresh', other.post(`${url}/refresh-schema`)], ['reindex', other.post(`${url}/reindex`)],
-      ['calc add', other.post(calc_).send(calcBody('other'))], ['preview', other.post(`${calc_}/preview`).send({ expression: sumExpr, type: 'number' })],
-      ['calc patch', other.patch(`${calc_}/${calc.id}`).send({ label: 'x' })], ['calc delete', other.delete(`${calc_}/${calc.id}`)],
-      ['window add', other.post(win_).send(windowBody('other'))], ['window patch', other.patch(`${win_}/${win.id}`).send({ label: 'x' })],
-      ['window delete', other.delete(`${win_}/${win.id}`)],
+      ['calc add', other.post(calcsUrl).send(calcBody('other'))], ['preview', other.post(`${calcsUrl}/preview`).send({ expression: sumExpr, type: 'number' })],
+      ['calc patch', other.patch(`${calcsUrl}/${calc.id}`).send({ label: 'x' })], ['calc delete', other.delete(`${calcsUrl}/${calc.id}`)],
+      ['window add', other.post(winsUrl).send(windowBody('other'))], ['window patch', other.patch(`${winsUrl}/${win.id}`).send({ label: 'x' })],
+      ['window delete', other.delete(`${winsUrl}/${win.id}`)],
     ];
     for (const [what, call] of calls) {
       const res = await call;

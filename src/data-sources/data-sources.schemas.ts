@@ -46,15 +46,16 @@ export const Expression: z.ZodType<Expression> = z.lazy(() =>
   ]),
 ).openapi('Expression', { description: 'BinaryExpression {operator, left, right}, Identifier {name} or Literal {value, raw}' });
 
+// Without defaults: a PATCH must leave out what the caller left out (zod's partial() would still fill defaults in).
 const calculatedFieldFields = {
   name: FieldName,
   label: z.string().min(1).max(200),
   type: z.literal('number', { error: 'calculated fields are arithmetic: type must be "number"' }),
   expression: Expression,
-  formula: z.string().max(2000).default(''),
-  measure: z.boolean().default(false),
+  formula: z.string().max(2000),
+  measure: z.boolean(),
 };
-export const CalculatedFieldBody = z.strictObject(calculatedFieldFields);
+export const CalculatedFieldBody = z.strictObject({ ...calculatedFieldFields, formula: calculatedFieldFields.formula.default(''), measure: calculatedFieldFields.measure.default(false) });
 export const CalculatedFieldPatch = z.strictObject(calculatedFieldFields).partial();
 export const CalculatedField = z.strictObject({ id: z.uuid(), ...calculatedFieldFields });
 export type CalculatedField = z.output<typeof CalculatedField>;
@@ -65,12 +66,17 @@ const windowDimensionFields = {
   name: FieldName,
   label: z.string().min(1).max(200),
   function: z.literal('row_number', { error: 'the window function supported is "row_number"' }),
-  partitionBy: z.array(z.string()).max(8).default([]),
+  partitionBy: z.array(z.string()).max(8),
   orderBy: z.string(),
-  direction: z.enum(['asc', 'desc']).default('asc'),
-  semantic: z.literal('lifetime', { error: 'the semantic supported is "lifetime"' }).default('lifetime'),
+  direction: z.enum(['asc', 'desc']),
+  semantic: z.literal('lifetime', { error: 'the semantic supported is "lifetime"' }),
 };
-export const WindowDimensionBody = z.strictObject(windowDimensionFields);
+export const WindowDimensionBody = z.strictObject({
+  ...windowDimensionFields,
+  partitionBy: windowDimensionFields.partitionBy.default([]),
+  direction: windowDimensionFields.direction.default('asc'),
+  semantic: windowDimensionFields.semantic.default('lifetime'),
+});
 export const WindowDimensionPatch = z.strictObject(windowDimensionFields).partial();
 export const WindowDimension = z.strictObject({ id: z.uuid(), ...windowDimensionFields });
 export type WindowDimension = z.output<typeof WindowDimension>;
