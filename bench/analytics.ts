@@ -420,12 +420,13 @@ async function main() {
     }
     results.queries = queryFigures;
 
-    // 3. CSV export of every row: grouped by city, category and the second of `at` (each record has a second of
-    // its own), with the sum of amount: one row per record.
+    // 3. CSV export of every row as it is stored: an ungrouped query (one row per record, no GROUP BY) without
+    // an order, which is what "export all rows" means and what the plain COPY baseline reads.
     const exportQuery = {
       measures: [`${rel}.amount`],
-      dimensions: [`${rel}.city`, `${rel}.category`],
-      timeDimensions: [{ dimension: `${rel}.at`, granularity: 'second' }],
+      dimensions: [`${rel}.city`, `${rel}.category`, `${rel}.at`],
+      ungrouped: true,
+      order: {},
     };
     const expectedRows = RECORDS <= YEAR_MS / 1000 ? RECORDS : undefined;
     const rssBefore = rssBytes(service.pid);
@@ -477,10 +478,10 @@ async function main() {
       serviceRssPeak: rssPeak,
       serviceRssPeakByQuarter: quarters,
     };
-    console.log('CSV export of every row (city, category, at by second, sum of amount)');
+    console.log('CSV export of every row (ungrouped: city, category, at, amount)');
     console.log(`  API export      ${fmt.int(apiRate).padStart(9)} rows/s  (${fmt.s(exportMs)}, ${fmt.int(exportRows)} rows, ${fmt.mb(exported.bytes)})`);
     console.log(`  COPY baseline   ${fmt.int(plainRate).padStart(9)} rows/s  (${fmt.s(plain.ms)}, ${fmt.int(plain.rows)} rows: plain SELECT of the serving relation)`);
-    console.log(`  COPY, grouped   ${fmt.int(groupedRate).padStart(9)} rows/s  (${fmt.s(grouped.ms)}, ${fmt.int(grouped.rows)} rows: GROUP BY and ORDER BY like the API's query)`);
+    console.log(`  COPY, grouped   ${fmt.int(groupedRate).padStart(9)} rows/s  (${fmt.s(grouped.ms)}, ${fmt.int(grouped.rows)} rows: the same rows grouped by city, category and second, for reference)`);
     console.log(`  API / COPY      ${fmt.ratio(apiRate / plainRate).padStart(9)}          (aim: at least 0.50; against the grouped COPY ${fmt.ratio(apiRate / groupedRate)})`);
     console.log(`  service memory  ${fmt.mb(rssBefore)} before, ${fmt.mb(rssPeak)} peak during the export (+${fmt.mb(rssPeak - rssBefore)})`);
     console.log(`  peak by quarter ${quarters.map(fmt.mb).join(', ')}  (flat: the last quarter holds no more than the first)`);

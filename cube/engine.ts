@@ -64,6 +64,8 @@ export class CubeEngine {
       scheduledRefreshTimer: false,
       dbType: 'postgres',
       cacheAndQueueDriver: 'memory',
+      // `ungrouped: true` exports raw rows; the serving relation's key is not a member the caller names.
+      allowUngroupedWithoutPrimaryKey: true,
       // Cube logs whole queries (with filter values) at info; only its errors reach the service log.
       logger: (message: string, params: Record<string, unknown>) => {
         if (/error/i.test(message)) log.warn({ event: message, error: params?.error }, 'cube');
