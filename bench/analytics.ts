@@ -34,7 +34,7 @@ import { newId, newSuid } from '../src/ids';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
 import { admin, rssBytes, sampleRss, startService, type RunningService } from './lib/service';
-import { fmt, percentile, sequential } from './lib/stats';
+import { fmt, lines, percentile, sequential } from './lib/stats';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -82,19 +82,6 @@ function record(i: number, now: number) {
       at: new Date(now - Math.floor((slot + 0.5) * (YEAR_MS / RECORDS))).toISOString(),
     },
   };
-}
-
-/** Text chunks of `line(i)` for i in [0, n), a thousand lines each. */
-async function* lines(n: number, line: (i: number) => string): AsyncGenerator<string> {
-  let chunk = '';
-  for (let i = 0; i < n; i++) {
-    chunk += line(i);
-    if (i % 1000 === 999) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
 }
 
 /** A sink that counts lines and bytes of what flows into it. */
@@ -302,7 +289,7 @@ async function main() {
       await loader.query('BEGIN');
       await pipeline(
         Readable.from(
-          lines(RECORDS, (i) => {
+          lines(RECORDS, '', (i) => {
             const { key, value } = record(i, now);
             return `${newId()}\t${newSuid()}\t${org.organizationId}\t${TABLE}\t${key}\t${JSON.stringify(value)}\t\\N\t${stamp}\t${stamp}\t${stamp}\n`;
           }),

@@ -26,7 +26,7 @@ import { newId, newSuid } from '../src/ids';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
 import { admin, sampleRss, startService, rssBytes } from './lib/service';
-import { fmt, percentile, sequential, sustained } from './lib/stats';
+import { fmt, lines, percentile, sequential, sustained } from './lib/stats';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -48,19 +48,6 @@ function record(i: number) {
     day: `2026-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
   };
   return { key, value };
-}
-
-/** Text chunks of `line(i)` for i in [0, n), a thousand lines each. */
-async function* lines(n: number, header: string, line: (i: number) => string): AsyncGenerator<string> {
-  let chunk = header;
-  for (let i = 0; i < n; i++) {
-    chunk += line(i);
-    if (i % 1000 === 999) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
 }
 
 const csvLine = (i: number) => {

@@ -43,3 +43,16 @@ export async function sequential(n: number, op: (i: number) => Promise<void>): P
   }
   return latencies;
 }
+
+/** Text chunks of `header` then `line(i)` for i in [0, n), a thousand lines each: generated input for COPY and uploads. */
+export async function* lines(n: number, header: string, line: (i: number) => string): AsyncGenerator<string> {
+  let chunk = header;
+  for (let i = 0; i < n; i++) {
+    chunk += line(i);
+    if (i % 1000 === 999) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
