@@ -6,18 +6,15 @@ import type { AnalyticsService } from './analytics.service';
 
 const tags = ['Analytics'];
 
-/** `<title>-<YYYY-MM-DD>.csv`, with a plain-ASCII fallback name and the exact one in RFC 5987 form. */
-export function exportFileName(title: string, today = new Date()): { ascii: string; utf8: string } {
-  const name = `${title.trim() || 'export'}-${today.toISOString().slice(0, 10)}.csv`;
-  return { ascii: name.replace(/[^\x20-\x7e]|["\\/]/g, '_'), utf8: encodeURIComponent(name) };
+/** `<title>-<YYYY-MM-DD>.csv` (UTC date). */
+export function exportFileName(title: string, today = new Date()): string {
+  return `${title.trim() || 'export'}-${today.toISOString().slice(0, 10)}.csv`;
 }
 
 function startCsv(res: Response, title: string) {
   return () => {
-    const file = exportFileName(title);
-    res.status(200);
-    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="${file.ascii}"; filename*=UTF-8''${file.utf8}`);
+    // Express's attachment() writes Content-Disposition with an ASCII fallback and the exact UTF-8 name, and sets text/csv.
+    res.status(200).attachment(exportFileName(title));
     res.setHeader('Cache-Control', 'no-store');
     return res;
   };

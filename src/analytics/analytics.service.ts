@@ -5,7 +5,7 @@ import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
 import { AppError, ValidationError } from '../errors/errors';
 import type { AnalyticsQuery, DistinctValuesBody } from './analytics.schemas';
-import type { CsvExporter } from './csv-export';
+import { type CsvExporter, csvLine } from './csv-export';
 import type { Logger } from '../logging/logger';
 import { queryMembers, sourceAlias, toCubeQuery } from './query-members';
 
@@ -77,14 +77,14 @@ export class AnalyticsService {
       ...query.measures,
     ];
     if (unknown.length > 0) {
-      out.start().end(`${wanted.map((m) => csvField(this.columnTitle(model, m))).join(',')}\n`);
+      out.start().end(csvLine(wanted.map((m) => this.columnTitle(model, m))));
       return;
     }
     const planned = await this.engine.sql(model.context, cubeQuery).catch(cubeFailure);
     const [sql, params] = planned.sql;
     const aliasOf = new Map(Object.entries(planned.aliasNameToMember).map(([alias, member]) => [member, alias]));
-    const columns = wanted.filter((m) => aliasOf.has(m)).map((m) => ({ alias: aliasOf.get(m)!, title: this.columnTitle(model, m) }));
-    await this.exporter.stream(sql, params, columns, out.start());
+    const columns = wanted.filter((m) => aliasOf.has(m));
+    await this.exporter.stream(sql, params, columns.map((m) => aliasOf.get(m)!), columns.map((m) => this.columnTitle(model, m)), out.start());
   }
 
   /** Values of one dimension, sorted, with an optional substring filter and date range; unknown or disabled sources give none. */
@@ -160,9 +160,4 @@ export class AnalyticsService {
 
 function isMeasure(model: Model, member: string): boolean {
   return model.entries.some((e) => e.measures.some((m) => m.name === member));
-}
-
-/** One CSV field, quoted when it holds a comma, quote or line break. */
-function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
