@@ -453,3 +453,28 @@ describe('tenant isolation', () => {
     expect(await relationExists(source.servingRelation)).toBe(true);
   });
 });
+
+describe('concurrency', () => {
+  test('concurrent edits of one source all persist (each takes the locked row in turn)', async () => {
+    const { org, url } = await setup();
+    const names = Array.from({ length: 8 }, (_, i) => `calc${i}`);
+    const results = await Promise.all(names.map((name) => owner(org).post(`${url}/calculated-fields`).send(calcBody(name))));
+    for (const res of results) expectStatus(res, 201);
+    const after = await owner(org).get(url);
+    expect(after.body.recordSchema.calculatedFields.map((c: Json) => c.name).sort()).toEqual(names);
+  });
+
+  test('writes racing a rebuild all reach the rebuilt serving relation', async () => {
+    const records: Record<string, Json> = {};
+    for (let i = 0; i < 500; i++) records[`k${String(i).padStart(4, '0')}`] = { placedAt: '2024-01-05T10:00:00Z', shippedAt: '2024-02-01T00:00:00Z', amount: i, qty: 1, region: 'eu' };
+    const { org, table, source, url } = await setup(records);
+    const writes = Array.from({ length: 20 }, (_, i) => owner(org).post(tableUrl(table)).send({ key: `w${String(i).padStart(2, '0')}`, value: { placedAt: '2024-03-01T00:00:00Z', shippedAt: '2024-03-02T00:00:00Z', amount: 1000 + i, qty: 1, region: 'us' } }));
+    const rekey = owner(org).patch(url).send({ recordSchema: schema({ ...FIELDS, placedAt: { type: 'date', label: 'Placed at' }, shippedAt: { type: 'date', label: 'Shipped at', timeDimension: true } }), confirmTimeFieldRekey: true });
+    const [rekeyed, ...written] = await Promise.all([rekey, ...writes]);
+    expectStatus(rekeyed, 200);
+    for (const res of written) expect([200, 201]).toContain(res.status);
+    const keys = await servingKeys(source.servingRelation);
+    expect(keys).toHaveLength(520);
+    expect(keys.filter((k) => k.startsWith('w'))).toEqual(Array.from({ length: 20 }, (_, i) => `w${String(i).padStart(2, '0')}`));
+  });
+});

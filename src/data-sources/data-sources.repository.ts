@@ -13,6 +13,9 @@ import {
   timeField,
 } from './serving-relation';
 
+/** What a change to a source asks of its serving relation. */
+export type RelationChange = 'none' | 'reindex' | 'rebuild';
+
 /** Rows that are live (not expired): every read of a serving relation filters with this. */
 export const LIVE = '(__expires_at IS NULL OR __expires_at > now())';
 
@@ -36,6 +39,7 @@ export class DataSourcesRepository {
 
   /** Saves the source, then creates and fills its serving relation, all in one transaction. */
   async create(source: DataSource): Promise<DataSource> {
+    source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
     return this.db.transaction(async (m) => {
       await this.lockTable(m, source);
       const saved = await m.save(DataSource, source);
@@ -44,15 +48,24 @@ export class DataSourcesRepository {
     });
   }
 
-  /** Saves changes that do not touch the serving relation (names, labels, calculated fields). */
-  save(source: DataSource): Promise<DataSource> {
-    return this.db.getRepository(DataSource).save(source);
-  }
-
-  /** Saves the source and rebuilds its serving relation from the records (schema change, re-enable). */
-  async saveAndRebuild(source: DataSource): Promise<DataSource> {
+  /**
+   * Applies `change` to the source's row, locked, and saves it: concurrent
+   * edits of one source take turns instead of overwriting each other. The
+   * change says what the serving relation needs: nothing, new indexes, or a
+   * rebuild from the records. Null when there is no such source.
+   */
+  async update(organizationId: string, id: string, change: (source: DataSource) => RelationChange): Promise<DataSource | null> {
     return this.db.transaction(async (m) => {
+      const source = await this.lockRow(m, organizationId, id);
+      if (!source) return null;
+      const effect = change(source);
+      source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
+      if (effect === 'none') return m.save(DataSource, source);
       await this.lockTable(m, source);
+      if (effect === 'reindex') {
+        await this.createIndexes(m, source, true);
+        return m.save(DataSource, source);
+      }
       await m.query(`DROP TABLE IF EXISTS ${qualified(source.servingRelation)}`);
       const saved = await m.save(DataSource, source);
       await this.build(m, saved);
@@ -60,20 +73,16 @@ export class DataSourcesRepository {
     });
   }
 
-  /** Drops and recreates the analytics indexes; the rows are untouched. */
-  async reindex(source: DataSource): Promise<void> {
-    await this.db.transaction(async (m) => {
+  /** Deletes the source and drops its serving relation; false when there is no such source. */
+  async delete(organizationId: string, id: string): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      // The row first, then the table's lock: the same order as update(), so the two never deadlock.
+      const source = await this.lockRow(m, organizationId, id);
+      if (!source) return false;
       await this.lockTable(m, source);
-      const ix = indexStatements(source.servingRelation, timeField(source.recordSchema), source.windowDimensions);
-      for (const sql of [...ix.drop, ...ix.create]) await m.query(sql);
-    });
-  }
-
-  async delete(source: DataSource): Promise<void> {
-    await this.db.transaction(async (m) => {
-      await this.lockTable(m, source);
-      await m.delete(DataSource, { organizationId: source.organizationId, id: source.id });
+      await m.delete(DataSource, { organizationId, id });
       await m.query(`DROP TABLE IF EXISTS ${qualified(source.servingRelation)}`);
+      return true;
     });
   }
 
@@ -98,22 +107,22 @@ export class DataSourcesRepository {
     return rows.map((r) => (r.v === null ? null : Number(r.v)));
   }
 
-  /** Names of the analytics indexes of a source (for operators and tests). */
-  async indexNames(source: DataSource): Promise<string[]> {
-    const rows: Array<{ indexname: string }> = await this.db.query(
-      `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname`,
-      [SERVING_SCHEMA, source.servingRelation],
-    );
-    return rows.map((r) => r.indexname);
-  }
-
   private async build(m: EntityManager, source: DataSource): Promise<void> {
     const { fields } = source.recordSchema;
-    const time = timeField(source.recordSchema);
     await m.query(createTableSql(source.servingRelation, fields));
-    await m.query(fillStatement(source.servingRelation, fields, time), [source.tableOrganizationId, source.dataStoreTableName]);
-    for (const sql of indexStatements(source.servingRelation, time, source.windowDimensions).create) await m.query(sql);
+    await m.query(fillStatement(source.servingRelation, fields, timeField(source.recordSchema)), [source.tableOrganizationId, source.dataStoreTableName]);
+    await this.createIndexes(m, source, false);
     await m.query(`ANALYZE ${qualified(source.servingRelation)}`);
+  }
+
+  /** The analytics indexes of the source's current model; `replace` drops the existing ones first. */
+  private async createIndexes(m: EntityManager, source: DataSource, replace: boolean): Promise<void> {
+    const ix = indexStatements(source.servingRelation, timeField(source.recordSchema), source.windowDimensions);
+    for (const sql of [...(replace ? ix.drop : []), ...ix.create]) await m.query(sql);
+  }
+
+  private lockRow(m: EntityManager, organizationId: string, id: string): Promise<DataSource | null> {
+    return m.getRepository(DataSource).findOne({ where: { organizationId, id }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Waits for writes in flight to the table and holds new ones until this transaction ends. */
@@ -122,8 +131,3 @@ export class DataSourcesRepository {
   }
 }
 
-/** The sync statement a source's schema needs (kept on the row for the triggers). */
-export function withSyncStatement(source: DataSource): DataSource {
-  source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
-  return source;
-}

@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../errors/errors';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import { newId, newSuid } from '../ids';
 import { DataSource } from './data-source.entity';
-import { withSyncStatement, type DataSourcesRepository } from './data-sources.repository';
+import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
 import type {
   CalculatedField,
   CreateDataSourceBody,
@@ -113,7 +113,7 @@ export class DataSourcesService {
       servingRelation: servingRelationName(id),
       hotPathMode: body.hotPathMode,
     });
-    return this.repository.create(withSyncStatement(source));
+    return this.repository.create(source);
   }
 
   /**
@@ -122,37 +122,37 @@ export class DataSourcesService {
    * needs `confirmTimeFieldRekey` because the relation is re-keyed (rewritten
    * in the new time order and re-indexed), which takes a while on big tables.
    */
-  async update(organizationId: string, id: string, patch: PatchDataSourceBody): Promise<DataSource> {
-    const source = await this.get(organizationId, id);
-    let rebuild = false;
-    if (patch.recordSchema) {
-      const next = toRecordSchema(patch.recordSchema, source.recordSchema.calculatedFields);
-      throwIfAny(modelIssues(next, source.windowDimensions), 'The new record schema breaks calculated fields or window dimensions of this source');
-      const from = timeField(source.recordSchema);
-      const to = timeField(next);
-      if (from !== to && !patch.confirmTimeFieldRekey) {
-        throw new ValidationError(
-          `Changing the time dimension from "${from}" to "${to}" rebuilds the serving relation from every record; send confirmTimeFieldRekey: true to do it`,
-          [{ path: 'confirmTimeFieldRekey', message: 'required to change the time dimension' }],
-          'time_field_rekey_unconfirmed',
-        );
+  update(organizationId: string, id: string, patch: PatchDataSourceBody): Promise<DataSource> {
+    return this.change(organizationId, id, (source) => {
+      let rebuild = false;
+      if (patch.recordSchema) {
+        const next = toRecordSchema(patch.recordSchema, source.recordSchema.calculatedFields);
+        throwIfAny(modelIssues(next, source.windowDimensions), 'The new record schema breaks calculated fields or window dimensions of this source');
+        const from = timeField(source.recordSchema);
+        const to = timeField(next);
+        if (from !== to && !patch.confirmTimeFieldRekey) {
+          throw new ValidationError(
+            `Changing the time dimension from "${from}" to "${to}" rebuilds the serving relation from every record; send confirmTimeFieldRekey: true to do it`,
+            [{ path: 'confirmTimeFieldRekey', message: 'required to change the time dimension' }],
+            'time_field_rekey_unconfirmed',
+          );
+        }
+        rebuild = physicalShape(next) !== physicalShape(source.recordSchema);
+        source.recordSchema = next;
       }
-      rebuild = physicalShape(next) !== physicalShape(source.recordSchema);
-      source.recordSchema = next;
-      withSyncStatement(source);
-    }
-    if (patch.name !== undefined) source.name = patch.name;
-    if (patch.hotPathMode !== undefined) source.hotPathMode = patch.hotPathMode;
-    if (patch.enabled !== undefined) {
-      // Re-enabled: records written while paused are caught up by a rebuild.
-      rebuild ||= patch.enabled && !source.enabled;
-      source.enabled = patch.enabled;
-    }
-    return rebuild ? this.repository.saveAndRebuild(source) : this.repository.save(source);
+      if (patch.name !== undefined) source.name = patch.name;
+      if (patch.hotPathMode !== undefined) source.hotPathMode = patch.hotPathMode;
+      if (patch.enabled !== undefined) {
+        // Re-enabled: records written while paused are caught up by a rebuild.
+        rebuild ||= patch.enabled && !source.enabled;
+        source.enabled = patch.enabled;
+      }
+      return rebuild ? 'rebuild' : 'none';
+    });
   }
 
   async delete(organizationId: string, id: string): Promise<void> {
-    await this.repository.delete(await this.get(organizationId, id));
+    if (!(await this.repository.delete(organizationId, id))) throw new NotFoundError('Data source');
   }
 
   /**
@@ -161,28 +161,31 @@ export class DataSourcesService {
    * there is nothing to sample and the source is unchanged.
    */
   async refreshSchema(organizationId: string, id: string) {
-    const source = await this.get(organizationId, id);
-    const samples = await this.repository.sampleValues(source, SAMPLE_SIZE);
-    if (samples.length === 0) return { refreshed: false as const, message: 'The table holds no records to sample; the schema is unchanged', source };
-    const found = newFieldsFrom(samples, new Set([...Object.keys(source.recordSchema.fields), ...source.recordSchema.calculatedFields.map((c) => c.name), ...source.windowDimensions.map((w) => w.name)]));
-    const added = Object.keys(found.fields);
-    if (added.length > 0) {
-      source.recordSchema = { ...source.recordSchema, fields: { ...source.recordSchema.fields, ...found.fields } };
-      await this.repository.saveAndRebuild(withSyncStatement(source));
-    }
-    return { refreshed: true as const, added, skipped: found.skipped, source };
+    const sampled = await this.get(organizationId, id);
+    const samples = await this.repository.sampleValues(sampled, SAMPLE_SIZE);
+    if (samples.length === 0) return { refreshed: false as const, message: 'The table holds no records to sample; the schema is unchanged' };
+    let found: ReturnType<typeof newFieldsFrom> = { fields: {}, skipped: [] };
+    const source = await this.change(organizationId, id, (current) => {
+      // Compared with the schema as it is now, locked: an edit since the sampling is kept.
+      found = newFieldsFrom(samples, new Set([...Object.keys(current.recordSchema.fields), ...current.recordSchema.calculatedFields.map((c) => c.name), ...current.windowDimensions.map((w) => w.name)]));
+      if (Object.keys(found.fields).length === 0) return 'none';
+      current.recordSchema = { ...current.recordSchema, fields: { ...current.recordSchema.fields, ...found.fields } };
+      return 'rebuild';
+    });
+    return { refreshed: true as const, added: Object.keys(found.fields), skipped: found.skipped, source };
   }
 
   async reindex(organizationId: string, id: string): Promise<void> {
-    await this.repository.reindex(await this.get(organizationId, id));
+    await this.change(organizationId, id, () => 'reindex');
   }
 
   async addCalculatedField(organizationId: string, id: string, body: Omit<CalculatedField, 'id'>): Promise<CalculatedField> {
-    const source = await this.get(organizationId, id);
-    throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, body), 'Invalid calculated field');
     const field = { id: newId(), ...body };
-    source.recordSchema = { ...source.recordSchema, calculatedFields: [...source.recordSchema.calculatedFields, field] };
-    await this.repository.save(source);
+    await this.change(organizationId, id, (source) => {
+      throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, body), 'Invalid calculated field');
+      source.recordSchema = { ...source.recordSchema, calculatedFields: [...source.recordSchema.calculatedFields, field] };
+      return 'none';
+    });
     return field;
   }
 
@@ -195,55 +198,66 @@ export class DataSourcesService {
 
   /** Changes attributes; a rename leaves widgets naming the old name as they are (they then match nothing). */
   async updateCalculatedField(organizationId: string, id: string, fieldId: string, patch: Partial<Omit<CalculatedField, 'id'>>): Promise<CalculatedField> {
-    const source = await this.get(organizationId, id);
-    const current = source.recordSchema.calculatedFields.find((c) => c.id === fieldId);
-    if (!current) throw new NotFoundError('Calculated field');
-    const next = { ...current, ...patch };
-    throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, next), 'Invalid calculated field');
-    source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.map((c) => (c.id === fieldId ? next : c)) };
-    await this.repository.save(source);
-    return next;
+    let updated: CalculatedField | undefined;
+    await this.change(organizationId, id, (source) => {
+      const current = source.recordSchema.calculatedFields.find((c) => c.id === fieldId);
+      if (!current) throw new NotFoundError('Calculated field');
+      const next = { ...current, ...patch };
+      throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, next), 'Invalid calculated field');
+      source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.map((c) => (c.id === fieldId ? next : c)) };
+      updated = next;
+      return 'none';
+    });
+    return updated!;
   }
 
   async deleteCalculatedField(organizationId: string, id: string, fieldId: string): Promise<void> {
-    const source = await this.get(organizationId, id);
-    if (!source.recordSchema.calculatedFields.some((c) => c.id === fieldId)) throw new NotFoundError('Calculated field');
-    source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.filter((c) => c.id !== fieldId) };
-    await this.repository.save(source);
+    await this.change(organizationId, id, (source) => {
+      if (!source.recordSchema.calculatedFields.some((c) => c.id === fieldId)) throw new NotFoundError('Calculated field');
+      source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.filter((c) => c.id !== fieldId) };
+      return 'none';
+    });
   }
 
+  /** Window dimensions have indexes of their own (partition and order), so each change re-indexes. */
   async addWindowDimension(organizationId: string, id: string, body: Omit<WindowDimension, 'id'>): Promise<WindowDimension> {
-    const source = await this.get(organizationId, id);
-    const unsupported = windowUnsupportedReason(source);
-    if (unsupported) throw new ValidationError(`This source cannot have window dimensions: ${unsupported}`, undefined, 'window_unsupported');
-    throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, body), 'Invalid window dimension');
     const dimension = { id: newId(), ...body };
-    source.windowDimensions = [...source.windowDimensions, dimension];
-    await this.saveWindows(source);
+    await this.change(organizationId, id, (source) => {
+      const unsupported = windowUnsupportedReason(source);
+      if (unsupported) throw new ValidationError(`This source cannot have window dimensions: ${unsupported}`, undefined, 'window_unsupported');
+      throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, body), 'Invalid window dimension');
+      source.windowDimensions = [...source.windowDimensions, dimension];
+      return 'reindex';
+    });
     return dimension;
   }
 
   async updateWindowDimension(organizationId: string, id: string, fieldId: string, patch: Partial<Omit<WindowDimension, 'id'>>): Promise<WindowDimension> {
-    const source = await this.get(organizationId, id);
-    const current = source.windowDimensions.find((w) => w.id === fieldId);
-    if (!current) throw new NotFoundError('Window dimension');
-    const next = { ...current, ...patch };
-    throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, next), 'Invalid window dimension');
-    source.windowDimensions = source.windowDimensions.map((w) => (w.id === fieldId ? next : w));
-    await this.saveWindows(source);
-    return next;
+    let updated: WindowDimension | undefined;
+    await this.change(organizationId, id, (source) => {
+      const current = source.windowDimensions.find((w) => w.id === fieldId);
+      if (!current) throw new NotFoundError('Window dimension');
+      const next = { ...current, ...patch };
+      throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, next), 'Invalid window dimension');
+      source.windowDimensions = source.windowDimensions.map((w) => (w.id === fieldId ? next : w));
+      updated = next;
+      return 'reindex';
+    });
+    return updated!;
   }
 
   async deleteWindowDimension(organizationId: string, id: string, fieldId: string): Promise<void> {
-    const source = await this.get(organizationId, id);
-    if (!source.windowDimensions.some((w) => w.id === fieldId)) throw new NotFoundError('Window dimension');
-    source.windowDimensions = source.windowDimensions.filter((w) => w.id !== fieldId);
-    await this.saveWindows(source);
+    await this.change(organizationId, id, (source) => {
+      if (!source.windowDimensions.some((w) => w.id === fieldId)) throw new NotFoundError('Window dimension');
+      source.windowDimensions = source.windowDimensions.filter((w) => w.id !== fieldId);
+      return 'reindex';
+    });
   }
 
-  /** Window dimensions have indexes of their own (partition and order), so the index set follows them. */
-  private async saveWindows(source: DataSource): Promise<void> {
-    await this.repository.save(source);
-    await this.repository.reindex(source);
+  /** One change to a source, on its locked row (see DataSourcesRepository.update); 404 when it is not the caller's. */
+  private async change(organizationId: string, id: string, apply: (source: DataSource) => RelationChange): Promise<DataSource> {
+    const source = await this.repository.update(organizationId, id, apply);
+    if (!source) throw new NotFoundError('Data source');
+    return source;
   }
 }
