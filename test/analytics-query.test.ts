@@ -168,10 +168,13 @@ describe('queries over one source', () => {
     expectError(res, 400, 'validation_failed');
   });
 
-  test("Cube's own errors are 400 invalid_query", async () => {
+  test("Cube's own errors are 400 invalid_query; an unknown operator is refused first, naming the operators", async () => {
     const bad = async (q: Json) => expectError(await owner(org).post('/dashboards/analytics/query').send({ query: q }), 400, 'invalid_query');
-    await bad({ measures: [m('count')], filters: [{ member: m('city'), operator: 'resembles', values: ['x'] }] });
     await bad({ measures: [m('count')], timeDimensions: [{ dimension: m('at'), granularity: 'fortnight' }] });
+    await bad({ measures: [m('count')], filters: [{ member: m('city'), operator: 'equals' }] });
+    const res = await owner(org).post('/dashboards/analytics/query').send({ query: { measures: [m('count')], filters: [{ member: m('city'), operator: 'resembles', values: ['x'] }] } });
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.error.details).toEqual([{ path: 'query.filters.0.operator', message: expect.stringContaining('notEquals') }]);
   });
 
   test('the viewer may query; no token is 401', async () => {

@@ -13,6 +13,13 @@ const isTimeZone = (tz: string) => {
 };
 
 const Member = z.string().min(1).max(300);
+
+/** Cube 0.35's filter operators (api-gateway query.js), checked here so a typo gets a message naming them. */
+export const FILTER_OPERATORS = [
+  'equals', 'notEquals', 'contains', 'notContains', 'startsWith', 'notStartsWith', 'endsWith', 'notEndsWith', 'in', 'notIn',
+  'gt', 'gte', 'lt', 'lte', 'set', 'notSet', 'inDateRange', 'notInDateRange', 'onTheDate', 'beforeDate', 'beforeOrOnDate',
+  'afterDate', 'afterOrOnDate', 'measureFilter',
+] as const;
 const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? null : String(v)));
 
 export type Filter =
@@ -25,7 +32,7 @@ export const Filter: z.ZodType<Filter> = z.lazy(() =>
     z.strictObject({ and: z.array(Filter).max(50) }),
     z.strictObject({ or: z.array(Filter).max(50) }),
     z
-      .strictObject({ member: Member.optional(), dimension: Member.optional(), operator: z.string().min(1).max(40), values: z.array(FilterValue).max(1000).optional() })
+      .strictObject({ member: Member.optional(), dimension: Member.optional(), operator: z.enum(FILTER_OPERATORS, { error: `must be one of ${FILTER_OPERATORS.join(', ')}` }), values: z.array(FilterValue).max(1000).optional() })
       .refine((f) => f.member !== undefined || f.dimension !== undefined, 'name the filtered field as member or dimension'),
   ]),
 ).openapi('AnalyticsFilter') as z.ZodType<Filter>;
