@@ -193,6 +193,19 @@ describe('serving relation in step with records', () => {
     expect(await servingKeys(source.servingRelation)).toEqual([]);
   });
 
+  test('a bulk import (CSV, numbers inferred) and a failed one: the serving relation follows what committed', async () => {
+    const { org, table, source } = await setup({ a: { placedAt: '2024-01-01T00:00:00Z', amount: 1, region: 'eu' } });
+    const importCsv = (csv: string) => owner(org).post(`${tableUrl(table)}/import`).set('Content-Type', 'text/csv').send(csv);
+    expectStatus(await importCsv('key,placedAt,amount,region\na,2024-02-01T00:00:00Z,5,us\nb,2024-02-02T00:00:00Z,6.5,eu\n'), 200);
+    expect(await servingRows(source.servingRelation)).toEqual([
+      { __key: 'a', placedAt: '2024-02-01T00:00:00.000Z', amount: 5, qty: null, region: 'us' },
+      { __key: 'b', placedAt: '2024-02-02T00:00:00.000Z', amount: 6.5, qty: null, region: 'eu' },
+    ]);
+    // A rejected import keeps nothing, in the records and in the serving relation alike.
+    expectError(await importCsv('key,amount\nc,1\n__bad__,2\n'), 400, 'import_rejected');
+    expect(await servingKeys(source.servingRelation)).toEqual(['a', 'b']);
+  });
+
   test('a write through the workflow path (dataStores.upsert) lands in the serving relation', async () => {
     const { org, table, source } = await setup({});
     await h.services.dataStores.upsert(org.organizationId, table, [{ key: 'wf', value: { placedAt: '2024-05-01T00:00:00Z', amount: 9, region: 'apac' } }], 'workflow');
