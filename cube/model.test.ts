@@ -34,6 +34,7 @@ describe('cubeModel', () => {
     expect(name).toBe('ds_01a2051d_6376_7344_af07_949d8d334eab');
     expect(definition.title).toBe('Orders');
     expect(Object.keys(definition.measures)).toEqual(['count', 'amount']);
+    expect(definition.measures.count).toMatchObject({ type: 'count', sql: '*' });
     expect(definition.measures.amount).toMatchObject({ type: 'sum', sql: '<CUBE>."amount"', title: 'Amount' });
     expect(definition.dimensions.at).toMatchObject({ type: 'time', sql: '<CUBE>."at"' });
     expect(definition.dimensions.city).toMatchObject({ type: 'string' });

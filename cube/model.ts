@@ -32,7 +32,8 @@ function baseSql(source: DataSource): string {
 }
 
 export function cubeModel(source: DataSource): string {
-  const measures: Record<string, object> = { count: { type: 'count', title: 'Count' } };
+  // count(*): counting the key column would read it for nothing.
+  const measures: Record<string, object> = { count: { type: 'count', sql: '*', title: 'Count' } };
   const dimensions: Record<string, object> = { __key: { sql: column('__key'), type: 'string', primaryKey: true, shown: false } };
   for (const [name, field] of Object.entries(source.recordSchema.fields)) {
     if (field.measure) measures[name] = { sql: column(name), type: 'sum', title: field.label };
