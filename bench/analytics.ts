@@ -28,7 +28,7 @@ import { pipeline } from 'node:stream/promises';
 import { Client, Pool, types } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { REGISTER_TABLE, registerParams } from '../src/data-stores/data-stores.repository';
-import { LIVE } from '../src/data-sources/data-sources.repository';
+import { LIVE } from '../src/data-sources/serving-relation';
 import { qualified } from '../src/data-sources/serving-relation';
 import { newId, newSuid } from '../src/ids';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/infra/embedded-postgres';

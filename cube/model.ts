@@ -1,8 +1,7 @@
 import type { DataSource } from '../src/data-sources/data-source.entity';
 import type { FieldType } from '../src/data-sources/data-sources.schemas';
 import { expressionSql } from '../src/data-sources/expression';
-import { LIVE } from '../src/data-sources/data-sources.repository';
-import { ident, qualified } from '../src/data-sources/serving-relation';
+import { ident, LIVE, qualified } from '../src/data-sources/serving-relation';
 
 /**
  * One Cube data model file per data source: the cube is named like the

@@ -7,8 +7,8 @@ import {
   fillStatement,
   ident,
   indexStatements,
+  LIVE,
   qualified,
-  SERVING_SCHEMA,
   syncStatement,
   timeField,
 } from './serving-relation';
@@ -16,8 +16,6 @@ import {
 /** What a change to a source asks of its serving relation. */
 export type RelationChange = 'none' | 'reindex' | 'rebuild';
 
-/** Rows that are live (not expired): every read of a serving relation filters with this. */
-export const LIVE = '(__expires_at IS NULL OR __expires_at > now())';
 
 /**
  * Data sources and their serving relations. Every method that builds or

@@ -20,6 +20,9 @@ export function servingRelationName(dataSourceId: string): string {
   return `ds_${dataSourceId.replace(/-/g, '_')}`;
 }
 
+/** Rows that are live (not expired): every read of a serving relation filters with this. */
+export const LIVE = '(__expires_at IS NULL OR __expires_at > now())';
+
 export const qualified = (relation: string) => `${SERVING_SCHEMA}.${ident(relation)}`;
 
 /** What the physical table depends on: changing any of it means a rebuild. */
