@@ -18,7 +18,6 @@
  * Knobs: BENCH_RECORDS (1,000,000), BENCH_RUNS (20, per warm figure), BENCH_HTTP_RUNS (50).
  * Results: bench-results/analytics-<time>.json.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -33,7 +32,7 @@ import { qualified } from '../src/data-sources/serving-relation';
 import { newId, newSuid } from '../src/ids';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
-import { admin, rssBytes, sampleRss, startService, type RunningService } from './lib/service';
+import { admin, benchServiceEnv, rssBytes, sampleRss, startService, type RunningService } from './lib/service';
 import { fmt, lines, percentile, sequential } from './lib/stats';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
@@ -256,15 +255,7 @@ async function main() {
 
   try {
     pg = await startEmbeddedPostgres({ dir: path.join(dir, 'postgres'), port: await freePort(), database: 'flowbase_bench', persistent: true });
-    const env = {
-      DATABASE_URL: pg.url,
-      DATA_DIR: dir,
-      MASTER_KEY: randomBytes(32).toString('base64'),
-      PORT: String(await freePort()),
-      EMBEDDED_TEMPORAL_PORT: String(await freePort()),
-      EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    };
+    const env = await benchServiceEnv(pg.url, dir);
     service = await startService(env, path.join(dir, 'service.log'));
     pool = new Pool({ connectionString: pg.url, max: 4 });
     // The hand-written SQL's client: timestamps come back as PostgreSQL's text, as numerics already do.

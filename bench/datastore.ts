@@ -12,7 +12,6 @@
  *
  * Knobs: BENCH_RECORDS, BENCH_CONCURRENCY (16), BENCH_SECONDS (10), BENCH_READS (1000).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -25,7 +24,7 @@ import { keyRange } from '../src/data-stores/key-range';
 import { newId, newSuid } from '../src/ids';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
-import { admin, sampleRss, startService, rssBytes } from './lib/service';
+import { admin, benchServiceEnv, sampleRss, startService, rssBytes } from './lib/service';
 import { fmt, lines, percentile, sequential, sustained } from './lib/stats';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
@@ -71,15 +70,7 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowbase-bench-'));
   fs.chmodSync(dir, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its directory
   const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'postgres'), port: await freePort(), database: 'flowbase_bench', persistent: true });
-  const env = {
-    DATABASE_URL: pg.url,
-    DATA_DIR: dir,
-    MASTER_KEY: randomBytes(32).toString('base64'),
-    PORT: String(await freePort()),
-    EMBEDDED_TEMPORAL_PORT: String(await freePort()),
-    EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-  };
+  const env = await benchServiceEnv(pg.url, dir);
   const service = await startService(env, path.join(dir, 'service.log'));
   const pool = new Pool({ connectionString: pg.url, max: 10 });
   const results: Record<string, unknown> = { records: RECORDS, concurrency: CONCURRENCY, cpus: os.cpus().length };

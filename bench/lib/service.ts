@@ -1,3 +1,5 @@
+import { freePort } from '../../src/infra/free-port';
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,5 +73,18 @@ export function sampleRss(pid: number, everyMs = 50): { stop(): { peak: number; 
       const quarters = [0, 1, 2, 3].map((q) => Math.max(...samples.slice(q * quarter, (q + 1) * quarter), 0));
       return { peak: Math.max(...samples), quarters };
     },
+  };
+}
+
+/** The environment of a benchmark's own service: its PostgreSQL, a fresh master key, free ports, quiet logs. */
+export async function benchServiceEnv(databaseUrl: string, dataDir: string): Promise<Record<string, string>> {
+  return {
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    PORT: String(await freePort()),
+    EMBEDDED_TEMPORAL_PORT: String(await freePort()),
+    EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
   };
 }
