@@ -43,6 +43,7 @@ export class CreateDataSources1763800001000 implements MigrationInterface {
     // The triggers find the sources of a written table through this index.
     await q.query(`CREATE INDEX data_sources_table ON data_sources (table_organization_id, data_store_table_name) WHERE enabled`);
 
+    // Not the data stores' own table lock (imports hold that one for their whole run): this one writers only share.
     await q.query(`
       CREATE FUNCTION analytics.table_lock_key(organization uuid, table_name text) RETURNS bigint
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT hashtextextended('analytics:' || organization::text || '/' || table_name, 0) $$`);
@@ -76,6 +77,8 @@ export class CreateDataSources1763800001000 implements MigrationInterface {
           END
         END $$`);
 
+    // The two branches differ only in the transition table they read; PL/pgSQL names it statically, and
+    // static SQL keeps its cached plans on this path of every write (dynamic SQL would be planned each time).
     await q.query(`
       CREATE FUNCTION analytics.sync_serving() RETURNS trigger
       LANGUAGE plpgsql AS $$

@@ -74,3 +74,4 @@ export type DistinctValuesBody = z.output<typeof DistinctValuesBody>;
 
 const MetaMember = z.object({ name: z.string(), title: z.string(), type: z.string(), calculated: z.boolean().optional() });
 export const MetaEntry = z.object({ name: z.string(), title: z.string(), measures: z.array(MetaMember), dimensions: z.array(MetaMember) }).openapi('AnalyticsMetaEntry');
+export type MetaEntry = z.output<typeof MetaEntry>;

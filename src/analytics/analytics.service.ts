@@ -4,23 +4,12 @@ import type { DataSource } from '../data-sources/data-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
 import { AppError, ValidationError } from '../errors/errors';
-import type { AnalyticsQuery, DistinctValuesBody } from './analytics.schemas';
+import type { AnalyticsQuery, DistinctValuesBody, MetaEntry } from './analytics.schemas';
 import { type CsvExporter, csvLine } from './csv-export';
 import type { Logger } from '../logging/logger';
 import { queryMembers, sourceAlias, toCubeQuery } from './query-members';
 
-export interface MetaMember {
-  name: string;
-  title: string;
-  type: string;
-  calculated?: boolean;
-}
-export interface MetaEntry {
-  name: string;
-  title: string;
-  measures: MetaMember[];
-  dimensions: MetaMember[];
-}
+type MetaMember = MetaEntry['measures'][number];
 
 /** An organization's compiled model: Cube's context for it, and what its members are. */
 interface Model {
@@ -94,7 +83,8 @@ export class AnalyticsService {
     if (!source || !source.enabled) return [];
     const member = body.dimension.includes('.') ? body.dimension : `${source.servingRelation}.${body.dimension}`;
     const known = model.members.get(member);
-    if (sourceAlias(member) !== source.servingRelation || !known || known.type !== 'string' || isMeasure(model, member)) return [];
+    // Measures are numbers, so a string member is always a dimension.
+    if (sourceAlias(member) !== source.servingRelation || known?.type !== 'string') return [];
     const filters: Array<Record<string, unknown>> = [{ member, operator: 'set' }];
     if (body.search) filters.push({ member, operator: 'contains', values: [body.search] });
     const timeDimensions = body.dateRange ? [{ dimension: `${source.servingRelation}.${timeField(source.recordSchema)}`, dateRange: body.dateRange }] : [];
@@ -156,8 +146,4 @@ export class AnalyticsService {
     const title = known?.title ?? field;
     return granularity ? `${title} (${granularity})` : title;
   }
-}
-
-function isMeasure(model: Model, member: string): boolean {
-  return model.entries.some((e) => e.measures.some((m) => m.name === member));
 }

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '../errors/errors';
+import { type FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import { newId, newSuid } from '../ids';
 import { DataSource } from './data-source.entity';
@@ -55,8 +55,8 @@ function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []):
   };
 }
 
-function throwIfAny(issues: { path: string; message: string }[], message: string, code = 'validation_failed'): void {
-  if (issues.length > 0) throw new ValidationError(message, issues, code);
+function throwIfAny(issues: FieldIssue[], message: string): void {
+  if (issues.length > 0) throw new ValidationError(message, issues);
 }
 
 /**
