@@ -56,6 +56,16 @@ const envSchema = z.object({
   LLM_OPENAI_BASE_URL: z.url().optional(),
   LLM_ANTHROPIC_BASE_URL: z.url().optional(),
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(4),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  DATABASE_LONG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(1_800_000),
+  ANALYTICS_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  ANALYTICS_EXPORT_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(2),
+  ANALYTICS_EXPORT_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
+  ANALYTICS_MAX_QUEUED_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(50),
+  WEBHOOK_RATE_PER_TRIGGER: z.coerce.number().positive().max(100_000).default(100),
+  WEBHOOK_BURST_PER_TRIGGER: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  WEBHOOK_RATE_PER_ORGANIZATION: z.coerce.number().positive().max(100_000).default(300),
+  WEBHOOK_BURST_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1_000_000).default(600),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -65,7 +75,14 @@ export interface Config {
   http: { host: string; port: number; bodyLimit: string; publicBaseUrl?: string; webhookBaseUrl: string };
   logLevel: string;
   dataDir: string;
-  database: { url?: string; embeddedPort: number };
+  database: {
+    url?: string;
+    embeddedPort: number;
+    /** Every statement of the service's own pool ends after this. */
+    statementTimeoutMs: number;
+    /** Statements that legitimately run long (migrations, serving-relation builds, bulk imports) end after this. */
+    longStatementTimeoutMs: number;
+  };
   temporal: {
     address?: string;
     namespace: string;
@@ -75,16 +92,36 @@ export interface Config {
   };
   crypto: { masterKey?: string; previousMasterKeys: string[] };
   dataStores: { importLimitBytes: number; purgeIntervalSeconds: number };
-  webhooks: { syncTimeoutMs: number; bodyLimit: string };
+  webhooks: {
+    syncTimeoutMs: number;
+    bodyLimit: string;
+    /** Token buckets: `rate` calls per second refill, `burst` calls at once. */
+    rateLimits: { perTrigger: RateLimit; perOrganization: RateLimit };
+  };
   steps: {
     /** Non-public addresses `core.http` may reach anyway: IPs, CIDRs, or IP:port. */
     httpAllowList: string[];
     httpMaxResponseBytes: number;
     llmBaseUrls: { openai?: string; anthropic?: string };
   };
-  /** Connections Cube may hold for analytics queries (beside the service's own pool). */
-  analytics: { poolSize: number };
+  analytics: {
+    /** Connections Cube may hold for analytics queries (beside the service's own pool). */
+    poolSize: number;
+    /** Analytics queries and CSV exports end after this (longer than the service's own timeout). */
+    statementTimeoutMs: number;
+    /** Connections CSV exports may hold (their own pool: a slow reader never holds one of the API's). */
+    exportPoolSize: number;
+    /** An export whose reader takes nothing for this long is cut off. */
+    exportIdleTimeoutMs: number;
+    /** Queries one organization may have waiting; past it, 429. */
+    maxQueuedPerOrganization: number;
+  };
   runWorker: boolean;
+}
+
+export interface RateLimit {
+  rate: number;
+  burst: number;
 }
 
 export class ConfigError extends Error {
@@ -120,7 +157,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
-    database: { url: e.DATABASE_URL, embeddedPort: e.EMBEDDED_POSTGRES_PORT },
+    database: {
+      url: e.DATABASE_URL,
+      embeddedPort: e.EMBEDDED_POSTGRES_PORT,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      longStatementTimeoutMs: e.DATABASE_LONG_STATEMENT_TIMEOUT_MS,
+    },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -136,13 +178,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       importLimitBytes: bytes.parse(e.DATA_STORE_IMPORT_LIMIT)!,
       purgeIntervalSeconds: e.DATA_STORE_PURGE_INTERVAL_SECONDS,
     },
-    webhooks: { syncTimeoutMs: e.WEBHOOK_SYNC_TIMEOUT_SECONDS * 1000, bodyLimit: e.WEBHOOK_BODY_LIMIT },
+    webhooks: {
+      syncTimeoutMs: e.WEBHOOK_SYNC_TIMEOUT_SECONDS * 1000,
+      bodyLimit: e.WEBHOOK_BODY_LIMIT,
+      rateLimits: {
+        perTrigger: { rate: e.WEBHOOK_RATE_PER_TRIGGER, burst: e.WEBHOOK_BURST_PER_TRIGGER },
+        perOrganization: { rate: e.WEBHOOK_RATE_PER_ORGANIZATION, burst: e.WEBHOOK_BURST_PER_ORGANIZATION },
+      },
+    },
     steps: {
       httpAllowList: e.HTTP_OUTBOUND_ALLOW ? e.HTTP_OUTBOUND_ALLOW.split(',') : [],
       httpMaxResponseBytes: bytes.parse(e.HTTP_STEP_MAX_RESPONSE)!,
       llmBaseUrls: { openai: e.LLM_OPENAI_BASE_URL, anthropic: e.LLM_ANTHROPIC_BASE_URL },
     },
-    analytics: { poolSize: e.ANALYTICS_POOL_SIZE },
+    analytics: {
+      poolSize: e.ANALYTICS_POOL_SIZE,
+      statementTimeoutMs: e.ANALYTICS_STATEMENT_TIMEOUT_MS,
+      exportPoolSize: e.ANALYTICS_EXPORT_POOL_SIZE,
+      exportIdleTimeoutMs: e.ANALYTICS_EXPORT_IDLE_TIMEOUT_SECONDS * 1000,
+      maxQueuedPerOrganization: e.ANALYTICS_MAX_QUEUED_PER_ORGANIZATION,
+    },
     runWorker: e.RUN_WORKER,
   };
 }
