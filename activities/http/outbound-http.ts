@@ -22,8 +22,6 @@ export interface OutboundRequest {
   timeoutMs: number;
   /** Stops the request early (the activity's cancellation). */
   signal?: AbortSignal;
-  /** Headers carrying credentials under custom names (an api-key's `X-Api-Key`): dropped, like Authorization, when a redirect leaves the origin. */
-  credentialHeaders?: string[];
 }
 
 /** The final response, after redirects, with the body fully read. */
@@ -53,12 +51,14 @@ export class OutboundInvalidUrl extends Error {
 export class OutboundTooManyRedirects extends Error {
   override name = 'OutboundTooManyRedirects';
 }
+/** A redirect would carry the request body to another origin; it is not followed. */
+export class OutboundRedirectRefused extends Error {
+  override name = 'OutboundRedirectRefused';
+}
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Per fetch: a redirect that turns the request into a GET drops the body and its description.
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']);
-// Secrets meant for one origin must not follow a redirect to another.
-const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 /** Wraps undici's connector so every connection, on every hop, goes to a checked IP while SNI keeps the hostname. */
 function guardedConnector(policy: AddressPolicy): buildConnector.connector {
@@ -140,7 +140,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function isOutboundError(err: unknown): boolean {
   return err instanceof OutboundRefused || err instanceof OutboundTimeout || err instanceof OutboundInvalidUrl
-    || err instanceof OutboundResponseTooLarge || err instanceof OutboundTooManyRedirects;
+    || err instanceof OutboundResponseTooLarge || err instanceof OutboundTooManyRedirects || err instanceof OutboundRedirectRefused;
 }
 
 /** The client `core.http` uses; one per worker, closed on shutdown. */
@@ -152,7 +152,8 @@ export interface OutboundHttp {
 /**
  * Creates the outbound HTTP client of the `core.http` step: one undici Agent whose
  * connector refuses non-public addresses (unless allow-listed) on every hop,
- * manual redirects, one deadline for everything and a bounded body read.
+ * manual redirects (leaving the origin: without the step's headers, and
+ * never with a body), one deadline for everything and a bounded body read.
  */
 export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
   const policy = createAddressPolicy(options.allowList);
@@ -162,7 +163,6 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
     let method = req.method.toUpperCase();
     let headers = { ...req.headers };
     let body = req.body;
-    const originBound = new Set([...ORIGIN_BOUND_HEADERS, ...(req.credentialHeaders ?? []).map((h) => h.toLowerCase())]);
     for (let redirects = 0; ; redirects++) {
       const url = at.url;
       const res = await undiciRequest(url, { method, headers, body, signal, dispatcher: agent });
@@ -189,7 +189,14 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
         body = undefined;
         headers = withoutHeaders(headers, BODY_HEADERS);
       }
-      if (next.origin !== url.origin) headers = withoutHeaders(headers, originBound);
+      if (next.origin !== url.origin) {
+        // The body and the step's headers (a connection's credentials under any name) were meant for one origin only;
+        // with no body crossing, no header describing one is left to keep either.
+        if (body !== undefined) {
+          throw new OutboundRedirectRefused(`Redirect (${res.statusCode}) to ${next.host} not followed: the request body is not re-sent to another origin`);
+        }
+        headers = {};
+      }
       at.url = next;
     }
   }

@@ -25,18 +25,24 @@ const BIG_ITEMS = Array.from({ length: 3_000 }, (_, i) => ({ id: i, text: 'x'.re
 let server: Server;
 let port: number;
 let received: Received[] = [];
+/** A second origin, allow-listed too, for redirects that leave the first. */
+let otherServer: Server;
+let otherPort: number;
+let receivedByOther: Received[] = [];
 let outbound: OutboundHttp;
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
+function startServer(log: () => Received[]): Promise<Server> {
+  const started = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, rawHeaders: req.rawHeaders, body });
-      const path = new URL(req.url!, 'http://x').pathname;
+      log().push({ method: req.method!, url: req.url!, headers: req.headers, rawHeaders: req.rawHeaders, body });
+      const { pathname: path, searchParams } = new URL(req.url!, 'http://x');
       const status = /^\/status\/(\d{3})$/.exec(path);
-      if (status) {
+      if (path === '/redirect') {
+        res.writeHead(Number(searchParams.get('status')), { location: searchParams.get('to')! }).end();
+      } else if (status) {
         res.writeHead(Number(status[1]), { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: 'nope' }));
       } else if (path === '/big') {
@@ -51,18 +57,25 @@ beforeAll(async () => {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return new Promise((resolve) => started.listen(0, '127.0.0.1', () => resolve(started)));
+}
+
+beforeAll(async () => {
+  server = await startServer(() => received);
   port = (server.address() as AddressInfo).port;
-  outbound = createOutboundHttp({ allowList: [`127.0.0.1:${port}`], maxResponseBytes: 1e6, maxRedirects: 3 });
+  otherServer = await startServer(() => receivedByOther);
+  otherPort = (otherServer.address() as AddressInfo).port;
+  outbound = createOutboundHttp({ allowList: [`127.0.0.1:${port}`, `127.0.0.1:${otherPort}`], maxResponseBytes: 1e6, maxRedirects: 3 });
 });
 
 afterAll(async () => {
   await outbound.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await Promise.all([server, otherServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 });
 
 beforeEach(() => {
   received = [];
+  receivedByOther = [];
 });
 
 const CONNECTIONS: Record<string, Omit<ResolvedConnection, 'name' | 'secretValues'>> = {
@@ -289,6 +302,7 @@ describe('core.http', () => {
 
   test.each([
     ['a non-allow-listed port on loopback', () => `http://127.0.0.1:${port === 1 ? 2 : 1}/`],
+    ['an IPv4-compatible form of the metadata address', () => 'http://[::a9fe:a9fe]/latest/meta-data/'],
     ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
     ['a private address', () => 'http://10.0.0.1/'],
   ])('%s is refused without retry', async (_label, target) => {
@@ -296,9 +310,34 @@ describe('core.http', () => {
     const failure = await failureOf(httpStep(request({ url: target(), connection: 'plainKey' })));
     expect(failure.type).toBe('OutboundRefused');
     expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toMatch(/Refused to connect/);
+    const host = new URL(target()).hostname.replace(/^\[|\]$/g, '');
+    expect(failure.message).toMatch(new RegExp(`^Refused to connect to ${host.replace(/\./g, '\\.')} \\([^)]+\\): address not allowed;`));
     expect(rows[0]).toMatchObject({ status: 'failed', output: null });
     expect(JSON.stringify(rows[0])).not.toContain('plain-key-0002');
+  });
+
+  describe('a redirect to another origin', () => {
+    const toOther = (status: number) => url(`/redirect?status=${status}&to=${encodeURIComponent(`http://127.0.0.1:${otherPort}/landing`)}`);
+
+    test.each(['crm', 'basic'])('gets none of the step headers, the %s connection\'s included', async (connection) => {
+      const { httpStep } = fakeDeps();
+      const result = await httpStep(request({ url: toOther(302), headers: { 'X-Trace': 't-1', Accept: 'application/json' }, connection }));
+      expect((result.output as { status: number }).status).toBe(200);
+      expect(received[0].headers).toMatchObject({ 'x-trace': 't-1', accept: 'application/json' });
+      expect(receivedByOther).toHaveLength(1);
+      expect(['x-trace', 'accept', 'x-api-key', 'authorization'].filter((name) => name in receivedByOther[0].headers)).toEqual([]);
+    });
+
+    test('a 307 with a body fails as a non-retryable RedirectRefused; the other origin receives nothing', async () => {
+      const { httpStep, rows } = fakeDeps();
+      const failure = await failureOf(httpStep(request({ url: toOther(307), method: 'POST', body: { secret: 'body-0001' }, connection: 'plainKey', retry: { limit: 2 } })));
+      expect(failure.type).toBe('RedirectRefused');
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toBe(`Redirect (307) to 127.0.0.1:${otherPort} not followed: the request body is not re-sent to another origin`);
+      expect(received).toHaveLength(1);
+      expect(receivedByOther).toHaveLength(0);
+      expect(rows[0]).toMatchObject({ status: 'failed', output: null, error: failure.message });
+    });
   });
 
   test('a connection of type smtp is refused as InvalidStepInput, nothing is sent', async () => {

@@ -1,5 +1,6 @@
 import {
   OutboundInvalidUrl,
+  OutboundRedirectRefused,
   OutboundRefused,
   OutboundResponseTooLarge,
   OutboundTimeout,
@@ -29,7 +30,7 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
         const url = parseUrl(asText(await scope.render(input.url)));
         for (const [name, value] of Object.entries(await scope.renderStrings(input.searchParams))) url.searchParams.append(name, value);
         const headers = await scope.renderStrings(input.headers);
-        const credentialHeaders = input.connection ? [applyConnection(headers, await scope.connection(input.connection), scope)] : [];
+        if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
         const body = await renderBody(input, headers, scope);
         // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.
         trace.input = { method: input.method, url: url.toString(), headers, ...(body ? { body: body.rendered } : {}) };
@@ -44,7 +45,6 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
           body: body?.text,
           timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS,
           signal: activity?.cancellationSignal,
-          credentialHeaders,
         });
         if (response.status >= 400) {
           throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', mayRetry && RETRYABLE_STATUS(response.status));
@@ -76,9 +76,9 @@ async function renderBody(input: StepRequest['step']['input'], headers: Record<s
 
 /**
  * Applies a connection as its type says (2.3): `api-key` as a header with its
- * prefix, `basic-auth` as Basic credentials. Returns the header it set.
+ * prefix, `basic-auth` as Basic credentials.
  */
-function applyConnection(headers: Record<string, string>, connection: ResolvedConnection, scope: StepScope): string {
+function applyConnection(headers: Record<string, string>, connection: ResolvedConnection, scope: StepScope): void {
   const config = connection.config;
   let name: string;
   let value: string;
@@ -95,7 +95,6 @@ function applyConnection(headers: Record<string, string>, connection: ResolvedCo
   scope.addSecret(value);
   for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
   headers[name] = value;
-  return name;
 }
 
 async function send(mayRetry: boolean, http: OutboundHttp, req: Parameters<OutboundHttp['request']>[0]) {
@@ -105,6 +104,7 @@ async function send(mayRetry: boolean, http: OutboundHttp, req: Parameters<Outbo
     if (err instanceof OutboundRefused) throw new StepError(err.message, 'OutboundRefused');
     if (err instanceof OutboundInvalidUrl) throw new StepError(err.message, 'InvalidUrl');
     if (err instanceof OutboundTooManyRedirects) throw new StepError(err.message, 'TooManyRedirects');
+    if (err instanceof OutboundRedirectRefused) throw new StepError(err.message, 'RedirectRefused');
     if (err instanceof OutboundResponseTooLarge) throw new StepError(err.message, 'ResponseTooLarge');
     if (err instanceof OutboundTimeout) throw new StepError(err.message, 'HttpTimeout', mayRetry);
     throw new StepError((err as Error).message, 'HttpError', mayRetry);
