@@ -9,6 +9,7 @@ import { CreateWorkflows1763800000700 } from './1763800000700-CreateWorkflows';
 import { CreateWebhookTriggers1763800000800 } from './1763800000800-CreateWebhookTriggers';
 import { CreateExecutions1763800000900 } from './1763800000900-CreateExecutions';
 import { CreateDataSources1763800001000 } from './1763800001000-CreateDataSources';
+import { BindTokensToMemberships1763800001100 } from './1763800001100-BindTokensToMemberships';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   CreateWebhookTriggers1763800000800,
   CreateExecutions1763800000900,
   CreateDataSources1763800001000,
+  BindTokensToMemberships1763800001100,
 ];

@@ -112,12 +112,14 @@ export async function createTestOrg(services: Services, plan: 'free' | 'team' | 
     owner: { email: `owner-${id}@example.test` },
     tokenName: 'test',
   });
-  const tokens = { owner: token!.token } as Record<Role, string>;
+  const tokens = { owner: token.token } as Record<Role, string>;
+  const owner = { organizationId: organization.id, userId, role: 'owner' as const };
+  // Members join as people do: invited, then accepting with the code (which creates their account).
   for (const role of ['admin', 'developer', 'analyst', 'viewer'] as const) {
-    const member = await services.organizations.addMember(organization.id, 'owner', { email: `${role}-${id}@example.test`, role });
-    tokens[role] = (await services.organizations.issueTokenForMember(organization.id, member.userId, 'test')).token;
+    const invitation = await services.invitations.invite(owner, { email: `${role}-${id}@example.test`, role });
+    tokens[role] = (await services.invitations.accept(invitation.code, undefined)).token.token;
   }
-  return { organizationId: organization.id, organizationSuid: organization.suid, ownerId: userId, ownerToken: token!.token, tokens };
+  return { organizationId: organization.id, organizationSuid: organization.suid, ownerId: userId, ownerToken: token.token, tokens };
 }
 
 /** supertest with a bearer token. */

@@ -64,10 +64,10 @@ describe('one error body shape', () => {
       [await request(h.app).get('/environments').set('Authorization', 'Basic x'), 401, 'unauthorized'],
       [await as(h.app, org.tokens.viewer).post('/environments').send({ name: 'x' }), 403, 'missing_permission'],
       [await as(h.app, org.ownerToken).get('/environments').set('X-Organization-Id', other.organizationId), 403, 'no_organization_access'],
-      [await as(h.app, org.tokens.admin).post('/organization/members').send({ email: 'someone@example.test', role: 'owner' }), 403, 'owner_required'],
+      [await as(h.app, org.tokens.admin).post('/organization/invitations').send({ email: 'someone@example.test', role: 'owner' }), 403, 'owner_required'],
       [await as(h.app, org.ownerToken).get(`/environments/${env.body.id}`).set('X-Organization-Id', org.organizationId), 200, ''],
       [await as(h.app, other.ownerToken).get(`/environments/${env.body.id}`), 404, 'not_found'],
-      [await as(h.app, org.ownerToken).post('/organization/members').send({ email: viewer.email, role: 'viewer' }), 409, 'already_member'],
+      [await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: viewer.email, role: 'viewer' }), 409, 'already_member'],
       [await as(h.app, org.ownerToken).post('/environments').set('Content-Type', 'application/json').send('{"name":'), 400, 'invalid_json'],
       [await as(h.app, org.ownerToken).post('/environments').set('Content-Type', 'text/plain').send('name=x'), 415, 'unsupported_media_type'],
     ];
@@ -170,7 +170,7 @@ describe('request bodies', () => {
     expect(paths(patch)).toEqual(['organizationId']);
     const put = await as(h.app, org.ownerToken).put(`/environments/${env.id}/variables/A`).send({ value: 'x', secret: true });
     expect(paths(put)).toEqual(['secret']);
-    const member = await as(h.app, org.ownerToken).post('/organization/members').send({ email: 'a@example.test', role: 'viewer', permissions: [] });
+    const member = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: 'a@example.test', role: 'viewer', permissions: [] });
     expect(paths(member)).toEqual(['permissions']);
     const query = await as(h.app, org.ownerToken).get('/environments?sort=name');
     expectErrorBody(query, 400);

@@ -60,61 +60,57 @@ describe('active organization', () => {
     expect(res.body.data.map((o: { id: string }) => o.id)).not.toContain(b.organizationId);
   });
 
-  test('POST /organizations creates an organization owned by the caller, selectable by id and suid', async () => {
+  test('POST /organizations creates an organization owned by the caller and answers a personal token for it, the only way in', async () => {
     const home = await createTestOrg(h.services);
     const me = await memberFor(home, 'analyst');
     const created = await as(h.app, home.tokens.analyst).post('/organizations').send({ name: '  Second org  ' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Second org', plan: 'free' });
+    expect(created.body).toMatchObject({ name: 'Second org', plan: 'free', role: 'owner' });
     expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
     const newId = created.body.id as string;
     const newSuid = created.body.suid as string;
+    expect(created.body.token).toMatchObject({ organizationId: newId, userId: me.userId, kind: 'personal' });
+    const newToken = created.body.token.token as string;
 
-    // Without the header the token still acts in its own organization.
-    const homeView = await as(h.app, home.tokens.analyst).get('/organization');
-    expect(homeView.body).toMatchObject({ id: home.organizationId, role: 'analyst' });
-
+    // The calling token stays bound to its own membership: it cannot act in the new organization.
+    expect((await as(h.app, home.tokens.analyst).get('/organization')).body).toMatchObject({ id: home.organizationId, role: 'analyst' });
     for (const ref of [newId, newSuid]) {
-      const res = await as(h.app, home.tokens.analyst).get('/organization').set('X-Organization-Id', ref);
+      expectError(await as(h.app, home.tokens.analyst).get('/organization').set('X-Organization-Id', ref), 403, 'no_organization_access');
+    }
+    expect((await as(h.app, home.tokens.analyst).get('/organizations')).body.data.map((o: { id: string }) => o.id)).toEqual([home.organizationId]);
+
+    // The new token acts there as owner, and only there.
+    for (const ref of [undefined, newId, newSuid]) {
+      const req = as(h.app, newToken).get('/organization');
+      const res = await (ref ? req.set('X-Organization-Id', ref) : req);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: newId, suid: newSuid, role: 'owner' });
       expect([...res.body.permissions].sort()).toEqual([...PERMISSIONS].sort());
     }
-
-    // Caller is the only member, as owner; they can administer it.
-    const list = await as(h.app, home.tokens.analyst).get('/organization/members').set('X-Organization-Id', newId);
-    expect(list.status).toBe(200);
+    expect((await as(h.app, newToken).get('/organizations')).body.data).toEqual([expect.objectContaining({ id: newId, role: 'owner' })]);
+    const list = await as(h.app, newToken).get('/organization/members');
     expect(list.body.data).toEqual([expect.objectContaining({ userId: me.userId, role: 'owner' })]);
-
-    const orgs = await as(h.app, home.tokens.analyst).get('/organizations');
-    expect(orgs.body.data).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ id: home.organizationId, role: 'analyst' }),
-        expect.objectContaining({ id: newId, role: 'owner' }),
-      ]),
-    );
-    expect(orgs.body.data).toHaveLength(2);
+    expectError(await as(h.app, newToken).get('/organization').set('X-Organization-Id', home.organizationId), 403, 'no_organization_access');
 
     // Resources stay in their organization.
-    const env = await as(h.app, home.tokens.analyst).post('/environments').set('X-Organization-Id', newSuid).send({ name: 'in_new_org' });
+    const env = await as(h.app, newToken).post('/environments').send({ name: 'in_new_org' });
     expect(env.status).toBe(201);
     expect(env.body.organizationId).toBe(newId);
     expect((await as(h.app, home.ownerToken).get('/environments')).body.total).toBe(0);
     expectError(await as(h.app, home.ownerToken).get(`/environments/${env.body.id}`), 404);
-    // Home org members are not members of the new one.
-    expectError(await as(h.app, home.ownerToken).get('/organization').set('X-Organization-Id', newId), 403, 'no_organization_access');
   });
 
   test('POST /organizations validates its body', async () => {
     const org = await createTestOrg(h.services);
-    const before = (await as(h.app, org.ownerToken).get('/organizations')).body.data.length;
+    const count = async () => (await h.services.db.query(`SELECT count(*)::int AS n FROM memberships WHERE user_id = $1`, [org.ownerId]))[0].n;
+    const before = await count();
     expectError(await as(h.app, org.ownerToken).post('/organizations').send({ name: '' }), 400);
     expectError(await as(h.app, org.ownerToken).post('/organizations').send({ name: 'x', plan: 'platinum' }), 400);
     expectError(await as(h.app, org.ownerToken).post('/organizations').send({ name: 'x', owner: 'someone' }), 400);
-    expect((await as(h.app, org.ownerToken).get('/organizations')).body.data).toHaveLength(before);
+    expect(await count()).toBe(before);
   });
 
-  test('X-Organization-Id naming an organization the user is not in gives 403 no_organization_access', async () => {
+  test('X-Organization-Id naming any organization but the token\'s own gives 403 no_organization_access', async () => {
     const a = await createTestOrg(h.services);
     const b = await createTestOrg(h.services);
     for (const ref of [b.organizationId, b.organizationSuid, '00000000-0000-4000-8000-000000000000', 'nosuchsuid00', "x' OR '1'='1"]) {
@@ -126,10 +122,24 @@ describe('active organization', () => {
     const write = await as(h.app, a.ownerToken).post('/environments').set('X-Organization-Id', b.organizationId).send({ name: 'planted' });
     expectError(write, 403, 'no_organization_access');
     expect((await as(h.app, b.ownerToken).get('/environments')).body.total).toBe(0);
+    // Its own organization, by id or suid, is fine.
+    for (const ref of [a.organizationId, a.organizationSuid]) {
+      expect((await as(h.app, a.ownerToken).get('/organization').set('X-Organization-Id', ref)).status).toBe(200);
+    }
   });
 });
 
-describe('members', () => {
+/** Invites an address as `by` and accepts without a token (a new account); the new member's personal token. */
+async function inviteAndJoin(org: TestOrg, by: string, email: string, role: Role, name?: string) {
+  const invited = await as(h.app, by).post('/organization/invitations').send({ email, role, ...(name ? { name } : {}) });
+  expect(invited.status).toBe(201);
+  const accepted = await request(h.app).post('/invitations/accept').send({ code: invited.body.code });
+  expect(accepted.status).toBe(201);
+  expect(accepted.body.organization.id).toBe(org.organizationId);
+  return { userId: accepted.body.userId as string, token: accepted.body.token.token as string, invitation: invited.body };
+}
+
+describe('invitations and members', () => {
   test('listing members needs members:admin', async () => {
     const org = await createTestOrg(h.services);
     for (const role of ROLES) {
@@ -146,12 +156,13 @@ describe('members', () => {
     expect(ROLES.filter((r) => ROLE_PERMISSIONS[r].includes('members:admin'))).toEqual(['owner', 'admin']);
   });
 
-  test.each(['developer', 'analyst', 'viewer'] as const)('%s cannot add, change, remove members or issue them tokens', async (role) => {
+  test.each(['developer', 'analyst', 'viewer'] as const)('%s cannot invite, change, remove members or issue them tokens', async (role) => {
     const org = await createTestOrg(h.services);
     const viewer = await memberFor(org, 'viewer');
     const before = await members(org);
     const t = org.tokens[role];
-    expectError(await as(h.app, t).post('/organization/members').send({ email: newEmail(), role: 'viewer' }), 403, 'missing_permission');
+    expectError(await as(h.app, t).post('/organization/invitations').send({ email: newEmail(), role: 'viewer' }), 403, 'missing_permission');
+    expectError(await as(h.app, t).get('/organization/invitations'), 403, 'missing_permission');
     expectError(await as(h.app, t).patch(`/organization/members/${viewer.userId}`).send({ role: 'admin' }), 403, 'missing_permission');
     expectError(await as(h.app, t).delete(`/organization/members/${viewer.userId}`), 403, 'missing_permission');
     expectError(await as(h.app, t).post(`/organization/members/${viewer.userId}/tokens`).send({ name: 'x' }), 403, 'missing_permission');
@@ -159,28 +170,41 @@ describe('members', () => {
     expect(await members(org)).toEqual(before);
   });
 
-  test.each(['owner', 'admin'] as const)('%s adds a member, changes the role and removes them', async (role) => {
+  test('members are added only by invitation: POST /organization/members does not exist', async () => {
+    const org = await createTestOrg(h.services);
+    expectError(await as(h.app, org.ownerToken).post('/organization/members').send({ email: newEmail(), role: 'viewer' }), 404, 'route_not_found');
+  });
+
+  test.each(['owner', 'admin'] as const)('%s invites; the invitation grants nothing until accepted; then role changes and removal apply at once', async (role) => {
     const org = await createTestOrg(h.services);
     const email = newEmail();
-    const added = await as(h.app, org.tokens[role]).post('/organization/members').send({ email: email.toUpperCase(), name: 'New Person', role: 'viewer' });
-    expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ email, name: 'New Person', role: 'viewer' });
-    const userId = added.body.userId as string;
-    expect((await members(org)).find((m) => m.userId === userId)).toMatchObject({ role: 'viewer', email });
+    const invited = await as(h.app, org.tokens[role]).post('/organization/invitations').send({ email: email.toUpperCase(), name: 'New Person', role: 'viewer' });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toMatchObject({ email, name: 'New Person', role: 'viewer', organizationId: org.organizationId });
+    expect(invited.body.code).toMatch(/^fbi_/);
+    expect(new Date(invited.body.expiresAt).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+    // Nothing is granted yet: no member, no user to mint a token for.
+    expect((await members(org)).map((m) => m.email)).not.toContain(email);
+    const open = await as(h.app, org.tokens[role]).get('/organization/invitations');
+    expect(open.body.data).toEqual([expect.objectContaining({ id: invited.body.id, email, role: 'viewer' })]);
+    expect(JSON.stringify(open.body)).not.toContain(invited.body.code);
 
-    // A token for the new member acts with their role.
-    const issued = await as(h.app, org.tokens[role]).post(`/organization/members/${userId}/tokens`).send({ name: 'for-new' });
-    expect(issued.status).toBe(201);
-    expect(issued.body).toMatchObject({ userId, organizationId: org.organizationId, name: 'for-new' });
-    const memberToken = issued.body.token as string;
+    const accepted = await request(h.app).post('/invitations/accept').send({ code: invited.body.code });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body).toMatchObject({ role: 'viewer', organization: { id: org.organizationId } });
+    expect(accepted.body.token).toMatchObject({ kind: 'personal', organizationId: org.organizationId, userId: accepted.body.userId });
+    const userId = accepted.body.userId as string;
+    const memberToken = accepted.body.token.token as string;
+    expect((await members(org)).find((m) => m.userId === userId)).toMatchObject({ role: 'viewer', email, name: 'New Person' });
+    expect((await as(h.app, org.tokens[role]).get('/organization/invitations')).body.total).toBe(0);
     expect((await as(h.app, memberToken).get('/organization')).body).toMatchObject({ id: org.organizationId, role: 'viewer' });
     expectError(await as(h.app, memberToken).post('/environments').send({ name: 'nope' }), 403, 'missing_permission');
+    // A code is used once.
+    expectError(await request(h.app).post('/invitations/accept').send({ code: invited.body.code }), 404, 'not_found');
 
     const changed = await as(h.app, org.tokens[role]).patch(`/organization/members/${userId}`).send({ role: 'developer' });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ userId, role: 'developer' });
-    expect((await members(org)).find((m) => m.userId === userId)?.role).toBe('developer');
-    // The new role applies to the existing token at once.
     expect((await as(h.app, memberToken).get('/organization')).body.role).toBe('developer');
     expect((await as(h.app, memberToken).post('/environments').send({ name: 'now_allowed' })).status).toBe(201);
 
@@ -188,39 +212,87 @@ describe('members', () => {
     expect(removed.status).toBe(200);
     expect(removed.body).toMatchObject({ userId, role: 'developer' });
     expect((await members(org)).map((m) => m.userId)).not.toContain(userId);
-    expectError(await as(h.app, memberToken).get('/organization'), 403, 'no_organization_access');
+    // The token belonged to the membership and went with it.
+    expectError(await as(h.app, memberToken).get('/organization'), 401, 'unauthorized');
   });
 
-  test('adding an existing member gives 409 (e-mail compared case-insensitively)', async () => {
+  test('inviting an existing member gives 409 (e-mail compared case-insensitively)', async () => {
     const org = await createTestOrg(h.services);
     const viewer = await memberFor(org, 'viewer');
-    const before = await members(org);
-    const res = await as(h.app, org.ownerToken).post('/organization/members').send({ email: viewer.email, role: 'admin' });
-    expectError(res, 409, 'already_member');
-    const upper = await as(h.app, org.ownerToken).post('/organization/members').send({ email: viewer.email.toUpperCase(), role: 'admin' });
-    expectError(upper, 409, 'already_member');
-    expect(await members(org)).toEqual(before);
+    expectError(await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: viewer.email, role: 'admin' }), 409, 'already_member');
+    expectError(await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: viewer.email.toUpperCase(), role: 'admin' }), 409, 'already_member');
+    expect((await as(h.app, org.ownerToken).get('/organization/invitations')).body.total).toBe(0);
   });
 
-  test('an existing user of another organization can be added, and then switches between both', async () => {
+  test('someone with an account accepts with their own personal token, and gets a token for the new membership only', async () => {
     const a = await createTestOrg(h.services);
     const b = await createTestOrg(h.services);
     const bViewer = await memberFor(b, 'viewer');
-    const added = await as(h.app, a.ownerToken).post('/organization/members').send({ email: bViewer.email, role: 'developer' });
-    expect(added.status).toBe(201);
-    expect(added.body.userId).toBe(bViewer.userId);
-    const inA = await as(h.app, b.tokens.viewer).get('/organization').set('X-Organization-Id', a.organizationId);
-    expect(inA.body).toMatchObject({ id: a.organizationId, role: 'developer' });
+    const invited = await as(h.app, a.ownerToken).post('/organization/invitations').send({ email: bViewer.email, role: 'developer' });
+    expect(invited.status).toBe(201);
+    // Without a token the address's account is not taken over.
+    expectError(await request(h.app).post('/invitations/accept').send({ code: invited.body.code }), 409, 'sign_in_required');
+    // Another person's token does not accept it.
+    expectError(await as(h.app, b.tokens.analyst).post('/invitations/accept').send({ code: invited.body.code }), 403, 'invitation_for_another_address');
+    expect((await members(a)).map((m) => m.userId)).not.toContain(bViewer.userId);
+
+    const accepted = await as(h.app, b.tokens.viewer).post('/invitations/accept').send({ code: invited.body.code });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body).toMatchObject({ userId: bViewer.userId, role: 'developer', organization: { id: a.organizationId } });
+    const inA = accepted.body.token.token as string;
+    expect((await as(h.app, inA).get('/organization')).body).toMatchObject({ id: a.organizationId, role: 'developer' });
+    expectError(await as(h.app, inA).get('/organization').set('X-Organization-Id', b.organizationId), 403, 'no_organization_access');
+    // The accepting token keeps acting only in its own organization.
     expect((await as(h.app, b.tokens.viewer).get('/organization')).body).toMatchObject({ id: b.organizationId, role: 'viewer' });
+    expectError(await as(h.app, b.tokens.viewer).get('/organization').set('X-Organization-Id', a.organizationId), 403, 'no_organization_access');
   });
 
-  test('member validation: bad e-mail, unknown role, unknown fields, unknown member', async () => {
+  test('invitations are replaced by a new one, revoked, expire, and are found only by their code', async () => {
     const org = await createTestOrg(h.services);
-    const before = await members(org);
-    expectError(await as(h.app, org.ownerToken).post('/organization/members').send({ email: 'not-an-email', role: 'viewer' }), 400);
-    expectError(await as(h.app, org.ownerToken).post('/organization/members').send({ email: newEmail(), role: 'superuser' }), 400);
-    expectError(await as(h.app, org.ownerToken).post('/organization/members').send({ email: newEmail(), role: 'viewer', admin: true }), 400);
-    expect(await members(org)).toEqual(before);
+    const email = newEmail();
+    const first = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email, role: 'viewer' });
+    const second = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email, role: 'analyst' });
+    expect(second.status).toBe(201);
+    const open = await as(h.app, org.ownerToken).get('/organization/invitations');
+    expect(open.body.data.map((i: { id: string }) => i.id)).toEqual([second.body.id]);
+    expectError(await request(h.app).post('/invitations/accept').send({ code: first.body.code }), 404);
+
+    const revoked = await as(h.app, org.ownerToken).delete(`/organization/invitations/${second.body.id}`);
+    expect(revoked.status).toBe(200);
+    expectError(await as(h.app, org.ownerToken).delete(`/organization/invitations/${second.body.id}`), 404);
+    expectError(await request(h.app).post('/invitations/accept').send({ code: second.body.code }), 404);
+
+    const third = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email, role: 'viewer' });
+    await h.services.db.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [third.body.id]);
+    expectError(await request(h.app).post('/invitations/accept').send({ code: third.body.code }), 404);
+    expect((await as(h.app, org.ownerToken).get('/organization/invitations')).body.total).toBe(0);
+    expectError(await request(h.app).post('/invitations/accept').send({ code: 'fbi_made-up' }), 404);
+    expect((await members(org)).map((m) => m.email)).not.toContain(email);
+
+    // Another organization's admin cannot see or revoke them.
+    const other = await createTestOrg(h.services);
+    const fourth = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email, role: 'viewer' });
+    expect((await as(h.app, other.ownerToken).get('/organization/invitations')).body.total).toBe(0);
+    expectError(await as(h.app, other.ownerToken).delete(`/organization/invitations/${fourth.body.id}`), 404);
+    expect((await as(h.app, org.ownerToken).get('/organization/invitations')).body.total).toBe(1);
+  });
+
+  test('the invitation code is stored only as a hash', async () => {
+    const org = await createTestOrg(h.services);
+    const invited = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: newEmail(), role: 'viewer' });
+    const rows = await h.services.db.query(`SELECT * FROM invitations WHERE id = $1`, [invited.body.id]);
+    expect(JSON.stringify(rows)).not.toContain(invited.body.code);
+    expect(rows[0].code_hash).toBe(hashToken(invited.body.code));
+  });
+
+  test('invitation validation: bad e-mail, unknown role, unknown fields; unknown members', async () => {
+    const org = await createTestOrg(h.services);
+    expectError(await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: 'not-an-email', role: 'viewer' }), 400);
+    expectError(await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: newEmail(), role: 'superuser' }), 400);
+    expectError(await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: newEmail(), role: 'viewer', admin: true }), 400);
+    expectError(await request(h.app).post('/invitations/accept').send({}), 400);
+    expectError(await request(h.app).post('/invitations/accept').send({ code: 'x', role: 'owner' }), 400);
+    expect((await as(h.app, org.ownerToken).get('/organization/invitations')).body.total).toBe(0);
     const stranger = '00000000-0000-4000-8000-000000000001';
     expectError(await as(h.app, org.ownerToken).patch(`/organization/members/${stranger}`).send({ role: 'viewer' }), 404);
     expectError(await as(h.app, org.ownerToken).delete(`/organization/members/${stranger}`), 404);
@@ -234,37 +306,48 @@ describe('members', () => {
     expectError(await as(h.app, a.ownerToken).patch(`/organization/members/${bViewer.userId}`).send({ role: 'admin' }), 404);
     expectError(await as(h.app, a.ownerToken).delete(`/organization/members/${bViewer.userId}`), 404);
     expectError(await as(h.app, a.ownerToken).post(`/organization/members/${bViewer.userId}/tokens`).send({ name: 't' }), 404);
+    expectError(await as(h.app, a.ownerToken).get(`/organization/members/${bViewer.userId}/tokens`), 404);
     expect((await memberFor(b, 'viewer')).role).toBe('viewer');
   });
 });
 
 describe('the owner role', () => {
-  test('an admin cannot add an owner, promote to owner, or change or remove an owner', async () => {
+  test('an admin cannot invite an owner, promote to owner, or change or remove an owner', async () => {
     const org = await createTestOrg(h.services);
     const owner = await memberFor(org, 'owner');
     const dev = await memberFor(org, 'developer');
     const before = await members(org);
-    expectError(await as(h.app, org.tokens.admin).post('/organization/members').send({ email: newEmail(), role: 'owner' }), 403, 'owner_required');
+    expectError(await as(h.app, org.tokens.admin).post('/organization/invitations').send({ email: newEmail(), role: 'owner' }), 403, 'owner_required');
     expectError(await as(h.app, org.tokens.admin).patch(`/organization/members/${dev.userId}`).send({ role: 'owner' }), 403, 'owner_required');
     const self = await memberFor(org, 'admin');
     expectError(await as(h.app, org.tokens.admin).patch(`/organization/members/${self.userId}`).send({ role: 'owner' }), 403, 'owner_required');
     expectError(await as(h.app, org.tokens.admin).patch(`/organization/members/${owner.userId}`).send({ role: 'viewer' }), 403, 'owner_required');
     expectError(await as(h.app, org.tokens.admin).delete(`/organization/members/${owner.userId}`), 403, 'owner_required');
     expect(await members(org)).toEqual(before);
+    expect((await as(h.app, org.tokens.admin).get('/organization/invitations')).body.total).toBe(0);
   });
 
-  test('an admin cannot mint a token for an owner (it would bypass owner_required)', async () => {
+  test('tokens are minted only for members below the minter: an admin not for owners or admins, nobody for a peer or themselves', async () => {
     const org = await createTestOrg(h.services);
     const owner = await memberFor(org, 'owner');
-    const res = await as(h.app, org.tokens.admin).post(`/organization/members/${owner.userId}/tokens`).send({ name: 'stolen' });
-    expectError(res, 403, 'owner_required');
-    const rows = await h.services.db.query(`SELECT count(*)::int AS n FROM access_tokens WHERE user_id = $1 AND name = 'stolen'`, [owner.userId]);
-    expect(rows[0].n).toBe(0);
-    // An owner may.
-    const ok = await as(h.app, org.ownerToken).post(`/organization/members/${owner.userId}/tokens`).send({ name: 'mine' });
-    expect(ok.status).toBe(201);
-    // An admin may for non-owners.
+    const admin = await memberFor(org, 'admin');
     const dev = await memberFor(org, 'developer');
+    const secondAdmin = await inviteAndJoin(org, org.ownerToken, newEmail(), 'admin');
+    const secondOwner = await inviteAndJoin(org, org.ownerToken, newEmail(), 'owner');
+    const refused: Array<[string, string]> = [
+      [org.tokens.admin, owner.userId],
+      [org.tokens.admin, secondAdmin.userId],
+      [org.ownerToken, secondOwner.userId],
+    ];
+    for (const [token, userId] of refused) {
+      expectError(await as(h.app, token).post(`/organization/members/${userId}/tokens`).send({ name: 'stolen' }), 403, 'insufficient_role');
+      expectError(await as(h.app, token).get(`/organization/members/${userId}/tokens`), 403, 'insufficient_role');
+    }
+    expectError(await as(h.app, org.tokens.admin).post(`/organization/members/${admin.userId}/tokens`).send({ name: 'me' }), 400, 'own_tokens');
+    const rows = await h.services.db.query(`SELECT count(*)::int AS n FROM access_tokens WHERE name IN ('stolen', 'me')`);
+    expect(rows[0].n).toBe(0);
+    // An owner may for an admin; an admin for a developer.
+    expect((await as(h.app, org.ownerToken).post(`/organization/members/${admin.userId}/tokens`).send({ name: 'for-admin' })).status).toBe(201);
     expect((await as(h.app, org.tokens.admin).post(`/organization/members/${dev.userId}/tokens`).send({ name: 'dev' })).status).toBe(201);
   });
 
@@ -276,9 +359,8 @@ describe('the owner role', () => {
     expect(promoted.status).toBe(200);
     expect(promoted.body.role).toBe('owner');
     expect((await as(h.app, org.tokens.admin).get('/organization')).body.role).toBe('owner');
-    const added = await as(h.app, org.ownerToken).post('/organization/members').send({ email: newEmail(), role: 'owner' });
-    expect(added.status).toBe(201);
-    expect(added.body.role).toBe('owner');
+    const added = await inviteAndJoin(org, org.ownerToken, newEmail(), 'owner');
+    expect((await as(h.app, added.token).get('/organization')).body.role).toBe('owner');
     // The original owner steps down: two other owners remain.
     const down = await as(h.app, org.ownerToken).patch(`/organization/members/${owner.userId}`).send({ role: 'viewer' });
     expect(down.status).toBe(200);
@@ -300,7 +382,7 @@ describe('the owner role', () => {
     const admin = await memberFor(org, 'admin');
     expect((await as(h.app, org.ownerToken).patch(`/organization/members/${admin.userId}`).send({ role: 'owner' })).status).toBe(200);
     expect((await as(h.app, org.ownerToken).delete(`/organization/members/${owner.userId}`)).status).toBe(200);
-    expectError(await as(h.app, org.ownerToken).get('/organization'), 403, 'no_organization_access');
+    expectError(await as(h.app, org.ownerToken).get('/organization'), 401, 'unauthorized');
     expectError(await as(h.app, org.tokens.admin).delete(`/organization/members/${admin.userId}`), 400, 'last_owner');
     expectError(await as(h.app, org.tokens.admin).patch(`/organization/members/${admin.userId}`).send({ role: 'developer' }), 400, 'last_owner');
   });
@@ -325,22 +407,26 @@ describe('the owner role', () => {
 });
 
 describe('removal', () => {
-  test("removing a member makes that member's token get 403 in that organization", async () => {
+  test("removing a member ends that member's tokens there; coming back takes a new invitation and gives a new token", async () => {
     const org = await createTestOrg(h.services);
     const dev = await memberFor(org, 'developer');
     expect((await as(h.app, org.tokens.developer).get('/environments')).status).toBe(200);
+    const extra = await as(h.app, org.tokens.developer).post('/tokens').send({ name: 'extra' });
     const res = await as(h.app, org.tokens.admin).delete(`/organization/members/${dev.userId}`);
     expect(res.status).toBe(200);
-    for (const url of ['/organization', '/environments', '/tokens']) {
-      expectError(await as(h.app, org.tokens.developer).get(url), 403, 'no_organization_access');
+    for (const token of [org.tokens.developer, extra.body.token]) {
+      for (const url of ['/organization', '/environments', '/tokens']) expectError(await as(h.app, token).get(url), 401, 'unauthorized');
+      expectError(await as(h.app, token).post('/environments').send({ name: 'after_removal' }), 401, 'unauthorized');
     }
-    expectError(await as(h.app, org.tokens.developer).post('/environments').send({ name: 'after_removal' }), 403, 'no_organization_access');
-    expectError(await as(h.app, org.tokens.developer).get('/organization').set('X-Organization-Id', org.organizationSuid), 403, 'no_organization_access');
     expect((await as(h.app, org.ownerToken).get('/environments')).body.total).toBe(0);
-    // Re-adding restores access with the new role.
-    const back = await as(h.app, org.ownerToken).post('/organization/members').send({ email: dev.email, role: 'viewer' });
+    // Re-inviting: the old tokens stay dead. The account belongs to no organization any more (so no token of it
+    // exists), and the invitation is accepted without one.
+    const invited = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: dev.email, role: 'viewer' });
+    const back = await request(h.app).post('/invitations/accept').send({ code: invited.body.code });
     expect(back.status).toBe(201);
-    expect((await as(h.app, org.tokens.developer).get('/organization')).body.role).toBe('viewer');
+    expect(back.body.userId).toBe(dev.userId);
+    expect((await as(h.app, back.body.token.token).get('/organization')).body).toMatchObject({ id: org.organizationId, role: 'viewer' });
+    expectError(await as(h.app, org.tokens.developer).get('/organization'), 401, 'unauthorized');
   });
 });
 
@@ -430,12 +516,12 @@ describe('tokens', () => {
     expect(revoked.map((r: { revoked_at: Date | null }) => r.revoked_at)).toEqual([null, null]);
   });
 
-  test('a token issued for a member via POST /organization/members/{userId}/tokens works as that member', async () => {
+  test('a delegated token minted for a member works as that member, and its minter can list and revoke it', async () => {
     const org = await createTestOrg(h.services);
     const analyst = await memberFor(org, 'analyst');
     const res = await as(h.app, org.tokens.admin).post(`/organization/members/${analyst.userId}/tokens`).send({ name: 'issued', expiresInDays: 1 });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ userId: analyst.userId, organizationId: org.organizationId, name: 'issued' });
+    expect(res.body).toMatchObject({ userId: analyst.userId, organizationId: org.organizationId, name: 'issued', kind: 'delegated' });
     expect(res.body.expiresAt).toEqual(expect.any(String));
     const me = await as(h.app, res.body.token).get('/organization');
     expect(me.status).toBe(200);
@@ -443,23 +529,65 @@ describe('tokens', () => {
     // It is the analyst's token: it appears in the analyst's list, not the admin's.
     expect((await as(h.app, org.tokens.analyst).get('/tokens')).body.data.map((t: { id: string }) => t.id)).toContain(res.body.id);
     expect((await as(h.app, org.tokens.admin).get('/tokens')).body.data.map((t: { id: string }) => t.id)).not.toContain(res.body.id);
-    // The analyst can revoke it.
-    expect((await as(h.app, org.tokens.analyst).delete(`/tokens/${res.body.id}`)).status).toBe(200);
+    const listed = await as(h.app, org.tokens.admin).get(`/organization/members/${analyst.userId}/tokens`);
+    expect(listed.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ id: res.body.id, kind: 'delegated' })]));
+    expect(JSON.stringify(listed.body)).not.toContain(res.body.token);
+    expect((await as(h.app, org.tokens.admin).delete(`/organization/members/${analyst.userId}/tokens/${res.body.id}`)).status).toBe(200);
     expectError(await as(h.app, res.body.token).get('/organization'), 401, 'unauthorized');
+    // The analyst can revoke one too.
+    const again = await as(h.app, org.tokens.admin).post(`/organization/members/${analyst.userId}/tokens`).send({ name: 'again' });
+    expect((await as(h.app, org.tokens.analyst).delete(`/tokens/${again.body.id}`)).status).toBe(200);
+    expectError(await as(h.app, again.body.token).get('/organization'), 401, 'unauthorized');
   });
 
-  test('a token minted by another member acts only in its own organization', async () => {
-    const a = await createTestOrg(h.services);
-    const b = await createTestOrg(h.services);
-    const bViewer = await memberFor(b, 'viewer');
-    expect((await as(h.app, a.ownerToken).post('/organization/members').send({ email: bViewer.email, role: 'viewer' })).status).toBe(201);
-    const minted = await as(h.app, a.tokens.admin).post(`/organization/members/${bViewer.userId}/tokens`).send({ name: 'minted' });
-    expect(minted.status).toBe(201);
-    expect((await as(h.app, minted.body.token).get('/organization')).body).toMatchObject({ id: a.organizationId });
-    // The admin of A must not reach B through a token they minted for a user who is also in B.
-    expectError(await as(h.app, minted.body.token).get('/organization').set('X-Organization-Id', b.organizationId), 403, 'no_organization_access');
-    // The user's own token still switches between both.
-    expect((await as(h.app, b.tokens.viewer).get('/organization').set('X-Organization-Id', a.organizationId)).status).toBe(200);
+  test('minting from a delegated token never widens it: same kind, capped expiry, revoked with it, no acting as the person', async () => {
+    const org = await createTestOrg(h.services);
+    const dev = await memberFor(org, 'developer');
+    const delegated = await as(h.app, org.tokens.admin).post(`/organization/members/${dev.userId}/tokens`).send({ name: 'delegated', expiresInDays: 2 });
+    const child = await as(h.app, delegated.body.token).post('/tokens').send({ name: 'child', expiresInDays: 365 });
+    expect(child.status).toBe(201);
+    expect(child.body.kind).toBe('delegated');
+    expect(child.body.expiresAt).toBe(delegated.body.expiresAt);
+    expect((await as(h.app, child.body.token).get('/organization')).body).toMatchObject({ id: org.organizationId, role: 'developer' });
+    // It acts as the member here, never as the person: no new organizations, no invitations accepted.
+    for (const token of [delegated.body.token, child.body.token]) {
+      expectError(await as(h.app, token).post('/organizations').send({ name: 'in their name' }), 403, 'personal_token_required');
+    }
+    const invited = await as(h.app, (await createTestOrg(h.services)).ownerToken).post('/organization/invitations').send({ email: dev.email, role: 'owner' });
+    expectError(await as(h.app, child.body.token).post('/invitations/accept').send({ code: invited.body.code }), 403, 'personal_token_required');
+    // Revoking the delegated token revokes what was minted with it.
+    expect((await as(h.app, org.tokens.admin).delete(`/organization/members/${dev.userId}/tokens/${delegated.body.id}`)).status).toBe(200);
+    expectError(await as(h.app, child.body.token).get('/organization'), 401, 'unauthorized');
+  });
+
+  test('revoking a personal token revokes the tokens minted with it, at any depth', async () => {
+    const org = await createTestOrg(h.services);
+    const parent = await as(h.app, org.tokens.viewer).post('/tokens').send({ name: 'parent' });
+    const child = await as(h.app, parent.body.token).post('/tokens').send({ name: 'child' });
+    const grandchild = await as(h.app, child.body.token).post('/tokens').send({ name: 'grandchild' });
+    expect(grandchild.body.kind).toBe('personal');
+    expect((await as(h.app, org.tokens.viewer).delete(`/tokens/${parent.body.id}`)).status).toBe(200);
+    for (const t of [parent, child, grandchild]) expectError(await as(h.app, t.body.token).get('/organization'), 401, 'unauthorized');
+    expect((await as(h.app, org.tokens.viewer).get('/organization')).status).toBe(200);
+  });
+
+  test('a delegated token works only while its minter is a member who outranks its holder', async () => {
+    const org = await createTestOrg(h.services);
+    const admin = await memberFor(org, 'admin');
+    const dev = await memberFor(org, 'developer');
+    const analyst = await memberFor(org, 'analyst');
+    const forDev = await as(h.app, org.tokens.admin).post(`/organization/members/${dev.userId}/tokens`).send({ name: 'd' });
+    const forAnalyst = await as(h.app, org.tokens.admin).post(`/organization/members/${analyst.userId}/tokens`).send({ name: 'a' });
+    expect((await as(h.app, forDev.body.token).get('/organization')).status).toBe(200);
+    // The developer is promoted to the minter's rank: the admin could not mint that token now.
+    expect((await as(h.app, org.ownerToken).patch(`/organization/members/${dev.userId}`).send({ role: 'admin' })).status).toBe(200);
+    expectError(await as(h.app, forDev.body.token).get('/organization'), 401, 'unauthorized');
+    expect((await as(h.app, org.tokens.developer).get('/organization')).body.role).toBe('admin');
+    expect((await as(h.app, forAnalyst.body.token).get('/organization')).status).toBe(200);
+    // The minter leaves: what they vouched for stops.
+    expect((await as(h.app, org.ownerToken).delete(`/organization/members/${admin.userId}`)).status).toBe(200);
+    expectError(await as(h.app, forAnalyst.body.token).get('/organization'), 401, 'unauthorized');
+    expect((await as(h.app, org.tokens.analyst).get('/organization')).status).toBe(200);
   });
 
   test('an expired token gives 401', async () => {

@@ -18,6 +18,8 @@ import type { RouteContext } from '../http/route';
 import '../http/request-context';
 import { createRegistry, generateOpenApiDocument } from '../openapi/registry';
 import { registerOrganizationRoutes } from '../organizations/organizations.routes';
+import { registerInvitationRoutes } from '../organizations/invitations.routes';
+import { registerTokenRoutes } from '../auth/tokens.routes';
 import type { Services } from './services';
 
 /** The management API: every domain's routes, the OpenAPI document and its reference page. */
@@ -47,12 +49,14 @@ export function createApp(services: Services): Express {
   const ctx: RouteContext = {
     router,
     registry,
-    authenticate: createAuthenticate(services.tokens),
+    ...createAuthenticate(services.tokens),
     jsonBody: express.json({ limit: services.config.http.bodyLimit, strict: false }) as RequestHandler,
   };
 
   registerHealthRoutes(ctx, services.db, services.temporal.connection);
-  registerOrganizationRoutes(ctx, services.organizations, services.tokens);
+  registerOrganizationRoutes(ctx, services.organizations);
+  registerInvitationRoutes(ctx, services.invitations);
+  registerTokenRoutes(ctx, services.tokenService);
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
   registerWorkflowRoutes(ctx, services.workflows);

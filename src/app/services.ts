@@ -31,6 +31,9 @@ import { EnvironmentsService } from '../environments/environments.service';
 import type { Logger } from '../logging/logger';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { OrganizationsService } from '../organizations/organizations.service';
+import { InvitationsRepository } from '../organizations/invitations.repository';
+import { InvitationsService } from '../organizations/invitations.service';
+import { TokensService } from '../auth/tokens.service';
 
 export interface Infrastructure {
   config: Config;
@@ -58,6 +61,8 @@ export function createSecretServices(db: DataSource, keyring: MasterKeyring) {
 export function createServices(infra: Infrastructure) {
   const { keys, box, catalog, environments, connections } = createSecretServices(infra.db, infra.keyring);
   const tokens = new AccessTokensRepository(infra.db);
+  const organizationsRepository = new OrganizationsRepository(infra.db);
+  const tokenService = new TokensService(tokens, organizationsRepository);
   const workflows = new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid());
   const triggersRepository = new WebhookTriggersRepository(infra.db);
   const executionsRepository = new ExecutionsRepository(infra.db);
@@ -77,7 +82,9 @@ export function createServices(infra: Infrastructure) {
     box,
     tokens,
     catalog,
-    organizations: new OrganizationsService(new OrganizationsRepository(infra.db), tokens, keys),
+    tokenService,
+    organizations: new OrganizationsService(organizationsRepository, tokenService, keys),
+    invitations: new InvitationsService(organizationsRepository, new InvitationsRepository(infra.db), tokenService),
     connections,
     environments,
     workflows,

@@ -1,5 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
+export type TokenKind = 'personal' | 'delegated';
+
 /** A bearer token. Only its SHA-256 hash is stored; the token itself is shown once. */
 @Entity({ name: 'access_tokens' })
 export class AccessToken {
@@ -9,7 +11,7 @@ export class AccessToken {
   @Column({ name: 'user_id', type: 'uuid' })
   userId!: string;
 
-  /** The organization the token acts in unless the caller picks another one. */
+  /** The organization the token acts in, and the only one: a token belongs to one membership. */
   @Column({ name: 'organization_id', type: 'uuid' })
   organizationId!: string;
 
@@ -19,11 +21,23 @@ export class AccessToken {
   @Column({ name: 'token_hash', type: 'text', unique: true, select: false })
   tokenHash!: string;
 
-  /** First characters of the token, to tell tokens apart in lists. */
-  /** Set when another member minted the token; such a token cannot switch organizations. */
+  /**
+   * `personal`: the user's own credential (minted by the user or an operator).
+   * `delegated`: minted for the user by a more senior member, and valid only
+   * while that member stays a member who outranks the user.
+   */
+  @Column({ type: 'text' })
+  kind!: TokenKind;
+
+  /** The member who minted a delegated token (for a personal one, null or the user). */
   @Column({ name: 'issued_by', type: 'uuid', nullable: true })
   issuedBy!: string | null;
 
+  /** The token this one was minted with; revoking that one revokes this one too. */
+  @Column({ name: 'parent_id', type: 'uuid', nullable: true })
+  parentId!: string | null;
+
+  /** First characters of the token, to tell tokens apart in lists. */
   @Column({ name: 'token_prefix', type: 'text' })
   tokenPrefix!: string;
 

@@ -1,20 +1,20 @@
 import { DataSource, EntityManager, IsNull } from 'typeorm';
-import { AccessToken } from './access-token.entity';
+import { AccessToken, type TokenKind } from './access-token.entity';
 import type { Role } from './roles';
 
+/** A live token with the membership it belongs to, as authentication needs it. */
 export interface TokenPrincipal {
   tokenId: string;
   userId: string;
-  homeOrganizationId: string;
-  /** False for tokens minted by another member: they act only in their own organization. */
-  mayPickOrganization: boolean;
-  lastUsedAt: Date | null;
-}
-
-export interface ActiveMembership {
   organizationId: string;
   organizationSuid: string;
   role: Role;
+  kind: TokenKind;
+  issuedBy: string | null;
+  /** The issuer's current role in the organization, for delegated tokens; null when the issuer is no longer a member. */
+  issuerRole: Role | null;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
 }
 
 export class AccessTokensRepository {
@@ -22,43 +22,22 @@ export class AccessTokensRepository {
 
   /**
    * In one round trip: the live (not revoked, not expired) token with this
-   * hash, and its user's membership in the organization named by id or suid
-   * (the token's own organization when none is named). Undefined when the
-   * token is not live; `membership` undefined when the user is not a member.
+   * hash, with its membership and, for a delegated token, its issuer's
+   * membership. Undefined when there is no such token (its membership is
+   * gone too: tokens are deleted with their membership).
    */
-  async findPrincipal(hash: string, organizationRef?: string): Promise<{ principal: TokenPrincipal; membership?: ActiveMembership } | undefined> {
-    const isUuid = organizationRef !== undefined && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(organizationRef);
-    const organization = organizationRef === undefined ? 'o.id = t.organization_id' : isUuid ? 'o.id = $2::uuid' : 'o.suid = $2';
-    const rows: Array<{
-      id: string;
-      user_id: string;
-      organization_id: string;
-      issued_by: string | null;
-      last_used_at: Date | null;
-      member_org_id: string | null;
-      member_org_suid: string | null;
-      role: Role | null;
-    }> = await this.db.query(
-      `SELECT t.id, t.user_id, t.organization_id, t.issued_by, t.last_used_at,
-              o.id AS member_org_id, o.suid AS member_org_suid, m.role
+  async findPrincipal(hash: string): Promise<TokenPrincipal | undefined> {
+    const rows: TokenPrincipal[] = await this.db.query(
+      `SELECT t.id AS "tokenId", t.user_id AS "userId", t.organization_id AS "organizationId", o.suid AS "organizationSuid",
+              m.role, t.kind, t.issued_by AS "issuedBy", im.role AS "issuerRole", t.expires_at AS "expiresAt", t.last_used_at AS "lastUsedAt"
          FROM access_tokens t
-         LEFT JOIN organizations o ON ${organization}
-         LEFT JOIN memberships m ON m.organization_id = o.id AND m.user_id = t.user_id
+         JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.user_id
+         JOIN organizations o ON o.id = t.organization_id
+         LEFT JOIN memberships im ON t.kind = 'delegated' AND im.organization_id = t.organization_id AND im.user_id = t.issued_by
         WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`,
-      organizationRef === undefined ? [hash] : [hash, organizationRef],
+      [hash],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      principal: {
-        tokenId: row.id,
-        userId: row.user_id,
-        homeOrganizationId: row.organization_id,
-        mayPickOrganization: row.issued_by === null || row.issued_by === row.user_id,
-        lastUsedAt: row.last_used_at,
-      },
-      membership: row.role ? { organizationId: row.member_org_id!, organizationSuid: row.member_org_suid!, role: row.role } : undefined,
-    };
+    return rows[0];
   }
 
   async touch(tokenId: string): Promise<void> {
@@ -69,18 +48,32 @@ export class AccessTokensRepository {
     await manager.insert(AccessToken, token);
   }
 
-  async listForUser(userId: string, organizationId: string): Promise<AccessToken[]> {
+  /** Live tokens of one membership, newest first. */
+  async listForMembership(organizationId: string, userId: string): Promise<AccessToken[]> {
     return this.db.getRepository(AccessToken).find({
       where: { userId, organizationId, revokedAt: IsNull() },
       order: { createdAt: 'DESC' },
     });
   }
 
-  /** Revokes a live token of this user in this organization; undefined when there is none. */
-  async revoke(id: string, userId: string, organizationId: string): Promise<AccessToken | undefined> {
-    const repo = this.db.getRepository(AccessToken);
-    const result = await repo.update({ id, userId, organizationId, revokedAt: IsNull() }, { revokedAt: new Date() });
-    if (!result.affected) return undefined;
-    return (await repo.findOneBy({ id })) ?? undefined;
+  /**
+   * Revokes a live token of one membership and every live token minted from
+   * it, at any depth; undefined when the membership has no such live token.
+   */
+  async revoke(id: string, organizationId: string, userId: string): Promise<AccessToken | undefined> {
+    // An UPDATE answers [rows, count] through TypeORM.
+    const [revoked]: [Array<{ id: string }>, number] = await this.db.query(
+      `WITH RECURSIVE minted AS (
+         SELECT id FROM access_tokens WHERE id = $1 AND organization_id = $2 AND user_id = $3 AND revoked_at IS NULL
+         UNION
+         SELECT t.id FROM access_tokens t JOIN minted ON t.parent_id = minted.id
+       )
+       UPDATE access_tokens SET revoked_at = now()
+        WHERE id IN (SELECT id FROM minted) AND revoked_at IS NULL
+        RETURNING id`,
+      [id, organizationId, userId],
+    );
+    if (!revoked.some((r) => r.id === id)) return undefined;
+    return (await this.db.getRepository(AccessToken).findOneBy({ id })) ?? undefined;
   }
 }

@@ -1,46 +1,66 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../errors/errors';
+import type { AuthContext } from '../http/request-context';
 import { AccessTokensRepository } from './access-tokens.repository';
-import { ROLE_PERMISSIONS } from './roles';
+import { outranks, ROLE_PERMISSIONS } from './roles';
 import { hashToken } from './token-secret';
 
-/** Header a caller uses to pick the active organization (its id or suid). */
+/** Header a caller may send to name the organization it means (id or suid); it must be the token's own. */
 export const ORGANIZATION_HEADER = 'x-organization-id';
 
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * Resolves `Authorization: Bearer <token>` to a user acting in one
- * organization: the one named by X-Organization-Id, else the token's own.
- * 401 for a missing or dead token; 403 when the user is not a member of it,
- * or when a token minted by another member names any organization but its own.
+ * Resolves `Authorization: Bearer <token>` to a user acting in the one
+ * organization the token belongs to. 401 for a missing or dead token, and for
+ * a delegated token whose issuer no longer outranks its user; 403 when
+ * X-Organization-Id names any organization but the token's own.
  */
 export function createAuthenticate(tokens: AccessTokensRepository) {
-  return async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {
+  async function resolve(req: Request): Promise<AuthContext> {
     const header = req.headers.authorization;
     const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match) throw new UnauthorizedError(header ? 'Authorization header must be "Bearer <token>"' : 'Missing access token');
 
-    const requested = req.header(ORGANIZATION_HEADER)?.trim();
-    const found = await tokens.findPrincipal(hashToken(match[1]), requested || undefined);
-    if (!found) throw new UnauthorizedError('Access token is invalid, expired or revoked');
-    const { principal, membership } = found;
-    if (membership && !principal.mayPickOrganization && membership.organizationId !== principal.homeOrganizationId) {
-      throw new ForbiddenError('This token was issued by another member and acts only in its own organization', 'no_organization_access');
+    const principal = await tokens.findPrincipal(hashToken(match[1]));
+    if (!principal) throw new UnauthorizedError('Access token is invalid, expired or revoked');
+    // A delegated token is only as good as the member who vouched for it: gone, or no longer senior, and it stops.
+    if (principal.kind === 'delegated' && (!principal.issuerRole || !outranks(principal.issuerRole, principal.role))) {
+      throw new UnauthorizedError('Access token is invalid, expired or revoked');
     }
-    if (!membership) throw new ForbiddenError('No access to the active organization', 'no_organization_access');
-
-    req.auth = {
-      userId: principal.userId,
-      tokenId: principal.tokenId,
-      organizationId: membership.organizationId,
-      organizationSuid: membership.organizationSuid,
-      role: membership.role,
-      permissions: new Set(ROLE_PERMISSIONS[membership.role]),
-    };
+    const requested = req.header(ORGANIZATION_HEADER)?.trim();
+    if (requested && requested !== principal.organizationId && requested !== principal.organizationSuid) {
+      throw new ForbiddenError(
+        'This token acts only in the organization it belongs to; use a token of the organization you mean',
+        'no_organization_access',
+      );
+    }
     if (!principal.lastUsedAt || Date.now() - principal.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await tokens.touch(principal.tokenId);
     }
-    next();
+    return {
+      userId: principal.userId,
+      tokenId: principal.tokenId,
+      tokenKind: principal.kind,
+      tokenIssuedBy: principal.issuedBy,
+      tokenExpiresAt: principal.expiresAt,
+      organizationId: principal.organizationId,
+      organizationSuid: principal.organizationSuid,
+      role: principal.role,
+      permissions: new Set(ROLE_PERMISSIONS[principal.role]),
+    };
+  }
+
+  return {
+    /** Every management route but the public ones. */
+    async authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {
+      req.auth = await resolve(req);
+      next();
+    },
+    /** Routes open to anyone that act differently for a caller who presents a token (accepting an invitation). */
+    async authenticateIfPresent(req: Request, _res: Response, next: NextFunction): Promise<void> {
+      if (req.headers.authorization !== undefined) req.auth = await resolve(req);
+      next();
+    },
   };
 }

@@ -28,3 +28,11 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
 export function roleHas(role: Role, permission: Permission): boolean {
   return ROLE_PERMISSIONS[role].includes(permission);
 }
+
+/** Seniority of roles: a member may mint tokens only for members strictly below them. */
+const ROLE_RANK: Record<Role, number> = { owner: 4, admin: 3, developer: 2, analyst: 1, viewer: 0 };
+
+/** True when `a` is strictly more senior than `b`. */
+export function outranks(a: Role, b: Role): boolean {
+  return ROLE_RANK[a] > ROLE_RANK[b];
+}

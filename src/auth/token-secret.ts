@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-const TOKEN_PREFIX = 'fbt_';
-
-/** A new bearer token: 32 random bytes, so a fast hash is safe to store. */
-export function generateToken(): { token: string; hash: string; prefix: string } {
-  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  return { token, hash: hashToken(token), prefix: token.slice(0, TOKEN_PREFIX.length + 6) };
+/**
+ * A new secret: 32 random bytes, so a fast hash is safe to store. The prefix
+ * tells kinds apart at a glance (`fbt_` access tokens, `fbi_` invitation codes).
+ */
+export function generateToken(kind: 'fbt_' | 'fbi_' = 'fbt_'): { token: string; hash: string; prefix: string } {
+  const token = kind + randomBytes(32).toString('base64url');
+  return { token, hash: hashToken(token), prefix: token.slice(0, kind.length + 6) };
 }
 
 export function hashToken(token: string): string {

@@ -14,12 +14,17 @@ import { createLogger } from '../logging/logger';
 import { PLAN_TIERS } from '../organizations/organization.entity';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { OrganizationsService } from '../organizations/organizations.service';
+import { TokensService } from '../auth/tokens.service';
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
   create-org --name <name> --email <email> [--plan ${PLAN_TIERS.join('|')}] [--user-name <name>]
       Creates an organization, its owner and an access token; prints
       {"organizationId","organizationSuid","userId","token"} on stdout.
+
+  create-token --org <organization id or suid> --email <member email> [--name <token name>]
+      Issues a personal access token to an existing member (one who lost
+      theirs); prints {"organizationId","userId","token"} on stdout.
 
   rewrap-keys
       Re-wraps every organization key under MASTER_KEY. Rotation without
@@ -29,6 +34,12 @@ const USAGE = `usage: npm run admin -- <command> [options]
   rotate-master-key
       Embedded mode only (no MASTER_KEY set): generates a new master key file,
       keeps the old one as previous, and re-wraps every organization key.`;
+
+const CreateTokenArgs = z.object({
+  org: z.string().trim().min(1, '--org is required'),
+  email: z.email('--email must be an e-mail address'),
+  name: z.string().trim().min(1).max(100).default('operator'),
+});
 
 const CreateOrgArgs = z.object({
   name: z.string().trim().min(1, '--name is required').max(200),
@@ -42,7 +53,7 @@ async function main(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' }, 'user-name': { type: 'string' } },
+    options: { name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' }, 'user-name': { type: 'string' }, org: { type: 'string' } },
     strict: true,
   });
   const config = loadConfig();
@@ -54,25 +65,35 @@ async function main(argv: string[]): Promise<unknown> {
     loadMasterKeyring(config, logger); // creates the file on a fresh data directory
     fs.appendFileSync(path.join(config.dataDir, PREVIOUS_MASTER_KEYS_FILE), fs.readFileSync(keyFile, 'utf8').trim() + '\n', { mode: 0o600 });
     fs.writeFileSync(keyFile, generateMasterKey() + '\n', { mode: 0o600 });
-  } else if (command !== 'create-org' && command !== 'rewrap-keys') {
+  } else if (command !== 'create-org' && command !== 'create-token' && command !== 'rewrap-keys') {
     throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
   }
 
   const args = command === 'create-org' ? CreateOrgArgs.safeParse(values) : undefined;
   if (args && !args.success) throw new UsageError(args.error.issues.map((i) => i.message).join('; '));
+  const tokenArgs = command === 'create-token' ? CreateTokenArgs.safeParse(values) : undefined;
+  if (tokenArgs && !tokenArgs.success) throw new UsageError(tokenArgs.error.issues.map((i) => i.message).join('; '));
 
   const backends = await startBackends(config, logger, { temporal: false });
   try {
     const keys = new OrganizationKeys(backends.db, backends.keyring);
+    const orgs = new OrganizationsRepository(backends.db);
+    const tokens = new TokensService(new AccessTokensRepository(backends.db), orgs);
+    const service = new OrganizationsService(orgs, tokens, keys);
     if (args?.success) {
-      const service = new OrganizationsService(new OrganizationsRepository(backends.db), new AccessTokensRepository(backends.db), keys);
       const { organization, userId, token } = await service.createOrganization({
         name: args.data.name,
         plan: args.data.plan,
         owner: { email: args.data.email, name: args.data['user-name'] },
         tokenName: 'bootstrap',
       });
-      return { organizationId: organization.id, organizationSuid: organization.suid, userId, token: token!.token };
+      return { organizationId: organization.id, organizationSuid: organization.suid, userId, token: token.token };
+    }
+    if (tokenArgs?.success) {
+      const organization = await service.getByRef(tokenArgs.data.org);
+      const member = await service.memberByEmail(organization.id, tokenArgs.data.email);
+      const token = await tokens.issuePersonal(organization.id, member.userId, tokenArgs.data.name);
+      return { organizationId: organization.id, userId: member.userId, token: token.token };
     }
     return await keys.rewrapAll();
   } finally {

@@ -1,9 +1,14 @@
+import type { TokenKind } from '../auth/access-token.entity';
 import type { Permission, Role } from '../auth/roles';
 
 /** Who is calling and in which organization; set by `authenticate`. */
 export interface AuthContext {
   userId: string;
   tokenId: string;
+  /** Whose credential the token is: minting from it never widens it (see TokensService). */
+  tokenKind: TokenKind;
+  tokenIssuedBy: string | null;
+  tokenExpiresAt: Date | null;
   organizationId: string;
   organizationSuid: string;
   role: Role;

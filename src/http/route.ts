@@ -28,6 +28,8 @@ export interface RouteSpec<B extends z.ZodType | undefined, P extends AnyObject 
   tags: string[];
   /** Omitted: the route is public. `null`: any authenticated member may call it. */
   permission?: Permission | null;
+  /** A public route that also reads a token when one is sent (`auth` is then set; otherwise it is undefined). */
+  optionalAuthentication?: boolean;
   body?: B;
   /**
    * The handler reads the request stream itself (file uploads): no JSON
@@ -44,6 +46,7 @@ export interface RouteContext {
   router: Router;
   registry: OpenAPIRegistry;
   authenticate: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  authenticateIfPresent: (req: Request, res: Response, next: NextFunction) => Promise<void>;
   /** Parses JSON bodies; only routes with a `body` schema use it, after authentication. */
   jsonBody: RequestHandler;
 }
@@ -88,7 +91,8 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, P exten
     );
     if (result) res.status(result.status).json(result.body);
   };
-  const chain = [...(authenticated ? [ctx.authenticate, authorize] : []), ...(spec.body ? [ctx.jsonBody] : []), run];
+  const identify = authenticated ? [ctx.authenticate, authorize] : spec.optionalAuthentication ? [ctx.authenticateIfPresent] : [];
+  const chain = [...identify, ...(spec.body ? [ctx.jsonBody] : []), run];
   ctx.router[spec.method](spec.path, ...chain);
 }
 
@@ -100,7 +104,7 @@ function registerOpenApi(registry: OpenAPIRegistry, spec: RouteSpec<any, any, an
       content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
     };
   }
-  const errorStatuses = [400, ...(authenticated ? [401] : []), ...(spec.permission ? [403] : []), ...(spec.params ? [404] : [])];
+  const errorStatuses = [400, ...(authenticated || spec.optionalAuthentication ? [401] : []), ...(spec.permission ? [403] : []), ...(spec.params ? [404] : [])];
   for (const status of errorStatuses) {
     responses[status] ??= { description: ERROR_STATUSES[status], content: { 'application/json': { schema: ErrorBody } } };
   }
@@ -110,7 +114,8 @@ function registerOpenApi(registry: OpenAPIRegistry, spec: RouteSpec<any, any, an
     summary: spec.summary,
     description: spec.permission ? `Permission: \`${spec.permission}\`.` : undefined,
     tags: spec.tags,
-    security: authenticated ? [{ accessToken: [] }] : [],
+    // `{}` first: the token is optional.
+    security: authenticated ? [{ accessToken: [] }] : spec.optionalAuthentication ? [{}, { accessToken: [] }] : [],
     request: {
       params: spec.params,
       query: spec.query,

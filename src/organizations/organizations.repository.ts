@@ -4,6 +4,11 @@ import type { Role } from '../auth/roles';
 import { User } from '../auth/user.entity';
 import { Organization } from './organization.entity';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A bound on the member list's size: no organization of this service has more, and a list must have one. */
+export const MAX_MEMBERS_LISTED = 10_000;
+
 export interface MemberRow {
   userId: string;
   email: string;
@@ -19,8 +24,8 @@ export class OrganizationsRepository {
     return this.db.transaction(work);
   }
 
-  findById(id: string): Promise<Organization | null> {
-    return this.db.getRepository(Organization).findOneBy({ id });
+  findById(id: string, manager: EntityManager = this.db.manager): Promise<Organization | null> {
+    return manager.findOneBy(Organization, { id });
   }
 
   async insert(org: Partial<Organization>, manager: EntityManager): Promise<Organization> {
@@ -32,37 +37,67 @@ export class OrganizationsRepository {
     await this.db.getRepository(Organization).update({ id }, { name });
   }
 
-  /** Organizations the user belongs to, with the user's role in each. */
-  async listForUser(userId: string): Promise<Array<Organization & { role: Role }>> {
-    const rows = await this.db
-      .getRepository(Organization)
-      .createQueryBuilder('o')
-      .innerJoin(Membership, 'm', 'm.organization_id = o.id AND m.user_id = :userId', { userId })
-      .addSelect('m.role', 'role')
-      .orderBy('o.created_at', 'ASC')
-      .getRawAndEntities();
-    return rows.entities.map((o, i) => Object.assign(o, { role: rows.raw[i].role as Role }));
+  /** The organization named by its id or its suid. */
+  findByRef(ref: string): Promise<Organization | null> {
+    const column = UUID.test(ref) ? 'id' : 'suid';
+    return this.db.getRepository(Organization).findOneBy({ [column]: ref });
   }
 
-  /** Finds the user by e-mail or creates it. */
+  /** Finds the user by e-mail or creates it (operators creating an organization for an address). */
   async findOrCreateUser(user: { id: string; email: string; name?: string | null }, manager: EntityManager): Promise<User> {
-    await manager
+    await this.insertUser(user, manager);
+    return manager.findOneByOrFail(User, { email: user.email });
+  }
+
+  /** Creates the user; false when the e-mail already belongs to someone. */
+  async insertUser(user: { id: string; email: string; name?: string | null }, manager: EntityManager): Promise<boolean> {
+    const result = await manager
       .createQueryBuilder()
       .insert()
       .into(User)
       .values({ id: user.id, email: user.email, name: user.name ?? null })
       .orIgnore()
       .execute();
-    return manager.findOneByOrFail(User, { email: user.email });
+    return (result.raw as unknown[]).length > 0;
   }
 
+  findUserByEmail(email: string, manager: EntityManager = this.db.manager): Promise<User | null> {
+    return manager.findOneBy(User, { email });
+  }
+
+  findUserById(id: string, manager: EntityManager = this.db.manager): Promise<User | null> {
+    return manager.findOneBy(User, { id });
+  }
+
+  async countMemberships(userId: string, manager: EntityManager = this.db.manager): Promise<number> {
+    const rows: Array<{ n: number }> = await manager.query(`SELECT count(*)::int AS n FROM memberships WHERE user_id = $1`, [userId]);
+    return rows[0].n;
+  }
+
+  async roleOf(organizationId: string, userId: string): Promise<Role | undefined> {
+    const rows: Array<{ role: Role }> = await this.db.query(`SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
+    return rows[0]?.role;
+  }
+
+  /** At most MAX_MEMBERS_LISTED, oldest first. */
   async listMembers(organizationId: string): Promise<MemberRow[]> {
     return this.db.query(
       `SELECT u.id AS "userId", u.email, u.name, m.role, m.created_at AS "createdAt"
          FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.organization_id = $1 ORDER BY m.created_at, u.email`,
+        WHERE m.organization_id = $1 ORDER BY m.created_at, u.email LIMIT ${MAX_MEMBERS_LISTED}`,
       [organizationId],
     );
+  }
+
+  /** The member with this e-mail, if any (an invitation to a member is refused). */
+  async findMemberByEmail(organizationId: string, email: string, manager: EntityManager = this.db.manager): Promise<MemberRow | undefined> {
+    const rows: MemberRow[] = await manager.query(
+      `SELECT u.id AS "userId", u.email, u.name, m.role, m.created_at AS "createdAt"
+         FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.organization_id = $1 AND u.email = $2`,
+      [organizationId, email],
+    );
+    return rows[0];
   }
 
   async findMember(organizationId: string, userId: string, manager: EntityManager = this.db.manager): Promise<MemberRow | undefined> {

@@ -1,4 +1,5 @@
 import { PERMISSIONS, ROLES } from '../auth/roles';
+import { IssuedTokenSchema } from '../auth/tokens.schemas';
 import { z } from '../openapi/zod';
 import { PLAN_TIERS } from './organization.entity';
 
@@ -20,6 +21,11 @@ export const ActiveOrganizationSchema = OrganizationSchema.extend({
   permissions: z.array(z.enum(PERMISSIONS)),
 }).openapi('ActiveOrganization');
 
+export const CreatedOrganizationSchema = OrganizationSchema.extend({
+  role: z.literal('owner'),
+  token: IssuedTokenSchema.openapi({ description: 'A personal token of the new membership (shown once): the only way to act in the new organization' }),
+}).openapi('CreatedOrganization');
+
 /** Plans are set by operators (`npm run admin -- create-org --plan`), not by callers. */
 export const CreateOrganizationBody = z.strictObject({ name: OrganizationName });
 export const UpdateOrganizationBody = z.strictObject({ name: OrganizationName });
@@ -28,35 +34,44 @@ export const MemberSchema = z
   .object({ userId: z.uuid(), email: z.string(), name: z.string().nullable(), role: z.enum(ROLES), createdAt: z.string() })
   .openapi('Member');
 
-export const AddMemberBody = z.strictObject({
+export const ChangeRoleBody = z.strictObject({ role: z.enum(ROLES) });
+export const UserIdParams = z.object({ userId: z.uuid() });
+
+export const InviteBody = z.strictObject({
   email: z.email().max(320),
   name: z.string().trim().min(1).max(200).optional(),
   role: z.enum(ROLES),
 });
-export const ChangeRoleBody = z.strictObject({ role: z.enum(ROLES) });
-export const UserIdParams = z.object({ userId: z.uuid() });
 
-export const IssueTokenBody = z.strictObject({
-  name: z.string().trim().min(1).max(100),
-  expiresInDays: z.number().int().min(1).max(3650).optional(),
-});
-
-export const AccessTokenSchema = z
+export const InvitationSchema = z
   .object({
     id: z.uuid(),
-    name: z.string(),
-    tokenPrefix: z.string(),
     organizationId: z.uuid(),
-    userId: z.uuid(),
-    expiresAt: z.string().nullable(),
-    lastUsedAt: z.string().nullable().optional(),
-    revokedAt: z.string().nullable().optional(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: z.enum(ROLES),
+    invitedBy: z.uuid().nullable(),
+    expiresAt: z.string(),
     createdAt: z.string(),
   })
-  .openapi('AccessToken');
+  .openapi('Invitation');
 
-export const IssuedTokenSchema = AccessTokenSchema.extend({
-  token: z.string().openapi({ description: 'Shown once; only its hash is stored.' }),
-}).openapi('IssuedAccessToken');
+export const CreatedInvitationSchema = InvitationSchema.extend({
+  code: z.string().openapi({ description: 'Shown once: hand it to the invited person, who accepts with POST /invitations/accept' }),
+}).openapi('CreatedInvitation');
 
-export const TokenIdParams = z.object({ id: z.uuid() });
+export const InvitationIdParams = z.object({ id: z.uuid() });
+
+export const AcceptInvitationBody = z.strictObject({
+  code: z.string().min(1).max(200),
+  name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Your name, when the invitation creates your account' }),
+});
+
+export const AcceptedInvitationSchema = z
+  .object({
+    organization: OrganizationSchema,
+    role: z.enum(ROLES),
+    userId: z.uuid(),
+    token: IssuedTokenSchema.openapi({ description: 'A personal token of the new membership (shown once)' }),
+  })
+  .openapi('AcceptedInvitation');

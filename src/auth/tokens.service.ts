@@ -1,0 +1,144 @@
+import type { EntityManager } from 'typeorm';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
+import type { AuthContext } from '../http/request-context';
+import { newId } from '../ids';
+import type { AccessToken, TokenKind } from './access-token.entity';
+import type { AccessTokensRepository } from './access-tokens.repository';
+import { outranks, type Role } from './roles';
+import { generateToken } from './token-secret';
+
+/** A token as minted: the secret is in `token`, shown this once. */
+export interface IssuedToken {
+  id: string;
+  name: string;
+  token: string;
+  tokenPrefix: string;
+  kind: TokenKind;
+  organizationId: string;
+  userId: string;
+  expiresAt: Date | null;
+  createdAt: Date;
+}
+
+/** How the tokens service learns a member's role (the organizations domain owns memberships). */
+export interface MemberRoles {
+  roleOf(organizationId: string, userId: string): Promise<Role | undefined>;
+}
+
+/** The caller of a minting route: who acts, with which token. */
+export type Minter = Pick<AuthContext, 'userId' | 'organizationId' | 'role' | 'tokenId' | 'tokenKind' | 'tokenIssuedBy' | 'tokenExpiresAt'>;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Access tokens. Each belongs to one membership (user + organization) and
+ * acts only there. Minting never widens what the minting token could do: a
+ * token minted with another is of the same kind, for the same membership
+ * (or, for a member admin, a less senior member), expires no later, and is
+ * revoked with it.
+ */
+export class TokensService {
+  constructor(
+    private readonly tokens: AccessTokensRepository,
+    private readonly members: MemberRoles,
+  ) {}
+
+  /** The user's own credential for a membership: operators, new organizations, accepted invitations. */
+  issuePersonal(organizationId: string, userId: string, name: string, manager?: EntityManager): Promise<IssuedToken> {
+    return this.insert({ organizationId, userId, name, kind: 'personal', issuedBy: null, parentId: null, expiresAt: null }, manager);
+  }
+
+  /** `POST /tokens`: another token of the caller's own membership, as narrow as the one that asks. */
+  mintForCaller(caller: Minter, name: string, expiresInDays?: number): Promise<IssuedToken> {
+    return this.insert({
+      organizationId: caller.organizationId,
+      userId: caller.userId,
+      name,
+      kind: caller.tokenKind,
+      issuedBy: caller.tokenKind === 'delegated' ? caller.tokenIssuedBy : null,
+      parentId: caller.tokenId,
+      expiresAt: earliest(expiry(expiresInDays), caller.tokenExpiresAt),
+    });
+  }
+
+  /**
+   * `POST /organization/members/{userId}/tokens`: a delegated token for a
+   * member the caller outranks (an owner for admins and below, an admin for
+   * developers and below). It lives only while the caller stays senior to them.
+   */
+  async mintForMember(caller: Minter, userId: string, name: string, expiresInDays?: number): Promise<IssuedToken> {
+    assertPersonal(caller, 'mint tokens for other members');
+    await this.assertOutranks(caller, userId);
+    return this.insert({
+      organizationId: caller.organizationId,
+      userId,
+      name,
+      kind: 'delegated',
+      issuedBy: caller.userId,
+      parentId: caller.tokenId,
+      expiresAt: earliest(expiry(expiresInDays), caller.tokenExpiresAt),
+    });
+  }
+
+  /** Live tokens of the caller's membership. */
+  listOwn(caller: Minter): Promise<AccessToken[]> {
+    return this.tokens.listForMembership(caller.organizationId, caller.userId);
+  }
+
+  async revokeOwn(caller: Minter, id: string): Promise<AccessToken> {
+    const revoked = await this.tokens.revoke(id, caller.organizationId, caller.userId);
+    if (!revoked) throw new NotFoundError('Access token');
+    return revoked;
+  }
+
+  /** Live tokens of a member the caller outranks. */
+  async listForMember(caller: Minter, userId: string): Promise<AccessToken[]> {
+    await this.assertOutranks(caller, userId);
+    return this.tokens.listForMembership(caller.organizationId, userId);
+  }
+
+  async revokeForMember(caller: Minter, userId: string, id: string): Promise<AccessToken> {
+    await this.assertOutranks(caller, userId);
+    const revoked = await this.tokens.revoke(id, caller.organizationId, userId);
+    if (!revoked) throw new NotFoundError('Access token');
+    return revoked;
+  }
+
+  private async assertOutranks(caller: Minter, userId: string): Promise<void> {
+    if (userId === caller.userId) {
+      throw new ValidationError('These routes manage other members\' tokens; use /tokens for your own', [{ path: 'userId', message: 'is you' }], 'own_tokens');
+    }
+    const role = await this.members.roleOf(caller.organizationId, userId);
+    if (!role) throw new NotFoundError('Member');
+    if (!outranks(caller.role, role)) {
+      throw new ForbiddenError(`A member with the ${caller.role} role manages tokens only of members below it; this member is ${role === caller.role ? 'also ' : ''}${role}`, 'insufficient_role');
+    }
+  }
+
+  private async insert(
+    token: Pick<AccessToken, 'organizationId' | 'userId' | 'name' | 'kind' | 'issuedBy' | 'parentId' | 'expiresAt'>,
+    manager?: EntityManager,
+  ): Promise<IssuedToken> {
+    const secret = generateToken();
+    const row = { ...token, id: newId(), tokenHash: secret.hash, tokenPrefix: secret.prefix, createdAt: new Date() };
+    await this.tokens.insert(row, manager);
+    const { id, name, kind, organizationId, userId, expiresAt, createdAt } = row;
+    return { id, name, token: secret.token, tokenPrefix: secret.prefix, kind, organizationId, userId, expiresAt, createdAt };
+  }
+}
+
+/** Acting as a person beyond one's own membership (vouching for others, joining or creating organizations) takes that person's own token. */
+export function assertPersonal(caller: Pick<AuthContext, 'tokenKind'>, action: string): void {
+  if (caller.tokenKind !== 'personal') {
+    throw new ForbiddenError(`Only a personal token can ${action}; this token was minted for you by another member`, 'personal_token_required');
+  }
+}
+
+const expiry = (days?: number) => (days ? new Date(Date.now() + days * DAY_MS) : null);
+
+/** The earlier of two expiries, null meaning never. */
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (!a) return b;
+  if (!b) return a;
+  return a < b ? a : b;
+}
