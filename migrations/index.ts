@@ -10,6 +10,7 @@ import { CreateWebhookTriggers1763800000800 } from './1763800000800-CreateWebhoo
 import { CreateExecutions1763800000900 } from './1763800000900-CreateExecutions';
 import { CreateDataSources1763800001000 } from './1763800001000-CreateDataSources';
 import { BindTokensToMemberships1763800001100 } from './1763800001100-BindTokensToMemberships';
+import { ExecutionValueSizes1763800001200 } from './1763800001200-ExecutionValueSizes';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   CreateExecutions1763800000900,
   CreateDataSources1763800001000,
   BindTokensToMemberships1763800001100,
+  ExecutionValueSizes1763800001200,
 ];

@@ -35,6 +35,29 @@ export interface StepRow {
   finishedAt: Date;
 }
 
+/** What a list shows instead of an execution's input: its size, key count and first keys. */
+export interface InputSummary {
+  bytes: number;
+  keyCount: number;
+  keys: string[];
+}
+
+/** A listed execution: its input summary instead of its input (null for a row written by an older version mid-upgrade). */
+export type ListedExecution = Omit<ExecutionRow, 'input'> & { inputSummary: InputSummary | null };
+
+export type StepPart = 'input' | 'output';
+export const STEP_PARTS: StepPart[] = ['input', 'output'];
+
+/** A step record as read: a value over the inline limit is not loaded (null), its size is in `<part>OmittedBytes` instead. */
+export interface ReadStep extends StepRow {
+  inputOmittedBytes: number | null;
+  outputOmittedBytes: number | null;
+}
+
+/** Bounds of an input summary's keys (the migration that backfilled summaries repeats them). */
+export const SUMMARY_KEYS = 10;
+export const SUMMARY_KEY_CHARS = 64;
+
 export interface ExecutionFilter {
   workflowId?: string;
   status?: ExecutionStatus;
@@ -44,23 +67,49 @@ export interface ExecutionFilter {
   offset: number;
 }
 
-const COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "workflowId", workflow_name AS "workflowName",
+const BASE_COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "workflowId", workflow_name AS "workflowName",
   workflow_version AS "workflowVersion", trigger_id AS "triggerId", trigger_name AS "triggerName",
-  environment_id AS "environmentId", mode, status, input, error, rerun_of AS "rerunOf",
+  environment_id AS "environmentId", mode, status, error, rerun_of AS "rerunOf",
   started_at AS "startedAt", finished_at AS "finishedAt"`;
+const COLUMNS = `${BASE_COLUMNS}, input`;
+// Lists never touch `input`: a page of 1000 runs with 1 MB inputs would be a gigabyte.
+const LIST_COLUMNS = `${BASE_COLUMNS}, CASE WHEN input_bytes IS NULL THEN NULL
+  ELSE json_build_object('bytes', input_bytes, 'keyCount', input_key_count, 'keys', input_keys) END AS "inputSummary"`;
 
-const STEP_COLUMNS = `step_id AS "stepId", step_type AS "stepType", seq, status, attempt, input, output, error,
-  started_at AS "startedAt", finished_at AS "finishedAt"`;
+/**
+ * Summary columns measured by the database from the stored value, exactly as
+ * the backfill did: octets of `value::text`, keys in stored order. Inputs are
+ * objects; the guard keeps anything else from failing the run's start.
+ */
+const summaryOf = (input: string) => `octet_length(${input}::text),
+  CASE WHEN jsonb_typeof(${input}) = 'object' THEN (SELECT count(*) FROM jsonb_object_keys(${input}))::int ELSE 0 END,
+  CASE WHEN jsonb_typeof(${input}) = 'object'
+    THEN ARRAY(SELECT left(k, ${SUMMARY_KEY_CHARS}) FROM jsonb_object_keys(${input}) WITH ORDINALITY AS t(k, n) ORDER BY n LIMIT ${SUMMARY_KEYS})
+    ELSE '{}'::text[] END`;
+
+/**
+ * A step value over the limit ($3) stays in the database: NULL, with its size
+ * beside it. A row written without sizes (an older version mid-upgrade) is
+ * measured here, still without leaving the database.
+ */
+const capped = (part: StepPart) => {
+  const bytes = `coalesce(s.${part}_bytes, octet_length(s.${part}::text))`;
+  return `CASE WHEN ${bytes} > $3 THEN NULL ELSE s.${part} END AS ${part}, CASE WHEN ${bytes} > $3 THEN ${bytes} END AS "${part}OmittedBytes"`;
+};
+const STEP_COLUMNS = `s.step_id AS "stepId", s.step_type AS "stepType", s.seq, s.status, s.attempt, ${capped('input')}, ${capped('output')},
+  s.error, s.started_at AS "startedAt", s.finished_at AS "finishedAt"`;
 
 /** Executions and their step records; every read is scoped to an organization. */
 export class ExecutionsRepository {
   constructor(private readonly db: DataSource) {}
 
+  /** Writes the execution with its input summary, so lists never need the input. */
   async insert(e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt'>): Promise<void> {
     await this.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, trigger_id, trigger_name,
-         environment_id, mode, input, rerun_of)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+         environment_id, mode, input, rerun_of, input_bytes, input_key_count, input_keys)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, ${summaryOf('v.input')}
+       FROM (SELECT $10::jsonb AS input) v`,
       [e.id, e.organizationId, e.workflowId, e.workflowName, e.workflowVersion, e.triggerId, e.triggerName, e.environmentId, e.mode, JSON.stringify(e.input), e.rerunOf],
     );
   }
@@ -70,7 +119,7 @@ export class ExecutionsRepository {
     return rows[0] ?? null;
   }
 
-  async list(organizationId: string, f: ExecutionFilter): Promise<{ total: number; data: ExecutionRow[] }> {
+  async list(organizationId: string, f: ExecutionFilter): Promise<{ total: number; data: ListedExecution[] }> {
     const where = ['organization_id = $1'];
     const params: unknown[] = [organizationId];
     const add = (sql: string, value: unknown) => {
@@ -83,7 +132,7 @@ export class ExecutionsRepository {
     if (f.startedBefore) add('started_at < ?', f.startedBefore);
     const filter = where.join(' AND ');
     const [data, [{ total }]] = await Promise.all([
-      this.db.query(`SELECT ${COLUMNS} FROM executions WHERE ${filter} ORDER BY started_at DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`, params),
+      this.db.query(`SELECT ${LIST_COLUMNS} FROM executions WHERE ${filter} ORDER BY started_at DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`, params),
       this.db.query(`SELECT count(*)::int AS total FROM executions WHERE ${filter}`, params),
     ]);
     return { total, data };
@@ -101,27 +150,49 @@ export class ExecutionsRepository {
   /**
    * One row per step and run, written only into an execution of the given
    * organization; a later attempt overwrites an earlier one, never a completed
-   * record with a stale attempt's.
+   * record with a stale attempt's. Input and output sizes are stored with them,
+   * so reads can leave large values in the database.
    */
   async recordStep(organizationId: string, executionId: string, s: StepRow): Promise<void> {
     await this.db.query(
-      `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, error, started_at, finished_at)
-       SELECT e.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 FROM executions e WHERE e.id = $2 AND e.organization_id = $1
+      `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, input_bytes, output_bytes,
+         error, started_at, finished_at)
+       SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12
+       FROM executions e, (SELECT $8::jsonb AS input, $9::jsonb AS output) v WHERE e.id = $2 AND e.organization_id = $1
        ON CONFLICT (execution_id, step_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
-         input = EXCLUDED.input, output = EXCLUDED.output, error = EXCLUDED.error,
+         input = EXCLUDED.input, output = EXCLUDED.output, input_bytes = EXCLUDED.input_bytes, output_bytes = EXCLUDED.output_bytes,
+         error = EXCLUDED.error,
          started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
        WHERE execution_steps.status <> 'completed' OR EXCLUDED.attempt > execution_steps.attempt`,
       [organizationId, executionId, s.stepId, s.stepType, s.seq, s.status, s.attempt, jsonOrNull(s.input), jsonOrNull(s.output), s.error, s.startedAt, s.finishedAt],
     );
   }
 
-  async steps(organizationId: string, executionId: string): Promise<StepRow[]> {
+  /** A run's step records in order, values larger than `inlineLimit` octets left out (see ReadStep). */
+  async steps(organizationId: string, executionId: string, inlineLimit: number): Promise<ReadStep[]> {
     return this.db.query(
       `SELECT ${STEP_COLUMNS} FROM execution_steps s
        WHERE s.execution_id = $2 AND EXISTS (SELECT 1 FROM executions e WHERE e.id = s.execution_id AND e.organization_id = $1)
        ORDER BY seq`,
-      [organizationId, executionId],
+      [organizationId, executionId, inlineLimit],
     );
+  }
+
+  /**
+   * One step's recorded input or output as the stored JSON text (`null` when
+   * it has none); undefined when the organization has no such execution, null
+   * when the execution has no such step.
+   */
+  async stepValueJson(organizationId: string, executionId: string, stepId: string, part: StepPart): Promise<string | null | undefined> {
+    const column = part === 'input' ? 's.input' : 's.output';
+    const rows: Array<{ found: boolean; json: string }> = await this.db.query(
+      `SELECT s.step_id IS NOT NULL AS found, coalesce(${column}::text, 'null') AS json
+       FROM executions e LEFT JOIN execution_steps s ON s.execution_id = e.id AND s.step_id = $3
+       WHERE e.organization_id = $1 AND e.id = $2`,
+      [organizationId, executionId, stepId],
+    );
+    if (!rows[0]) return undefined;
+    return rows[0].found ? rows[0].json : null;
   }
 
   /** Outputs of the given steps of a run (those kept outside workflow history). */

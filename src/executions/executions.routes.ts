@@ -1,8 +1,19 @@
 import { defineRoute, RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
-import { ExecutionIdParams, ExecutionSchema, ExecutionsQuery, RerunBody, RunBody, StartedSchema, TestRunBody } from './executions.schemas';
-import { presentExecution, type ExecutionsService } from './executions.service';
+import { STEP_PARTS } from './executions.repository';
+import {
+  ExecutionIdParams,
+  ExecutionListItemSchema,
+  ExecutionSchema,
+  ExecutionsQuery,
+  RerunBody,
+  RunBody,
+  StartedSchema,
+  StepValueParams,
+  TestRunBody,
+} from './executions.schemas';
+import { presentExecution, presentListedExecution, type ExecutionsService } from './executions.service';
 import type { RunRequest, RunStarter } from './run-starter';
 
 const tags = ['Executions'];
@@ -39,22 +50,38 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   defineRoute(ctx, {
     method: 'get', path: '/executions', permission: 'workflows:view', tags, query: ExecutionsQuery,
     summary: 'Executions, newest first, filtered by workflow, status and start time',
-    responses: { 200: { description: 'Executions (without steps)', schema: z.object({ total: z.number().int(), data: z.array(ExecutionSchema) }) } },
+    responses: {
+      200: { description: 'Executions, each with a summary of its input instead of the input, without steps', schema: z.object({ total: z.number().int(), data: z.array(ExecutionListItemSchema) }) },
+    },
     handler: async ({ auth, query }) => {
       const { total, data } = await service.list(auth.organizationId, query);
-      return { status: 200, body: { total, data: data.map((e) => presentExecution(e)) } };
+      return { status: 200, body: { total, data: data.map(presentListedExecution) } };
     },
   });
 
   defineRoute(ctx, {
     method: 'get', path: '/executions/:id', permission: 'workflows:view', tags, params: ExecutionIdParams,
-    summary: 'One execution: status, timing, each step\'s rendered input and output (secrets masked), the error of a failed step',
+    summary: 'One execution: status, timing, input, each step\'s rendered input and output (secrets masked; large ones as references), the error of a failed step',
     responses: { 200: { description: 'The execution', schema: ExecutionSchema } },
     handler: async ({ auth, params }) => {
       const { execution, steps } = await service.get(auth.organizationId, params.id);
       return { status: 200, body: presentExecution(execution, steps) };
     },
   });
+
+  for (const part of STEP_PARTS) {
+    defineRoute(ctx, {
+      method: 'get', path: `/executions/:id/steps/:stepId/${part}`, permission: 'workflows:view', tags, params: StepValueParams,
+      summary: `One step's full recorded ${part} (secrets masked), however large: what a StepValueReference points to`,
+      responses: { 200: { description: `The ${part} as stored, any JSON value (null when the step recorded none)`, schema: z.unknown() } },
+      handler: async ({ auth, params }, _req, res) => {
+        const json = await service.stepValueJson(auth.organizationId, params.id, params.stepId, part);
+        // Sent as the database rendered it: parsing and re-serializing megabytes here would only cost memory.
+        res.status(200).type('application/json').send(json);
+        return undefined;
+      },
+    });
+  }
 
   defineRoute(ctx, {
     method: 'post', path: '/executions/:id/cancel', permission: 'workflows:admin', tags, params: ExecutionIdParams,

@@ -1,11 +1,13 @@
 import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
-import { EXECUTION_STATUSES } from './executions.repository';
+import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
+import { EXECUTION_STATUSES, STEP_PARTS, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.repository';
 
 const JsonObject = z.record(z.string(), z.unknown());
 const EnvironmentName = z.string().min(1).openapi({ description: 'Environment to run with instead of the workflow\'s default' });
 
 export const ExecutionIdParams = z.object({ id: z.string().min(1).max(100) });
+export const StepValueParams = ExecutionIdParams.extend({ stepId: z.string().min(1).max(100) });
 
 export const ExecutionsQuery = PageQuery.extend({
   workflowId: z.uuid({ message: 'must be a UUID' }).optional(),
@@ -35,37 +37,74 @@ export const RerunBody = z
   })
   .openapi('Rerun');
 
+/**
+ * Stands in for a step value too large to inline. Named `$omitted` rather than
+ * `$ref`: a `$ref` key holding an object confuses JSON Reference and OpenAPI
+ * tooling (this document would describe a property named `$ref`).
+ */
+export const StepValueReference = z
+  .strictObject({
+    $omitted: z.strictObject({
+      part: z.enum(STEP_PARTS),
+      bytes: z.number().int().openapi({ description: 'Size of the value\'s JSON text, as `href` answers it' }),
+      href: z.string().openapi({ description: 'Path answering the full value (GET, workflows:view)', example: '/executions/0199…/steps/fetch/output' }),
+    }),
+  })
+  .openapi('StepValueReference', { description: `Replaces a step's input or output larger than ${STEP_INLINE_LIMIT} bytes` });
+
+const stepValue = (what: string) =>
+  z.union([StepValueReference, z.unknown()]).openapi({ description: `${what}; secret values appear as [secret]. Above ${STEP_INLINE_LIMIT} bytes, a StepValueReference` });
+
 const StepSchema = z.object({
   stepId: z.string(),
   stepType: z.string(),
   status: z.enum(['completed', 'failed']),
   attempt: z.number().int(),
-  input: z.unknown().openapi({ description: 'Rendered input; secret values appear as [secret]' }),
-  output: z.unknown().openapi({ description: 'Output; secret values appear as [secret]' }),
+  input: stepValue('Rendered input'),
+  output: stepValue('Output'),
   error: z.string().nullable(),
   startedAt: z.string(),
   finishedAt: z.string(),
   durationMs: z.number().int(),
 });
 
+const executionFields = {
+  id: z.string().openapi({ description: 'The Temporal workflow id' }),
+  workflowId: z.uuid(),
+  workflowName: z.string(),
+  workflowVersion: z.number().int(),
+  trigger: z.object({ id: z.uuid(), name: z.string() }).nullable(),
+  environmentId: z.uuid().nullable(),
+  mode: z.enum(['webhook', 'api', 'test', 'rerun']),
+  status: z.enum(EXECUTION_STATUSES),
+  error: z.object({ stepId: z.string().optional(), message: z.string() }).nullable(),
+  rerunOf: z.string().nullable(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  durationMs: z.number().int().nullable(),
+};
+
 export const ExecutionSchema = z
-  .object({
-    id: z.string().openapi({ description: 'The Temporal workflow id' }),
-    workflowId: z.uuid(),
-    workflowName: z.string(),
-    workflowVersion: z.number().int(),
-    trigger: z.object({ id: z.uuid(), name: z.string() }).nullable(),
-    environmentId: z.uuid().nullable(),
-    mode: z.enum(['webhook', 'api', 'test', 'rerun']),
-    status: z.enum(EXECUTION_STATUSES),
-    input: JsonObject,
-    error: z.object({ stepId: z.string().optional(), message: z.string() }).nullable(),
-    rerunOf: z.string().nullable(),
-    startedAt: z.string(),
-    finishedAt: z.string().nullable(),
-    durationMs: z.number().int().nullable(),
-    steps: z.array(StepSchema).optional(),
-  })
+  .object({ ...executionFields, input: JsonObject, steps: z.array(StepSchema).optional() })
   .openapi('Execution');
+
+export const InputSummarySchema = z
+  .object({
+    bytes: z.number().int().openapi({ description: 'Octets of the input\'s JSON text as stored (a space after each `:` and `,`)' }),
+    keyCount: z.number().int().openapi({ description: 'How many top-level keys it has' }),
+    keys: z.array(z.string()).openapi({ description: `Its first ${SUMMARY_KEYS} top-level keys, in stored order (shorter keys first, as GET /executions/{id} shows them), each cut to ${SUMMARY_KEY_CHARS} characters` }),
+  })
+  .openapi('ExecutionInputSummary');
+
+/** A list entry: the execution without its input (read it with GET /executions/{id}) or steps. */
+export const ExecutionListItemSchema = z
+  .object({
+    ...executionFields,
+    // A union, not .nullable(): on a named schema, zod-to-openapi would make the component itself nullable.
+    inputSummary: z
+      .union([InputSummarySchema, z.null()])
+      .openapi({ description: 'Null only for a run recorded while an older version of the service was still running' }),
+  })
+  .openapi('ExecutionListItem');
 
 export const StartedSchema = z.object({ executionId: z.string(), status: z.literal('running') }).openapi('RunStarted');

@@ -3,26 +3,43 @@ import type { EnvironmentsService } from '../environments/environments.service';
 import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { StepDefinition } from '../workflows/definition.schemas';
-import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, StepRow } from './executions.repository';
+import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
+import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, ListedExecution, ReadStep, StepPart } from './executions.repository';
 import type { RunRequest, RunStarter } from './run-starter';
 
-/** An execution as the API shows it; step input and output were masked when the step recorded them. */
-export function presentExecution(e: ExecutionRow, steps?: StepRow[]) {
+const head = (e: Omit<ExecutionRow, 'input'>) => ({
+  id: e.id,
+  workflowId: e.workflowId,
+  workflowName: e.workflowName,
+  workflowVersion: e.workflowVersion,
+  trigger: e.triggerId ? { id: e.triggerId, name: e.triggerName } : null,
+  environmentId: e.environmentId,
+  mode: e.mode,
+  status: e.status,
+});
+
+const tail = (e: Omit<ExecutionRow, 'input'>) => ({
+  error: e.error,
+  rerunOf: e.rerunOf,
+  startedAt: e.startedAt.toISOString(),
+  finishedAt: e.finishedAt?.toISOString() ?? null,
+  durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,
+});
+
+/** A step value left out for its size, as the API shows it: where to read it in full. */
+const reference = (executionId: string, stepId: string, part: StepPart, bytes: number) => ({
+  $omitted: { part, bytes, href: `/executions/${encodeURIComponent(executionId)}/steps/${encodeURIComponent(stepId)}/${part}` },
+});
+
+/**
+ * An execution as the API shows it; step input and output were masked when
+ * the step recorded them, and those over the inline limit are references.
+ */
+export function presentExecution(e: ExecutionRow, steps?: ReadStep[]) {
   return {
-    id: e.id,
-    workflowId: e.workflowId,
-    workflowName: e.workflowName,
-    workflowVersion: e.workflowVersion,
-    trigger: e.triggerId ? { id: e.triggerId, name: e.triggerName } : null,
-    environmentId: e.environmentId,
-    mode: e.mode,
-    status: e.status,
+    ...head(e),
     input: e.input,
-    error: e.error,
-    rerunOf: e.rerunOf,
-    startedAt: e.startedAt.toISOString(),
-    finishedAt: e.finishedAt?.toISOString() ?? null,
-    durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,
+    ...tail(e),
     ...(steps
       ? {
           steps: steps.map((s) => ({
@@ -30,8 +47,8 @@ export function presentExecution(e: ExecutionRow, steps?: StepRow[]) {
             stepType: s.stepType,
             status: s.status,
             attempt: s.attempt,
-            input: s.input,
-            output: s.output,
+            input: s.inputOmittedBytes === null ? s.input : reference(e.id, s.stepId, 'input', s.inputOmittedBytes),
+            output: s.outputOmittedBytes === null ? s.output : reference(e.id, s.stepId, 'output', s.outputOmittedBytes),
             error: s.error,
             startedAt: s.startedAt.toISOString(),
             finishedAt: s.finishedAt.toISOString(),
@@ -40,6 +57,11 @@ export function presentExecution(e: ExecutionRow, steps?: StepRow[]) {
         }
       : {}),
   };
+}
+
+/** A list entry: the input's summary in place of the input. */
+export function presentListedExecution(e: ListedExecution) {
+  return { ...head(e), inputSummary: e.inputSummary, ...tail(e) };
 }
 
 /** Temporal's closed statuses, as executions name them. */
@@ -62,7 +84,7 @@ export class ExecutionsService {
   ) {}
 
   /** Starts a run and waits (bounded) for it to end: the execution with its steps, or undefined while it still runs. */
-  async runAndRead(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; read?: { execution: ExecutionRow; steps: StepRow[] } }> {
+  async runAndRead(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; read?: { execution: ExecutionRow; steps: ReadStep[] } }> {
     const { executionId, outcome } = await this.runs.startAndAwaitResult(request, timeoutMs);
     if (outcome.kind === 'timeout') return { executionId };
     return { executionId, read: await this.get(request.organizationId, executionId) };
@@ -91,10 +113,18 @@ export class ExecutionsService {
    * One execution with its steps. A run still "running" here is checked
    * against Temporal, which knows when an operator terminated it or it timed out.
    */
-  async get(organizationId: string, id: string): Promise<{ execution: ExecutionRow; steps: StepRow[] }> {
+  async get(organizationId: string, id: string): Promise<{ execution: ExecutionRow; steps: ReadStep[] }> {
     let execution = await this.find(organizationId, id);
     if (execution.status === 'running') execution = await this.reconcile(execution);
-    return { execution, steps: await this.repo.steps(organizationId, id) };
+    return { execution, steps: await this.repo.steps(organizationId, id, STEP_INLINE_LIMIT) };
+  }
+
+  /** One step's full input or output, as stored JSON text: what a reference in the execution points to. */
+  async stepValueJson(organizationId: string, id: string, stepId: string, part: StepPart): Promise<string> {
+    const json = await this.repo.stepValueJson(organizationId, id, stepId, part);
+    if (json === undefined) throw new NotFoundError('Execution');
+    if (json === null) throw new NotFoundError('Step');
+    return json;
   }
 
   /** Asks Temporal to cancel the run; the run records `cancelled` itself as it stops. */
