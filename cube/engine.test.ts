@@ -1,11 +1,12 @@
 import { createLogger } from '../src/logging/logger';
+import { FairScheduler } from '../src/analytics/fair-scheduler';
 import { CubeEngine, CubeQueryError, modelVersion } from './engine';
 import type { DataSource } from '../src/data-sources/data-source.entity';
 
 const context = { organizationId: 'org', modelVersion: 'v1' };
 
 function engineWith(answers: Array<unknown | Error>) {
-  const engine = new CubeEngine({ databaseUrl: 'postgres://unused@127.0.0.1:1/none', poolSize: 1, logger: createLogger('silent'), loadSources: async () => [] });
+  const engine = new CubeEngine({ databaseUrl: 'postgres://unused@127.0.0.1:1/none', poolSize: 1, statementTimeoutMs: 60_000, logger: createLogger('silent'), loadSources: async () => [] });
   const calls: unknown[] = [];
   // The gateway is replaced: these tests are about what the engine does with its answers.
   (engine as unknown as { call: (...args: unknown[]) => Promise<unknown> }).call = async (...args: unknown[]) => {
@@ -30,6 +31,43 @@ describe('CubeEngine.load', () => {
     const { engine, calls } = engineWith([new CubeQueryError("'nope' not found for path 'ds.nope'", 400)]);
     await expect(engine.load(context, { measures: ['ds.nope'] })).rejects.toMatchObject({ status: 400 });
     expect(calls).toHaveLength(1);
+    await engine.shutdown();
+  });
+});
+
+describe('CubeEngine.load under a scheduler', () => {
+  it("keeps the caller's slot through every 'Continue wait' until the answer", async () => {
+    const { engine } = engineWith([]);
+    const pending: Array<(answer: unknown) => void> = [];
+    (engine as unknown as { call: () => Promise<unknown> }).call = () => new Promise((resolve) => pending.push(resolve));
+    const flush = () => new Promise((resolve) => setImmediate(resolve));
+    const slots = new FairScheduler({ concurrency: 1, perKey: 1, maxWaitingPerKey: 1, whenFull: () => new Error('full') });
+    const first = slots.run('a', () => engine.load(context, { measures: ['ds.count'] }));
+    let secondRan = false;
+    const second = slots.run('b', async () => (secondRan = true));
+    for (let i = 0; i < 2; i++) {
+      await flush();
+      pending.shift()!(Promise.reject(new CubeQueryError('Continue wait', 200)));
+      await flush();
+      expect(secondRan).toBe(false);
+    }
+    await flush();
+    pending.shift()!({ data: [], query: {} });
+    await expect(first).resolves.toEqual({ data: [], query: {} });
+    await second;
+    expect(secondRan).toBe(true);
+    await engine.shutdown();
+  });
+});
+
+describe("CubeEngine's pool", () => {
+  it('runs every query under the analytics statement timeout', async () => {
+    const engine = new CubeEngine({ databaseUrl: process.env.DATABASE_URL!, poolSize: 1, statementTimeoutMs: 1234, logger: createLogger('silent'), loadSources: async () => [] });
+    // The driver Cube is given: it sets its own session timeout before each query, so that is what is checked.
+    type Driver = { query(sql: string, values: unknown[]): Promise<Array<Record<string, string>>> };
+    const driver: Driver = await (engine as unknown as { core: { options: { driverFactory(): Promise<Driver> } } }).core.options.driverFactory();
+    await expect(driver.query('SHOW statement_timeout', [])).resolves.toEqual([{ statement_timeout: '1234ms' }]);
+    await expect(driver.query('SELECT pg_sleep(30)', [])).rejects.toThrow('canceling statement due to statement timeout');
     await engine.shutdown();
   });
 });

@@ -16,8 +16,8 @@ export interface CubeContext {
 /** A query as Cube's REST API takes it. */
 export type CubeQuery = Record<string, unknown>;
 
-/** About 10 minutes of Cube's 5-second waits. */
-const MAX_CONTINUE_WAITS = 120;
+/** Asking again this long past the statement timeout, the query has surely ended (a short wait in Cube's queue included). */
+const CONTINUE_WAIT_MARGIN_MS = 60_000;
 
 export class CubeQueryError extends Error {
   constructor(
@@ -37,10 +37,29 @@ export function modelVersion(sources: DataSource[]): string {
 
 export interface CubeEngineOptions {
   databaseUrl: string;
+  /** Connections of Cube's pool; its queue runs as many queries at once. */
   poolSize: number;
+  /** Every statement on Cube's pool ends after this. */
+  statementTimeoutMs: number;
   logger: Logger;
   /** The organization's data sources, read when Cube compiles its model. */
   loadSources: (organizationId: string) => Promise<DataSource[]>;
+}
+
+/**
+ * The driver's pg pool. The driver runs `SET statement_timeout` from
+ * `executionTimeout` (seconds; 10 minutes when unset) on every connection
+ * before each query, so that is where the bound goes; the pg startup
+ * parameter covers the connection test it runs before that.
+ */
+function analyticsDriver(options: CubeEngineOptions): PostgresDriver {
+  return new PostgresDriver({
+    connectionString: options.databaseUrl,
+    maxPoolSize: options.poolSize,
+    executionTimeout: options.statementTimeoutMs / 1000,
+    statement_timeout: options.statementTimeoutMs,
+    application_name: 'flowbase-analytics',
+  } as never);
 }
 
 /**
@@ -54,7 +73,7 @@ export class CubeEngine {
   private readonly gateway: any;
   private driver?: PostgresDriver;
 
-  constructor(options: CubeEngineOptions) {
+  constructor(private readonly options: CubeEngineOptions) {
     applyCubeNativeWorkarounds();
     const log = options.logger.child({ component: 'cube' });
     this.core = new CubejsServerCore({
@@ -71,9 +90,12 @@ export class CubeEngine {
         if (/error/i.test(message)) log.warn({ event: message, error: params?.error }, 'cube');
       },
       // One driver (one pool) for every organization; Cube may ask for it many times.
-      driverFactory: () => (this.driver ??= new PostgresDriver({ connectionString: options.databaseUrl, maxPoolSize: options.poolSize } as never)) as never,
+      driverFactory: () => (this.driver ??= analyticsDriver(options)) as never,
       contextToAppId: ({ securityContext }: { securityContext: CubeContext }) => `org_${securityContext.organizationId}`,
+      // One orchestrator (one queue, one result cache) for everyone: fairness between organizations comes from the
+      // scheduler in front of the engine (src/analytics), so the queue only has to run as many queries as the pool has connections.
       contextToOrchestratorId: () => 'default',
+      orchestratorOptions: { queryCacheOptions: { queueOptions: { concurrency: options.poolSize } } },
       schemaVersion: ({ securityContext }: { securityContext: CubeContext }) => securityContext.modelVersion,
       repositoryFactory: ({ securityContext }: { securityContext: CubeContext }) => ({
         dataSchemaFiles: async () =>
@@ -83,7 +105,11 @@ export class CubeEngine {
     this.gateway = (this.core as unknown as { apiGateway(): unknown }).apiGateway();
   }
 
-  /** Runs the query: `{query, data, annotation, ...}` as Cube's REST API answers it. */
+  /**
+   * Runs the query: `{query, data, annotation, ...}` as Cube's REST API
+   * answers it. The promise settles when the query has: a caller that holds
+   * a slot while awaiting it holds it for the whole query.
+   */
   load(context: CubeContext, query: CubeQuery): Promise<Record<string, any>> {
     // renewQuery: a stale refresh key is renewed before answering, not in the background, so a cached result is never older than REFRESH_EVERY.
     return this.untilDone(() => this.call('load', context, { query: { ...query, renewQuery: true } })).then((answer) => {
@@ -108,14 +134,16 @@ export class CubeEngine {
 
   /**
    * Cube answers "Continue wait" when a query runs past its 5-second wait; the
-   * query keeps running in its queue, and asking again attaches to it.
+   * query keeps running in its queue, and asking again attaches to it. The
+   * statement timeout ends it, so asking stops only well after that.
    */
   private async untilDone<T>(attempt: () => Promise<T>): Promise<T> {
-    for (let waited = 0; ; waited++) {
+    const giveUpAt = Date.now() + this.options.statementTimeoutMs + CONTINUE_WAIT_MARGIN_MS;
+    for (;;) {
       try {
         return await attempt();
       } catch (err) {
-        if (!(err instanceof CubeQueryError && err.message === 'Continue wait') || waited >= MAX_CONTINUE_WAITS) throw err;
+        if (!(err instanceof CubeQueryError && err.message === 'Continue wait') || Date.now() >= giveUpAt) throw err;
       }
     }
   }

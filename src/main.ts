@@ -36,6 +36,7 @@ async function main(mode: Mode): Promise<void> {
       () => new Promise<void>((r) => server.close(() => r())),
       () => services.recordPurger.stop(),
       () => services.cube.shutdown(),
+      () => services.csvExporter.close(),
       () => temporal.connection.close(),
     );
   }

@@ -39,12 +39,12 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
   let url = config.database.url!;
   if (options.isolatedDatabase) {
     const name = `isolated_${randomBytes(6).toString('hex')}`;
-    const admin = await openDatabase(url, { poolSize: 1 });
+    const admin = await openDatabase(url, { poolSize: 1, timeouts: config.database });
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.destroy();
     url = url.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
   }
-  const db = await openDatabase(url, { poolSize: 5 });
+  const db = await openDatabase(url, { poolSize: 5, timeouts: config.database });
   const temporal = await connectTemporal(config.temporal.address!, config.temporal.namespace);
   const keyring = new MasterKeyring(config.crypto.masterKey!);
   const services = createServices({ config, logger, db, keyring, temporal });

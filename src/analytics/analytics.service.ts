@@ -1,11 +1,12 @@
 import type { Writable } from 'node:stream';
-import { type CubeContext, type CubeEngine, CubeQueryError, modelVersion } from '../../cube/engine';
+import { type CubeContext, type CubeEngine, type CubeQuery, modelVersion } from '../../cube/engine';
 import type { DataSource } from '../data-sources/data-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
 import { AppError, ValidationError } from '../errors/errors';
+import { type AnalyticsSlots, cubeFailure, exportFailure } from './analytics-limits';
 import type { AnalyticsQuery, DistinctValuesBody, MetaEntry } from './analytics.schemas';
-import { type CsvExporter, csvLine } from './csv-export';
+import { type CsvExporter, csvLine, StalledReader } from './csv-export';
 import type { Logger } from '../logging/logger';
 import { queryMembers, sourceAlias, toCubeQuery } from './query-members';
 
@@ -21,24 +22,23 @@ interface Model {
 
 const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, timeDimensions: {} };
 
-/** Cube's own 400s (a bad operator, granularity or date range) are the caller's; anything else is ours. */
-function cubeFailure(err: unknown): never {
-  if (err instanceof CubeQueryError && err.status === 400) throw new ValidationError(`Invalid query: ${err.message}`, undefined, 'invalid_query');
-  throw err;
-}
-
 /**
  * Analytics over data sources (interface.md 4.4), answered by Cube. Before
  * Cube sees a query, its members are checked against the caller's own model:
  * a query naming none of the organization's sources is refused, and one that
  * names a member its source does not have matches nothing (interface.md 7.2)
  * instead of failing, so a widget with a stale field shows no rows.
+ *
+ * Everything that reaches the database waits its turn in `slots`, fairly
+ * between organizations: one organization's heavy queries or exports queue
+ * behind each other, not in front of another organization's.
  */
 export class AnalyticsService {
   constructor(
     private readonly dataSources: DataSourcesService,
     private readonly engine: CubeEngine,
     private readonly exporter: CsvExporter,
+    readonly slots: AnalyticsSlots,
     private readonly logger: Logger,
   ) {}
 
@@ -49,7 +49,7 @@ export class AnalyticsService {
   async query(organizationId: string, query: AnalyticsQuery) {
     const { model, cubeQuery, unknown } = await this.prepare(organizationId, query);
     if (unknown.length > 0) return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: unknown };
-    const answer = await this.engine.load(model.context, cubeQuery).catch(cubeFailure);
+    const answer = await this.load(organizationId, model.context, cubeQuery);
     return { data: answer.data, annotation: answer.annotation, query: answer.query };
   }
 
@@ -69,11 +69,16 @@ export class AnalyticsService {
       out.start().end(csvLine(wanted.map((m) => this.columnTitle(model, m))));
       return;
     }
-    const planned = await this.engine.sql(model.context, cubeQuery).catch(cubeFailure);
+    const planned = await this.slots.queries.run(organizationId, () => this.engine.sql(model.context, cubeQuery)).catch(cubeFailure);
     const [sql, params] = planned.sql;
     const aliasOf = new Map(Object.entries(planned.aliasNameToMember).map(([alias, member]) => [member, alias]));
     const columns = wanted.filter((m) => aliasOf.has(m));
-    await this.exporter.stream(sql, params, columns.map((m) => aliasOf.get(m)!), columns.map((m) => this.columnTitle(model, m)), out.start());
+    const aliases = columns.map((m) => aliasOf.get(m)!);
+    const titles = columns.map((m) => this.columnTitle(model, m));
+    await this.slots.exports.run(organizationId, () => this.exporter.stream(sql, params, aliases, titles, out)).catch((err) => {
+      if (err instanceof StalledReader) this.logger.info({ organizationId, reason: err.message }, 'CSV export cut off');
+      exportFailure(err);
+    });
   }
 
   /** Values of one dimension, sorted, with an optional substring filter and date range; unknown or disabled sources give none. */
@@ -88,10 +93,13 @@ export class AnalyticsService {
     const filters: Array<Record<string, unknown>> = [{ member, operator: 'set' }];
     if (body.search) filters.push({ member, operator: 'contains', values: [body.search] });
     const timeDimensions = body.dateRange ? [{ dimension: `${source.servingRelation}.${timeField(source.recordSchema)}`, dateRange: body.dateRange }] : [];
-    const answer = await this.engine
-      .load(model.context, { dimensions: [member], filters, timeDimensions, order: { [member]: 'asc' }, limit: body.limit })
-      .catch(cubeFailure);
+    const answer = await this.load(organizationId, model.context, { dimensions: [member], filters, timeDimensions, order: { [member]: 'asc' }, limit: body.limit });
     return answer.data.map((row: Record<string, unknown>) => String(row[member]));
+  }
+
+  /** A Cube query in the organization's turn; its slot is held until Cube has answered, however many times it said "Continue wait". */
+  private load(organizationId: string, context: CubeContext, query: CubeQuery) {
+    return this.slots.queries.run(organizationId, () => this.engine.load(context, query)).catch(cubeFailure);
   }
 
   private async prepare(organizationId: string, query: AnalyticsQuery) {

@@ -2,6 +2,7 @@ import type { Connection as TemporalConnection, Client } from '@temporalio/clien
 import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { CubeEngine } from '../../cube/engine';
+import { analyticsSlots } from '../analytics/analytics-limits';
 import { AnalyticsService } from '../analytics/analytics.service';
 import { CsvExporter } from '../analytics/csv-export';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
@@ -69,11 +70,21 @@ export function createServices(infra: Infrastructure) {
   const dataStores = dataStoresService(infra.db);
   const dataSources = new DataSourcesService(new DataSourcesRepository(infra.db), dataStores);
   // Cube compiles an organization's model from its sources when that organization's sources change.
+  const databaseUrl = (infra.db.options as PostgresConnectionOptions).url!;
+  const limits = infra.config.analytics;
   const cube = new CubeEngine({
-    databaseUrl: (infra.db.options as PostgresConnectionOptions).url!,
-    poolSize: infra.config.analytics.poolSize,
+    databaseUrl,
+    poolSize: limits.poolSize,
+    statementTimeoutMs: limits.statementTimeoutMs,
     logger: infra.logger,
     loadSources: (organizationId) => dataSources.list(organizationId),
+  });
+  // Exports have a pool of their own: a slow reader never holds one of the API's connections.
+  const csvExporter = new CsvExporter({
+    databaseUrl,
+    poolSize: limits.exportPoolSize,
+    statementTimeoutMs: limits.statementTimeoutMs,
+    idleTimeoutMs: limits.exportIdleTimeoutMs,
   });
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   return {
@@ -96,7 +107,8 @@ export function createServices(infra: Infrastructure) {
     dataStores,
     dataSources,
     cube,
-    analytics: new AnalyticsService(dataSources, cube, new CsvExporter(infra.db), infra.logger),
+    csvExporter,
+    analytics: new AnalyticsService(dataSources, cube, csvExporter, analyticsSlots(limits), infra.logger),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }

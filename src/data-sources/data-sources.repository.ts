@@ -1,4 +1,5 @@
 import type { DataSource as Database, EntityManager } from 'typeorm';
+import { allowLongStatements } from '../db/statement-timeouts';
 import { DataSource } from './data-source.entity';
 import type { Expression } from './data-sources.schemas';
 import { expressionSql } from './expression';
@@ -22,6 +23,9 @@ export type RelationChange = 'none' | 'reindex' | 'rebuild';
  * drops a serving relation holds the table's advisory lock exclusively, so
  * the record triggers (which hold it shared) never write into a relation
  * that is being rebuilt, and no write is missed between fill and commit.
+ * Those transactions run under the long statement timeout: filling a
+ * relation from a million records takes longer than the usual bound, and
+ * the lock waits for an import in flight to commit.
  */
 export class DataSourcesRepository {
   constructor(private readonly db: Database) {}
@@ -39,6 +43,7 @@ export class DataSourcesRepository {
   async create(source: DataSource): Promise<DataSource> {
     source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
     return this.db.transaction(async (m) => {
+      await allowLongStatements(this.db, m);
       await this.lockTable(m, source);
       const saved = await m.save(DataSource, source);
       await this.build(m, saved);
@@ -54,6 +59,8 @@ export class DataSourcesRepository {
    */
   async update(organizationId: string, id: string, change: (source: DataSource) => RelationChange): Promise<DataSource | null> {
     return this.db.transaction(async (m) => {
+      // The row lock too may wait for a rebuild of the same source.
+      await allowLongStatements(this.db, m);
       const source = await this.lockRow(m, organizationId, id);
       if (!source) return null;
       const effect = change(source);
@@ -74,6 +81,7 @@ export class DataSourcesRepository {
   /** Deletes the source and drops its serving relation; false when there is no such source. */
   async delete(organizationId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
+      await allowLongStatements(this.db, m);
       // The row first, then the table's lock: the same order as update(), so the two never deadlock.
       const source = await this.lockRow(m, organizationId, id);
       if (!source) return false;

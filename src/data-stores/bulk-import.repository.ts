@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
+import { allowLongStatements } from '../db/statement-timeouts';
 import { newId, newSuid } from '../ids';
 import {
   DEADLOCK_DETECTED,
@@ -87,6 +88,8 @@ export class BulkImportRepository {
     let next = first;
     try {
       await client.query('BEGIN');
+      // A segment's upsert may run long, and between segments the transaction waits for the upload: both get the long bound.
+      await allowLongStatements(this.db, client, { waitsForUpload: true });
       // Imports into one table take turns (two would lock the same rows in file order and deadlock), and a table delete waits for them.
       await client.query(`SELECT pg_advisory_xact_lock(${TABLE_LOCK})`, [tableLockKey(organizationId, tableName)]);
       await client.query(`

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { allowLongStatements } from '../db/statement-timeouts';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { META_KEY } from './data-stores.schemas';
@@ -276,6 +277,8 @@ export class DataStoresRepository {
   /** Deletes a table with every record in it; null when there was no such table. */
   async deleteTable(organizationId: string, tableName: string): Promise<{ deletedRecords: number } | null> {
     return this.db.transaction(async (manager) => {
+      // Long: it waits for an import into the table to commit, then deletes every record (and their serving rows).
+      await allowLongStatements(this.db, manager);
       await manager.query(`SELECT pg_advisory_xact_lock(${TABLE_LOCK})`, [tableLockKey(organizationId, tableName)]);
       return this.deleteTableRows(organizationId, tableName, manager);
     });
@@ -296,13 +299,17 @@ export class DataStoresRepository {
 
   /** Deletes up to `batch` expired records of any organization; rows locked by writers are skipped. */
   async purgeExpired(batch: number): Promise<number> {
-    const [, deleted]: [unknown[], number] = await this.db.query(
-      `DELETE FROM data_store_records WHERE id IN (
-         SELECT id FROM data_store_records WHERE expires_at <= now()
-         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-      [batch],
-    );
-    return deleted;
+    return this.db.transaction(async (manager) => {
+      // Long: the delete's triggers wait for any serving relation over those tables being rebuilt.
+      await allowLongStatements(this.db, manager);
+      const [, deleted]: [unknown[], number] = await manager.query(
+        `DELETE FROM data_store_records WHERE id IN (
+           SELECT id FROM data_store_records WHERE expires_at <= now()
+           ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+        [batch],
+      );
+      return deleted;
+    });
   }
 }
 

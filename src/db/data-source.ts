@@ -13,12 +13,26 @@ import { WebhookTrigger } from '../webhooks/webhook-trigger.entity';
 import { WorkflowVersion } from '../workflows/workflow-version.entity';
 import { Workflow } from '../workflows/workflow.entity';
 import { migrations } from '../../migrations';
+import { type DatabaseTimeouts, IDLE_IN_TRANSACTION_MS, rememberLongTimeout } from './statement-timeouts';
 
 export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable, Workflow, WorkflowVersion, WebhookTrigger, AnalyticsDataSource];
 
+export interface DatabaseOptions {
+  poolSize?: number;
+  /**
+   * config.database's bounds: the pool's statements end after
+   * statementTimeoutMs, migrations after longStatementTimeoutMs. Left out
+   * only by tooling (the test suite's one-off migration): no bound at all.
+   */
+  timeouts?: DatabaseTimeouts;
+  /** How the pool's connections show in pg_stat_activity. */
+  applicationName?: string;
+}
+
 /** Builds (does not connect) the one DataSource of a process. Schema changes only through migrations. */
-export function createDataSource(url: string, options: { poolSize?: number } = {}): DataSource {
-  return new DataSource({
+export function createDataSource(url: string, options: DatabaseOptions = {}): DataSource {
+  const { timeouts } = options;
+  const dataSource = new DataSource({
     type: 'postgres',
     url,
     entities,
@@ -27,20 +41,41 @@ export function createDataSource(url: string, options: { poolSize?: number } = {
     migrationsRun: false,
     migrationsTransactionMode: 'each',
     logging: false,
-    // At least two: openDatabase holds one connection for the migration lock while migrations use another.
-    extra: { max: Math.max(2, options.poolSize ?? 10) },
+    // Startup parameters: the session defaults of every connection, which RESET and the end of a SET LOCAL return to.
+    extra: {
+      max: options.poolSize ?? 10,
+      application_name: options.applicationName ?? 'flowbase',
+      ...(timeouts ? { statement_timeout: timeouts.statementTimeoutMs, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS } : {}),
+    },
   });
+  if (timeouts) rememberLongTimeout(dataSource, timeouts);
+  return dataSource;
 }
 
 /** Arbitrary constant: the advisory lock that serializes migrations across processes. */
 const MIGRATION_LOCK = 7_310_042;
 
 /**
- * Connects and applies pending migrations. The API and the worker may start
- * together; an advisory lock makes the second wait, then find nothing to do.
+ * Applies pending migrations, then connects the service's pool. The API and
+ * the worker may start together; an advisory lock makes the second wait,
+ * then find nothing to do.
  */
-export async function openDatabase(url: string, options: { poolSize?: number } = {}): Promise<DataSource> {
+export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<DataSource> {
+  await migrate(url, options.timeouts);
   const dataSource = createDataSource(url, options);
+  await dataSource.initialize();
+  return dataSource;
+}
+
+/**
+ * Migrations may rewrite big tables, so they run on a short-lived pool of
+ * their own whose every statement has the long bound: the service's pool
+ * keeps the short one, and no session setting has to be undone.
+ */
+async function migrate(url: string, timeouts: DatabaseTimeouts | undefined): Promise<void> {
+  const long = timeouts && { statementTimeoutMs: timeouts.longStatementTimeoutMs, longStatementTimeoutMs: timeouts.longStatementTimeoutMs };
+  // Two connections: one holds the migration lock while migrations run on the other.
+  const dataSource = createDataSource(url, { poolSize: 2, timeouts: long, applicationName: 'flowbase-migrations' });
   await dataSource.initialize();
   const lock = dataSource.createQueryRunner();
   try {
@@ -49,6 +84,6 @@ export async function openDatabase(url: string, options: { poolSize?: number } =
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await lock.release();
+    await dataSource.destroy();
   }
-  return dataSource;
 }

@@ -49,3 +49,14 @@ export class ConflictError extends AppError {
     super(409, code, message);
   }
 }
+
+/** 429: the caller may try again after `retryAfterSeconds`, which the error middleware sends as `Retry-After`. */
+export class TooManyRequestsError extends AppError {
+  constructor(
+    message: string,
+    code: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, code, message);
+  }
+}

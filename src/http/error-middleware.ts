@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError } from '../errors/errors';
+import { AppError, TooManyRequestsError } from '../errors/errors';
 import type { Logger } from '../logging/logger';
 
 /** Errors raised by express.json() before any route runs. */
@@ -31,6 +31,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.status(500).json({ error: { code: 'internal_error', message: 'Internal server error', requestId } });
       return;
     }
+    if (known instanceof TooManyRequestsError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     res.status(known.status).json({
       error: { code: known.code, message: known.message, details: known.details, requestId },
     });

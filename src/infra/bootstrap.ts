@@ -53,7 +53,7 @@ export async function startBackends(config: Config, logger: Logger, options: { t
     stops.push(temporal.stop);
   }
   const keyring = loadMasterKeyring(config, logger);
-  const db = await openDatabase(databaseUrl);
+  const db = await openDatabase(databaseUrl, { timeouts: config.database });
   stops.push(() => db.destroy());
   return {
     databaseUrl,
