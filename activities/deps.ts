@@ -4,7 +4,9 @@ import type { Config } from '../src/config/config';
 import type { MasterKeyring } from '../src/crypto/master-keyring';
 import { dataStoresService, type DataStoresService } from '../src/data-stores/data-stores.service';
 import { NotFoundError } from '../src/errors/errors';
+import { ExecutionAnswersRepository } from '../src/executions/execution-answers.repository';
 import { ExecutionsRepository } from '../src/executions/executions.repository';
+import { RunAnswerVault } from '../src/executions/run-answer-vault';
 import type { Logger } from '../src/logging/logger';
 import { createLiquid } from '../src/templates/template-engine';
 import { TemplateRenderer } from '../src/templates/template-renderer';
@@ -23,6 +25,8 @@ export interface ActivityDeps {
   secrets: SecretSources;
   http: OutboundHttp;
   llm: LlmSettings;
+  /** Where a return step seals an answer that holds secrets, for the waiting caller. */
+  answers: Pick<RunAnswerVault, 'seal'>;
 }
 
 /** A model call may take this long before the step gives up (the workflow's activity timeout is longer). */
@@ -30,11 +34,11 @@ export const LLM_TIMEOUT_MS = 100_000;
 
 /** Builds the worker's activity dependencies from its infrastructure; `close` releases the HTTP client. */
 export function createActivityDeps(infra: { db: DataSource; logger: Logger; keyring: MasterKeyring; config: Config }): ActivityDeps & { close(): Promise<void> } {
-  const { environments, connections, catalog } = createSecretServices(infra.db, infra.keyring);
+  const { environments, connections, catalog, box } = createSecretServices(infra.db, infra.keyring);
   const secrets: SecretSources = {
     async environmentValues(organizationId, environmentId) {
       try {
-        return (await environments.values(organizationId, environmentId)).variables;
+        return await environments.valuesForRun(organizationId, environmentId);
       } catch (err) {
         if (err instanceof NotFoundError) throw new StepError('The environment this run uses no longer exists', 'EnvironmentNotFound');
         throw err;
@@ -57,6 +61,7 @@ export function createActivityDeps(infra: { db: DataSource; logger: Logger; keyr
     secrets,
     http,
     llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
+    answers: new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box),
     close: () => http.close(),
   };
 }

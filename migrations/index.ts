@@ -11,6 +11,8 @@ import { CreateExecutions1763800000900 } from './1763800000900-CreateExecutions'
 import { CreateDataSources1763800001000 } from './1763800001000-CreateDataSources';
 import { BindTokensToMemberships1763800001100 } from './1763800001100-BindTokensToMemberships';
 import { ExecutionValueSizes1763800001200 } from './1763800001200-ExecutionValueSizes';
+import { EnvironmentVariableSecretFlag1763800001300 } from './1763800001300-EnvironmentVariableSecretFlag';
+import { CreateExecutionAnswers1763800001400 } from './1763800001400-CreateExecutionAnswers';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -27,4 +29,6 @@ export const migrations = [
   CreateDataSources1763800001000,
   BindTokensToMemberships1763800001100,
   ExecutionValueSizes1763800001200,
+  EnvironmentVariableSecretFlag1763800001300,
+  CreateExecutionAnswers1763800001400,
 ];

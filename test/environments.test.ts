@@ -259,6 +259,34 @@ describe('variables', () => {
     expect(await valuesOf(org, env.id)).toEqual({ B: '2' });
   });
 
+  test('the secret flag: true by default, settable per variable, kept when a write leaves it out, shown in reads', async () => {
+    const org = await createTestOrg(h.services);
+    const created = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 'flags', variables: { TOKEN: 'tok-value-1', BASE_URL: { value: 'https://api.example.test', secret: false } } });
+    expect(created.status).toBe(201);
+    const flags = async () => {
+      const res = await as(h.app, org.tokens.viewer).get(`/environments/${created.body.id}`);
+      return Object.fromEntries(res.body.variables.map((v: { key: string; secret: boolean }) => [v.key, v.secret]));
+    };
+    expect(await flags()).toEqual({ BASE_URL: false, TOKEN: true });
+    // A write without the flag keeps it; with it, sets it.
+    expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/BASE_URL`).send({ value: 'https://v2.example.test' })).status).toBe(200);
+    expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/TOKEN`).send({ value: 'tok-value-2', secret: false })).status).toBe(200);
+    expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/NEW`).send({ value: 'fresh' })).status).toBe(200);
+    expect(await flags()).toEqual({ BASE_URL: false, NEW: true, TOKEN: false });
+    const replaced = await as(h.app, org.ownerToken)
+      .put(`/environments/${created.body.id}/variables`)
+      .send({ variables: { BASE_URL: 'https://v3.example.test', TOKEN: { value: 'tok-value-3', secret: true } } });
+    expect(replaced.status).toBe(200);
+    expect(await flags()).toEqual({ BASE_URL: false, TOKEN: true });
+    expect(await valuesOf(org, created.body.id)).toEqual({ BASE_URL: 'https://v3.example.test', TOKEN: 'tok-value-3' });
+    // The value stays encrypted at rest whatever the flag.
+    expect(JSON.stringify(await rawRows(created.body.id))).not.toContain('v3.example.test');
+    expectError(await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/X`).send({ value: 'v', secret: 'no' }), 400);
+    expectError(await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables`).send({ variables: { X: { value: 'v', extra: 1 } } }), 400);
+  });
+
   test('single-variable routes on an unknown environment give 404', async () => {
     const org = await createTestOrg(h.services);
     expectError(await as(h.app, org.ownerToken).put(`/environments/${UNKNOWN_ID}/variables/A`).send({ value: '1' }), 404);

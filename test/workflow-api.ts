@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import type { Config } from '../src/config/config';
 import { as, createTestOrg, startHarness, type Harness, type TestOrg } from './harness';
@@ -145,7 +146,7 @@ export function workflowApi(app: Express, org: TestOrg) {
     },
 
     /** Creates an environment with these variables; returns its name. */
-    async createEnvironment(variables: Record<string, string>, name = uniqueName('env')) {
+    async createEnvironment(variables: Record<string, string | { value: string; secret?: boolean }>, name = uniqueName('env')) {
       const res = await owner().post('/environments').send({ name, variables });
       expect(res.status).toBe(201);
       return name;
@@ -180,6 +181,24 @@ export function workflowApi(app: Express, org: TestOrg) {
 }
 
 export type WorkflowApi = ReturnType<typeof workflowApi>;
+
+/**
+ * The Temporal history of an execution as searchable text: the JSON of the
+ * events plus every payload's bytes decoded (payload data is binary, or
+ * base64 in JSON form).
+ */
+export async function historyText(client: Client, executionId: string): Promise<string> {
+  const history = await client.workflow.getHandle(executionId).fetchHistory();
+  const parts = [JSON.stringify(history)];
+  const walk = (value: unknown, key?: string): void => {
+    if (value instanceof Uint8Array) parts.push(Buffer.from(value).toString('utf8'));
+    else if (typeof value === 'string' && key === 'data') parts.push(Buffer.from(value, 'base64').toString('utf8'));
+    else if (Array.isArray(value)) value.forEach((v) => walk(v));
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(history);
+  return parts.join('\n');
+}
 
 /**
  * A harness, a fresh organization with its API helpers, and a worker whose HTTP

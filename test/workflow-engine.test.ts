@@ -163,12 +163,16 @@ describe('large step outputs', () => {
     expect(stepOf(execution, 'answer').output).toEqual({ statusCode: 200, body: { first: 'item-0', count: '30000' } });
   });
 
-  test('GET /executions/:id shows the full output of the large step', async () => {
+  test('GET /executions/:id references the large output, and its href gives it in full', async () => {
     const execution = await runToEnd([httpStep('big', { url: `${stub.url}/big` })]);
     expect(execution.status).toBe('completed');
     const read = await as(h.app, org.ownerToken).get(`/executions/${execution.id}`);
     expect(read.status).toBe(200);
-    const output = stepOf(read.body, 'big').output;
+    const reference = stepOf(read.body, 'big').output.$omitted;
+    expect(reference).toMatchObject({ part: 'output', href: `/executions/${execution.id}/steps/big/output` });
+    const full = await as(h.app, org.ownerToken).get(reference.href);
+    expect(full.status).toBe(200);
+    const output = full.body;
     expect(output).not.toHaveProperty('$offloaded');
     expect(output.status).toBe(200);
     expect(output.body.items).toHaveLength(items.length);

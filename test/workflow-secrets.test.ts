@@ -8,7 +8,7 @@ import { createLogger } from '../src/logging/logger';
 import { createWorker } from '../src/temporal/worker';
 import { as, createConnection, createTestOrg, Harness, startHarness, TestOrg } from './harness';
 import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { workflowApi, type Execution, type WorkflowApi } from './workflow-api';
+import { historyText as historyTextOf, workflowApi, type Execution, type WorkflowApi } from './workflow-api';
 
 /**
  * Secrets (environment values, connection credentials and the headers built
@@ -94,23 +94,7 @@ afterAll(async () => {
 /** Creates a workflow running in the file's environment; returns its id and name. */
 const createWorkflow = (steps: unknown[]) => a.createWorkflow(steps, { environment });
 
-/**
- * The Temporal history of an execution as searchable text: the JSON of the
- * events plus every payload's bytes decoded (payload data is binary, or
- * base64 in JSON form).
- */
-async function historyText(executionId: string): Promise<string> {
-  const history = await h.services.temporal.client.workflow.getHandle(executionId).fetchHistory();
-  const parts = [JSON.stringify(history)];
-  const walk = (value: unknown, key?: string): void => {
-    if (value instanceof Uint8Array) parts.push(Buffer.from(value).toString('utf8'));
-    else if (typeof value === 'string' && key === 'data') parts.push(Buffer.from(value, 'base64').toString('utf8'));
-    else if (Array.isArray(value)) value.forEach((v) => walk(v));
-    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
-  };
-  walk(history);
-  return parts.join('\n');
-}
+const historyText = (executionId: string) => historyTextOf(h.services.temporal.client, executionId);
 
 /** Fails naming the first secret found in `text`. */
 function expectNoSecret(text: string) {

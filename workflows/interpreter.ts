@@ -73,7 +73,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     for (const step of steps) {
       // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
       const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
-      const { output, bytes } = await executeStep({ run, step, seq: seq++, context, offloadAboveBytes }, answer !== undefined);
+      const { output, bytes, sealedAnswer } = await executeStep({ run, step, seq: seq++, context, offloadAboveBytes }, answer !== undefined);
       inlineBudget -= bytes;
       context.steps[step.stepId] = output;
       if (step.stepType === 'core.if') {
@@ -82,7 +82,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         await runSteps((holds ? step.input.then : step.input.else) ?? []);
       } else if (step.stepType === 'core.return' && answer === undefined) {
         response = output as WebhookResponse;
-        answer = { kind: 'response', response };
+        answer = { kind: 'response', response, ...(sealedAnswer ? { sealed: true } : {}) };
       }
     }
   };

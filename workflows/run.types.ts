@@ -30,7 +30,8 @@ export interface WebhookResponse {
 
 /** What a synchronous caller is told, as soon as it is known. */
 export type RunAnswer =
-  | { kind: 'response'; response: WebhookResponse }
+  /** `sealed`: the response holds secrets, so this copy is masked; the caller gets the sealed original. */
+  | { kind: 'response'; response: WebhookResponse; sealed?: boolean }
   | { kind: 'completed' }
   | { kind: 'failed'; stepId?: string; message: string }
   | { kind: 'cancelled' };
@@ -79,6 +80,8 @@ export interface StepResult {
   output: unknown;
   /** UTF-8 size of `output` as it travels (the reference when offloaded), for the run's inline budget. */
   bytes: number;
+  /** A return step whose answer held secrets sealed it, unmasked, for the waiting caller. */
+  sealedAnswer?: boolean;
 }
 
 export interface RunEnd {

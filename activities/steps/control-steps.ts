@@ -1,8 +1,9 @@
+import type { RunAnswerVault } from '../../src/executions/run-answer-vault';
 import type { WebhookResponse, StepRequest } from '../../workflows/run.types';
 import { runStep, type StepRunnerDeps } from './step-runner';
 
 /** `core.if` and `core.return`: no I/O of their own, but templates may read secrets, so they render here. */
-export function createControlSteps(deps: StepRunnerDeps) {
+export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswerVault, 'seal'>) {
   return {
     /** Output `{ result, branch }`; the workflow runs the branch. */
     ifStep(request: StepRequest) {
@@ -14,13 +15,21 @@ export function createControlSteps(deps: StepRunnerDeps) {
       });
     },
 
-    /** Output: the response the waiting caller gets, templates inside the body resolved. */
+    /**
+     * Output: the response the waiting caller gets, templates inside the body
+     * resolved. Recorded masked, like every output; when masking changed it,
+     * the answer as written is sealed for the caller (RunAnswerVault).
+     */
     returnStep(request: StepRequest) {
       return runStep(deps, request, async (scope, trace) => {
         const { statusCode, body, headers } = request.step.input.webhookResponse;
         const response: WebhookResponse = { statusCode, body: body === undefined ? null : await scope.renderDeep(body) };
         if (headers) response.headers = await scope.renderStrings(headers);
         trace.input = response;
+        if (scope.secrets.touches(response)) {
+          await answers.seal(request.run.organizationId, request.run.executionId, response);
+          trace.sealedAnswer = true;
+        }
         return response;
       });
     },

@@ -102,7 +102,7 @@ function fakeDeps(stored: Map<string, unknown> = new Map()) {
   } as unknown as ExecutionsRepository;
   const secrets: SecretSources = {
     async environmentValues() {
-      return { ...ENV };
+      return Object.fromEntries(Object.entries(ENV).map(([k, value]) => [k, { value, secret: true }]));
     },
     async connectionByName(_organizationId, name) {
       const found = CONNECTIONS[name];

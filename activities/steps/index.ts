@@ -9,7 +9,7 @@ import { createLlmStep } from './llm-step';
 export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
   const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets };
   return {
-    ...createControlSteps(runner),
+    ...createControlSteps(runner, deps.answers),
     ...createHttpStep(runner, deps.http),
     ...createLlmStep(runner, deps.llm),
     ...createDataStoreSteps(runner, records),

@@ -16,6 +16,8 @@ export interface StepRunnerDeps {
 /** What a step did, filled in as it goes so a failure still shows the input it rendered. */
 export interface StepTrace {
   input?: unknown;
+  /** A return step sealed its unmasked answer for the caller. */
+  sealedAnswer?: boolean;
 }
 
 /**
@@ -75,10 +77,11 @@ async function runRecorded(
     throw failure;
   }
   await record('completed', output, null);
+  const sealed = trace.sealedAnswer ? { sealedAnswer: true } : {};
   const bytes = Buffer.byteLength(JSON.stringify(output ?? null));
-  if (bytes <= request.offloadAboveBytes) return { output, bytes };
+  if (bytes <= request.offloadAboveBytes) return { output, bytes, ...sealed };
   const reference: OffloadedOutput = { $offloaded: { stepId: step.stepId } };
-  return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)) };
+  return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)), ...sealed };
 }
 
 /** The run's input, from its execution record, for requests kept in history without it. */

@@ -1,7 +1,7 @@
 import { createLiquid, MAX_TEMPLATE_DEPTH } from '../../src/templates/template-engine';
 import { TemplateError, TemplateRenderer } from '../../src/templates/template-renderer';
 import { StepError } from './step-errors';
-import { MASK, StepScope, type ResolvedConnection, type SecretSources } from './step-scope';
+import { MASK, StepScope, type EnvironmentValue, type ResolvedConnection, type SecretSources } from './step-scope';
 import { ConnectionTypeCatalog } from '../../src/connections/types/catalog';
 
 const catalog = new ConnectionTypeCatalog();
@@ -14,13 +14,13 @@ class FakeSources implements SecretSources {
   connectionCalls: Array<[string, string]> = [];
 
   constructor(
-    private readonly env: Record<string, string> = {},
+    private readonly env: Record<string, string | EnvironmentValue> = {},
     private readonly connections: Record<string, Omit<ResolvedConnection, 'name' | 'secretValues'>> = {},
   ) {}
 
-  async environmentValues(organizationId: string, environmentId: string): Promise<Record<string, string>> {
+  async environmentValues(organizationId: string, environmentId: string): Promise<Record<string, EnvironmentValue>> {
     this.envCalls.push([organizationId, environmentId]);
-    return { ...this.env };
+    return Object.fromEntries(Object.entries(this.env).map(([k, v]) => [k, typeof v === 'string' ? { value: v, secret: true } : v]));
   }
 
   async connectionByName(organizationId: string, name: string): Promise<ResolvedConnection | undefined> {
@@ -38,7 +38,7 @@ const CONNECTIONS = {
   mail: { id: 'c-mail', type: 'basic-auth', config: { username: 'mailer', password: 'mail-password-9' } },
 };
 
-function scopeWith(env: Record<string, string>, run: { executionId: string; organizationId: string; environmentId?: string } = RUN) {
+function scopeWith(env: Record<string, string | EnvironmentValue>, run: { executionId: string; organizationId: string; environmentId?: string } = RUN) {
   const sources = new FakeSources(env, CONNECTIONS);
   return { sources, scope: new StepScope(renderer, sources, run, CONTEXT) };
 }

@@ -1,7 +1,9 @@
-import { Drop } from 'liquidjs';
+import { SECRET_TRACKER, type SecretTracker } from '../../src/templates/secret-filters';
+import type { DollarNeeds } from '../../src/templates/template-analysis';
 import { CONNECTIONS_ROOT, ENV_ROOT, isTemplate, MAX_TEMPLATE_DEPTH } from '../../src/templates/template-engine';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
 import type { StepRequest } from '../../workflows/run.types';
+import { SecretSet } from './secret-set';
 import { StepError } from './step-errors';
 
 export interface ResolvedConnection {
@@ -13,30 +15,39 @@ export interface ResolvedConnection {
   secretValues: string[];
 }
 
+/** One environment variable as a run reads it: its value, and whether it is masked in what the service records. */
+export interface EnvironmentValue {
+  value: string;
+  secret: boolean;
+}
+
 /** Where a step's secrets come from: decrypted on demand, kept in memory only. */
 export interface SecretSources {
-  environmentValues(organizationId: string, environmentId: string): Promise<Record<string, string>>;
+  environmentValues(organizationId: string, environmentId: string): Promise<Record<string, EnvironmentValue>>;
   connectionByName(organizationId: string, name: string): Promise<ResolvedConnection | undefined>;
 }
 
 /** Tags a connection config reached through `$connections.<name>`, so a connection field can tell which connection it named. */
 const CONNECTION = Symbol('connection');
 
-/** Secret values shorter than this are not masked: replacing every "1" or "eu" would garble outputs. */
-const MIN_MASKED_LENGTH = 4;
-export const MASK = '[secret]';
+export { MASK } from './secret-set';
 
 /**
- * The template roots of one step run: `initial`, earlier steps, and `$env` /
- * `$connections`, which decrypt on first use. Every secret value a step
- * touches is remembered so its rendered input, output and error can be
+ * The template roots of one step run: `initial`, earlier steps' outputs,
+ * `$env` and `$connections`. A template sees data only: before it renders,
+ * the `$env` keys and connections it names are resolved (decrypted, and an
+ * environment value holding a template rendered in turn, at most
+ * MAX_TEMPLATE_DEPTH deep) into plain objects without prototypes. Nothing
+ * with a method, no loader, no service is ever in scope. Every secret value
+ * a step touches is remembered so its rendered input, output and error can be
  * masked before they are stored anywhere.
  */
 export class StepScope {
-  private readonly secrets = new Set<string>();
-  private environment?: Promise<Record<string, string>>;
+  readonly secrets = new SecretSet();
+  private environment?: Promise<Record<string, EnvironmentValue>>;
   private readonly connections = new Map<string, Promise<ResolvedConnection>>();
-  readonly scope: object;
+  /** `initial` and the step outputs, under a prototype-less root. */
+  private readonly data: Record<string, unknown>;
 
   constructor(
     private readonly renderer: TemplateRenderer,
@@ -44,24 +55,24 @@ export class StepScope {
     private readonly run: StepRequest['run'],
     context: { initial: unknown; steps: Record<string, unknown> },
   ) {
-    this.scope = this.scopeAt(0, [], context);
+    this.data = Object.assign(Object.create(null), context.steps, { initial: context.initial });
   }
 
   /** Renders a template string (see TemplateRenderer.render). */
   render(text: string): Promise<unknown> {
-    return this.renderer.render(text, this.scope);
+    return this.renderer.render(text, this.scopeAt(0, []));
   }
 
   renderDeep(value: unknown): Promise<unknown> {
-    return this.renderer.renderDeep(value, this.scope);
+    return this.renderer.renderDeep(value, this.scopeAt(0, []));
   }
 
   renderStrings(map: Record<string, string> | undefined): Promise<Record<string, string>> {
-    return this.renderer.renderStrings(map, this.scope);
+    return this.renderer.renderStrings(map, this.scopeAt(0, []));
   }
 
   test(condition: string): Promise<boolean> {
-    return this.renderer.test(condition, this.scope);
+    return this.renderer.test(condition, this.scopeAt(0, []));
   }
 
   /**
@@ -76,32 +87,31 @@ export class StepScope {
     return this.loadConnection(name);
   }
 
-  /**
-   * Marks a value (or one derived from secrets, such as a Basic auth header)
-   * for masking, with the forms it takes once encoded into a URL or JSON text.
-   */
+  /** Marks a value (or one derived from secrets, such as a Basic auth header) for masking. */
   addSecret(value: string): void {
-    if (value.length < MIN_MASKED_LENGTH) return;
-    const forms = [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
-    for (const form of forms) this.secrets.add(form);
+    this.secrets.add(value);
   }
 
   /** A copy of `value` with every secret this step touched replaced by [secret]. */
   mask<T>(value: T): T {
-    if (this.secrets.size === 0) return value;
-    const pattern = new RegExp([...this.secrets].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
-    const walk = (v: unknown): unknown => {
-      if (typeof v === 'string') return v.replace(pattern, MASK);
-      if (Array.isArray(v)) return v.map(walk);
-      if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [walk(k), walk(x)]));
-      return v;
-    };
-    return walk(value) as T;
+    return this.secrets.mask(value);
   }
 
-  private scopeAt(depth: number, chain: string[], context?: { initial: unknown; steps: Record<string, unknown> }): object {
-    const base = context ? { ...context.steps, initial: context.initial } : this.scope;
-    return { ...base, [ENV_ROOT]: new EnvDrop(this, depth, chain), [CONNECTIONS_ROOT]: new ConnectionsDrop(this) };
+  /** The scope a template at this depth renders in, built from what it names. */
+  private scopeAt(depth: number, chain: string[]) {
+    return async (needs: DollarNeeds): Promise<object> => {
+      const env: Record<string, unknown> = Object.create(null);
+      const keys = needs.env === 'all' ? Object.keys(await this.environmentValues()) : needs.env;
+      for (const key of keys) {
+        const value = await this.envValue(key, depth, chain);
+        if (value !== undefined) env[key] = value;
+      }
+      const connections: Record<string, unknown> = Object.create(null);
+      await Promise.all(needs.connections.map(async (name) => (connections[name] = await this.connectionConfig(name))));
+      const scope = Object.assign(Object.create(null), this.data, { [ENV_ROOT]: env, [CONNECTIONS_ROOT]: connections });
+      scope[SECRET_TRACKER] = this.secrets satisfies SecretTracker;
+      return scope;
+    };
   }
 
   /**
@@ -109,11 +119,11 @@ export class StepScope {
    * MAX_TEMPLATE_DEPTH levels deep. Not memoized: how deep a value sits depends
    * on the path that reached it. A cycle is refused as soon as it closes.
    */
-  async envValue(key: string, depth: number, chain: string[]): Promise<unknown> {
+  private async envValue(key: string, depth: number, chain: string[]): Promise<unknown> {
     const values = await this.environmentValues();
     if (!Object.hasOwn(values, key)) return undefined;
-    const raw = values[key];
-    this.addSecret(raw);
+    const { value: raw, secret } = values[key];
+    if (secret) this.addSecret(raw);
     const path = [...chain, `$env.${key}`];
     if (!isTemplate(raw)) return raw;
     if (chain.includes(`$env.${key}`)) {
@@ -130,11 +140,11 @@ export class StepScope {
       // liquidjs quotes the broken part of the template, which here is part of a secret value.
       throw new TemplateError(`${path.join(' → ')} holds text that is not a valid template`);
     }
-    if (typeof value === 'string') this.addSecret(value);
+    if (secret && typeof value === 'string') this.addSecret(value);
     return value;
   }
 
-  private environmentValues(): Promise<Record<string, string>> {
+  private environmentValues(): Promise<Record<string, EnvironmentValue>> {
     const { organizationId, environmentId } = this.run;
     if (!environmentId) {
       return Promise.reject(new TemplateError('$env is used but the run has no environment: set the workflow\'s default environment or call with ?env=<name>'));
@@ -143,9 +153,10 @@ export class StepScope {
     return this.environment;
   }
 
-  async connectionConfig(name: string): Promise<object> {
+  /** A copy of the connection's config, without a prototype; the hidden tag lets a connection field recognise it. */
+  private async connectionConfig(name: string): Promise<object> {
     const connection = await this.loadConnection(name);
-    const config = { ...connection.config };
+    const config = Object.assign(Object.create(null), connection.config);
     Object.defineProperty(config, CONNECTION, { value: connection, enumerable: false });
     return config;
   }
@@ -166,29 +177,3 @@ export class StepScope {
 
 /** Resolution past MAX_TEMPLATE_DEPTH, or a loop; names the chain of variables, never their values. */
 class TemplateDepthError extends TemplateError {}
-
-class EnvDrop extends Drop {
-  constructor(
-    private readonly owner: StepScope,
-    private readonly depth: number,
-    private readonly chain: string[],
-  ) {
-    super();
-  }
-
-  override liquidMethodMissing(key: string | number): Promise<unknown> {
-    return this.owner.envValue(String(key), this.depth, this.chain);
-  }
-}
-
-class ConnectionsDrop extends Drop {
-  constructor(private readonly owner: StepScope) {
-    super();
-  }
-
-  override liquidMethodMissing(key: string | number): Promise<unknown> {
-    return this.owner.connectionConfig(String(key));
-  }
-}
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -75,7 +75,7 @@ export function createApp(services: Services): Express {
   registerWebhookHost(app, {
     host: services.webhookHost,
     runs: services.runs,
-    executions: services.executionsRepository,
+    answers: services.runAnswers,
     bodyLimit: services.config.webhooks.bodyLimit,
     syncTimeoutMs: services.config.webhooks.syncTimeoutMs,
   });

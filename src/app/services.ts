@@ -21,6 +21,9 @@ import { RecordPurger } from '../data-stores/record-purger';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { ExecutionsService } from '../executions/executions.service';
 import { RunStarter } from '../executions/run-starter';
+import { RunAnswers } from '../executions/run-answer';
+import { RunAnswerVault } from '../executions/run-answer-vault';
+import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
 import { createLiquid } from '../templates/template-engine';
 import { WebhookHost } from '../webhooks/webhook-host';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
@@ -103,6 +106,7 @@ export function createServices(infra: Infrastructure) {
     webhookHost: new WebhookHost(triggersRepository, environments),
     runs,
     executionsRepository,
+    runAnswers: new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box)),
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments),
     dataStores,
     dataSources,

@@ -19,6 +19,10 @@ export class EnvironmentVariable {
   @Column({ name: 'value_encrypted', type: 'text' })
   valueEncrypted!: string;
 
+  /** Masked in what the service records when true (the default); plain configuration such as a base URL is not. */
+  @Column({ type: 'boolean' })
+  secret!: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -8,7 +8,7 @@ export class DuplicateEnvironmentName extends Error {}
 const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('environments_org_name_key', () => new DuplicateEnvironmentName(), write);
 
 export interface EnvironmentWithKeys extends Environment {
-  variables: Array<{ key: string; updatedAt: Date }>;
+  variables: Array<{ key: string; secret: boolean; updatedAt: Date }>;
 }
 
 /** Every method takes the organization: there is no unscoped read. */
@@ -73,7 +73,7 @@ export class EnvironmentsRepository {
       .insert()
       .into(EnvironmentVariable)
       .values(rows)
-      .orUpdate(['value_encrypted', 'updated_at'], ['environment_id', 'key'])
+      .orUpdate(['value_encrypted', 'secret', 'updated_at'], ['environment_id', 'key'])
       .execute();
   }
 
@@ -90,12 +90,12 @@ export class EnvironmentsRepository {
   private async withKeys(organizationId: string, envs: Environment[], manager: EntityManager = this.db.manager): Promise<EnvironmentWithKeys[]> {
     if (envs.length === 0) return [];
     const vars = await manager.find(EnvironmentVariable, {
-      select: { environmentId: true, key: true, updatedAt: true },
+      select: { environmentId: true, key: true, secret: true, updatedAt: true },
       where: { organizationId, environmentId: In(envs.map((e) => e.id)) },
       order: { key: 'ASC' },
     });
     return envs.map((e) =>
-      Object.assign(e, { variables: vars.filter((v) => v.environmentId === e.id).map((v) => ({ key: v.key, updatedAt: v.updatedAt })) }),
+      Object.assign(e, { variables: vars.filter((v) => v.environmentId === e.id).map((v) => ({ key: v.key, secret: v.secret, updatedAt: v.updatedAt })) }),
     );
   }
 }

@@ -85,7 +85,7 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
     responses: one,
     handler: async ({ auth, params, body }) => ({
       status: 200,
-      body: presentEnvironment(await service.setVariable(auth.organizationId, params.id, params.key, body.value)),
+      body: presentEnvironment(await service.setVariable(auth.organizationId, params.id, params.key, body)),
     }),
   });
 

@@ -9,9 +9,19 @@ export const VariableKey = z.string().min(1).max(255).regex(/^[A-Za-z_][A-Za-z0-
 /** At most 10,000 characters (interface.md 8). */
 export const VariableValue = z.string().max(10_000);
 
+/** `secret` left out: a new variable is secret, an existing one keeps its flag. */
+export const SecretFlag = z.boolean().optional().openapi({ description: 'Masked in execution records, logs and Temporal history (default true for a new variable; left out, an existing one keeps its flag)' });
+
+/** A variable is its value, or `{value, secret}` to say whether it is a secret. */
+const VariableInput = z
+  .union([VariableValue, z.strictObject({ value: VariableValue, secret: SecretFlag })])
+  .transform((v) => (typeof v === 'string' ? { value: v } : v));
+export type VariableInput = z.output<typeof VariableInput>;
+
 export const VariablesMap = z
-  .record(VariableKey, VariableValue)
-  .refine((v) => Object.keys(v).length <= MAX_VARIABLES_PER_ENVIRONMENT, `at most ${MAX_VARIABLES_PER_ENVIRONMENT} variables`);
+  .record(VariableKey, VariableInput)
+  .refine((v) => Object.keys(v).length <= MAX_VARIABLES_PER_ENVIRONMENT, `at most ${MAX_VARIABLES_PER_ENVIRONMENT} variables`)
+  .openapi({ description: 'KEY to its value, or to {value, secret}' });
 
 export const CreateEnvironmentBody = z
   .strictObject({
@@ -28,7 +38,7 @@ export const UpdateEnvironmentBody = z
 export type UpdateEnvironmentInput = z.output<typeof UpdateEnvironmentBody>;
 
 export const ReplaceVariablesBody = z.strictObject({ variables: VariablesMap });
-export const SetVariableBody = z.strictObject({ value: VariableValue });
+export const SetVariableBody = z.strictObject({ value: VariableValue, secret: SecretFlag });
 
 export const EnvironmentSchema = z
   .object({
@@ -37,7 +47,9 @@ export const EnvironmentSchema = z
     organizationId: z.uuid(),
     name: z.string(),
     description: z.string().nullable(),
-    variables: z.array(z.object({ key: z.string(), updatedAt: z.string() })).openapi({ description: 'Keys only; values need secrets:view' }),
+    variables: z
+      .array(z.object({ key: z.string(), secret: z.boolean(), updatedAt: z.string() }))
+      .openapi({ description: 'Keys and whether each is a secret; values need secrets:view' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

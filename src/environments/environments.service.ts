@@ -6,7 +6,7 @@ import { newId, newSuid } from '../ids';
 import { EnvironmentVariable } from './environment-variable.entity';
 import { Environment } from './environment.entity';
 import { DuplicateEnvironmentName, EnvironmentsRepository, EnvironmentWithKeys } from './environments.repository';
-import { CreateEnvironmentInput, MAX_VARIABLES_PER_ENVIRONMENT, UpdateEnvironmentInput } from './environments.schemas';
+import { CreateEnvironmentInput, MAX_VARIABLES_PER_ENVIRONMENT, UpdateEnvironmentInput, type VariableInput } from './environments.schemas';
 
 /** Binds a value's ciphertext to its environment and key. */
 const recordRef = (environmentId: string, key: string) => `environment:${environmentId}|variable:${key}`;
@@ -46,7 +46,7 @@ export class EnvironmentsService {
       this.repo.transaction(async (manager) => {
         const env = Object.assign(new Environment(), { id, suid: newSuid(), organizationId, name: input.name, description: input.description ?? null });
         await this.repo.insert(env, manager);
-        await this.repo.upsertVariables(await this.encryptAll(organizationId, id, input.variables ?? {}), manager);
+        await this.repo.upsertVariables(await this.encryptAll(organizationId, id, input.variables ?? {}, []), manager);
       }),
     );
     return this.get(organizationId, id);
@@ -72,32 +72,38 @@ export class EnvironmentsService {
   /** Plaintext values (callers need secrets:view). */
   async values(organizationId: string, id: string): Promise<{ environmentId: string; name: string; variables: Record<string, string> }> {
     const env = await this.get(organizationId, id);
-    const rows = await this.repo.findVariables(organizationId, id);
     const variables: Record<string, string> = {};
-    for (const row of rows) variables[row.key] = await this.box.decrypt(organizationId, recordRef(id, row.key), row.valueEncrypted);
+    for (const [key, { value }] of Object.entries(await this.valuesForRun(organizationId, id))) variables[key] = value;
     return { environmentId: id, name: env.name, variables };
   }
 
+  /** Plaintext values with their secret flags, for a run (decrypted in memory, never stored). */
+  async valuesForRun(organizationId: string, id: string): Promise<Record<string, { value: string; secret: boolean }>> {
+    await this.get(organizationId, id);
+    const rows = await this.repo.findVariables(organizationId, id);
+    const values: Record<string, { value: string; secret: boolean }> = Object.create(null);
+    for (const row of rows) values[row.key] = { value: await this.box.decrypt(organizationId, recordRef(id, row.key), row.valueEncrypted), secret: row.secret };
+    return values;
+  }
+
   /** Replaces all variables: keys not given are removed. */
-  async replaceVariables(organizationId: string, id: string, variables: Record<string, string>): Promise<EnvironmentWithKeys> {
-    const rows = await this.encryptAll(organizationId, id, variables);
+  async replaceVariables(organizationId: string, id: string, variables: Record<string, VariableInput>): Promise<EnvironmentWithKeys> {
     await this.inLockedEnvironment(organizationId, id, async (manager) => {
       const existing = await this.repo.findVariables(organizationId, id, manager);
       const removed = existing.map((v) => v.key).filter((k) => !Object.hasOwn(variables, k));
       await this.repo.deleteVariables(organizationId, id, removed, manager);
-      await this.repo.upsertVariables(rows, manager);
+      await this.repo.upsertVariables(await this.encryptAll(organizationId, id, variables, existing), manager);
     });
     return this.get(organizationId, id);
   }
 
-  async setVariable(organizationId: string, id: string, key: string, value: string): Promise<EnvironmentWithKeys> {
-    const rows = await this.encryptAll(organizationId, id, { [key]: value });
+  async setVariable(organizationId: string, id: string, key: string, variable: VariableInput): Promise<EnvironmentWithKeys> {
     await this.inLockedEnvironment(organizationId, id, async (manager) => {
       const existing = await this.repo.findVariables(organizationId, id, manager);
       if (!existing.some((v) => v.key === key) && existing.length >= MAX_VARIABLES_PER_ENVIRONMENT) {
         throw new ValidationError(`An environment holds at most ${MAX_VARIABLES_PER_ENVIRONMENT} variables`, [{ path: 'key', message: 'Too many variables' }], 'too_many_variables');
       }
-      await this.repo.upsertVariables(rows, manager);
+      await this.repo.upsertVariables(await this.encryptAll(organizationId, id, { [key]: variable }, existing), manager);
     });
     return this.get(organizationId, id);
   }
@@ -117,16 +123,19 @@ export class EnvironmentsService {
     });
   }
 
-  private async encryptAll(organizationId: string, environmentId: string, variables: Record<string, string>): Promise<EnvironmentVariable[]> {
+  /** Rows to upsert; a variable given without `secret` keeps its current flag, or is secret when new. */
+  private async encryptAll(organizationId: string, environmentId: string, variables: Record<string, VariableInput>, existing: EnvironmentVariable[]): Promise<EnvironmentVariable[]> {
     const now = new Date();
+    const current = new Map(existing.map((v) => [v.key, v.secret]));
     return Promise.all(
-      Object.entries(variables).map(async ([key, value]) =>
+      Object.entries(variables).map(async ([key, { value, secret }]) =>
         Object.assign(new EnvironmentVariable(), {
           id: newId(),
           organizationId,
           environmentId,
           key,
           valueEncrypted: await this.box.encrypt(organizationId, recordRef(environmentId, key), value),
+          secret: secret ?? current.get(key) ?? true,
           updatedAt: now,
         }),
       ),

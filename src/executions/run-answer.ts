@@ -2,21 +2,45 @@ import type { Response } from 'express';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isOffloaded, type OffloadedOutput, type WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionsRepository } from './executions.repository';
+import type { RunAnswerVault } from './run-answer-vault';
 import type { AwaitedAnswer } from './run-starter';
 
 /** Headers a return step may not set: the HTTP server owns framing. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
 
 /**
- * Sends a synchronous caller what the run told it: the return step's
- * response, or a clear status naming the execution when there is none.
- * The execution id always travels in `X-Execution-Id`.
+ * The response a return step owes its caller. The copy the run carries is
+ * masked, or only a reference when large; the sealed original (when it held
+ * secrets) or the recorded output stands in for it.
  */
-export async function sendRunAnswer(res: Response, executionId: string, answer: AwaitedAnswer, executions: ExecutionsRepository, organizationId: string): Promise<void> {
+export class RunAnswers {
+  constructor(
+    private readonly executions: ExecutionsRepository,
+    private readonly vault: RunAnswerVault,
+  ) {}
+
+  async response(organizationId: string, executionId: string, answer: Extract<AwaitedAnswer, { kind: 'response' }>): Promise<WebhookResponse> {
+    if (answer.sealed) {
+      const original = await this.vault.open(organizationId, executionId);
+      if (original) return original;
+    }
+    if (!isOffloaded(answer.response)) return answer.response;
+    const stepId = (answer.response as OffloadedOutput).$offloaded.stepId;
+    const outputs = await this.executions.stepOutputs(organizationId, executionId, [stepId]);
+    return outputs.get(stepId) as WebhookResponse;
+  }
+}
+
+/**
+ * Sends a synchronous caller what the run told it: the return step's
+ * response (loaded by RunAnswers), or a clear status naming the execution
+ * when there is none. The execution id always travels in `X-Execution-Id`.
+ */
+export function sendRunAnswer(res: Response, executionId: string, answer: AwaitedAnswer, response?: WebhookResponse): void {
   res.set('X-Execution-Id', executionId);
   switch (answer.kind) {
     case 'response': {
-      const response = await loadResponse(answer.response, executions, organizationId, executionId);
+      response ??= answer.response;
       for (const [name, value] of Object.entries(response.headers ?? {})) if (isSendableHeader(name, value)) res.set(name, value);
       res.status(response.statusCode);
       if (response.body === null || response.body === undefined) res.end();
@@ -48,11 +72,4 @@ function isSendableHeader(name: string, value: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A response too large for workflow history was kept with the step; read it back. */
-async function loadResponse(response: WebhookResponse | OffloadedOutput, executions: ExecutionsRepository, organizationId: string, executionId: string): Promise<WebhookResponse> {
-  if (!isOffloaded(response)) return response;
-  const outputs = await executions.stepOutputs(organizationId, executionId, [response.$offloaded.stepId]);
-  return outputs.get(response.$offloaded.stepId) as WebhookResponse;
 }

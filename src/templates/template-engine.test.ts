@@ -35,3 +35,25 @@ describe('templates', () => {
     await expect(liquid.parseAndRender(loop, {})).rejects.toThrow(/limit/i);
   });
 });
+
+describe('toLiquid is one linear pass', () => {
+  /** The regular expression it replaced: correct, but quadratic on openers without closers. */
+  const TAG = /({{-?|{%-?)([\s\S]*?)(-?}}|-?%})/g;
+  const reference = (t: string) => t.replace(TAG, (_m, open: string, body: string, close: string) => open + body.replace(/\$(env|connections)\b/g, (r) => (r === '$env' ? '__env' : '__connections')) + close);
+
+  test('rewrites exactly what the regular expression did, on random mixes of openers, closers and roots', () => {
+    const pieces = ['{{', '}}', '{%', '%}', '{', '}', '%', '-', ' ', 'x', '$env', '$connections', '$envy', '.K', '\n'];
+    let seed = 42;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 5_000; i++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      expect(toLiquid(text)).toBe(reference(text));
+    }
+  });
+
+  test('a megabyte of openers without a closer, and of alternating openers, come back unchanged', () => {
+    for (const hostile of ['{{'.repeat(500_000), '{%'.repeat(500_000), '{{$env'.repeat(200_000)]) expect(toLiquid(hostile)).toBe(hostile);
+    const closedLate = '{{ $env.A '.repeat(100_000) + '}}';
+    expect(toLiquid(closedLate)).toBe(reference(closedLate));
+  });
+});

@@ -1,5 +1,6 @@
-import { AssertionError, LiquidError, type Liquid, type Template } from 'liquidjs';
-import { fromLiquid, isTemplate, toLiquid } from './template-engine';
+import type { Liquid, Template } from 'liquidjs';
+import { dollarNeeds, type DollarNeeds } from './template-analysis';
+import { isTemplate, MAX_TEMPLATE_LENGTH, templateMessage, toLiquid } from './template-engine';
 
 /** `{{ expression }}` and nothing else around it (whitespace aside). */
 const SINGLE_EXPRESSION = /^\s*{{-?((?:(?!{{|}})[\s\S])*?)-?}}\s*$/;
@@ -8,30 +9,45 @@ const SINGLE_EXPRESSION = /^\s*{{-?((?:(?!{{|}})[\s\S])*?)-?}}\s*$/;
 export class TemplateError extends Error {}
 
 /**
+ * The scope a template renders in: a plain object, or a function that builds
+ * it from what the template reads of `$env` and `$connections` (a step
+ * resolves exactly those, so the scope holds data and nothing that loads it).
+ */
+export type Scope = object | ((needs: DollarNeeds) => Promise<object>);
+
+interface Parsed {
+  templates: Template[];
+  needs: DollarNeeds;
+}
+
+/**
  * Renders the templates inside step inputs. A string that is exactly one
  * `{{ expression }}` yielding an object or array becomes that value (2.1, the
  * return step's body); any other template renders to text. Plain strings are
  * returned untouched without parsing.
  */
 export class TemplateRenderer {
-  private readonly parsed = new Map<string, Template[]>();
+  private readonly parsed = new Map<string, Parsed>();
 
   constructor(private readonly liquid: Liquid) {}
 
   /** Renders one string. `scope` holds the roots (`initial`, step ids, and the renamed `$env` / `$connections`). */
-  async render(text: string, scope: object): Promise<unknown> {
+  async render(text: string, scope: Scope): Promise<unknown> {
     if (!isTemplate(text)) return text;
+    if (text.length > MAX_TEMPLATE_LENGTH) throw new TemplateError(`Template error: a template is at most ${MAX_TEMPLATE_LENGTH} characters`);
     const liquidText = toLiquid(text);
+    const { templates, needs } = this.parse(liquidText);
+    const data = typeof scope === 'function' ? await scope(needs) : scope;
     const single = SINGLE_EXPRESSION.exec(liquidText);
     if (single) {
-      const value = await this.guard(() => this.liquid.evalValue(single[1], scope));
-      if (value !== null && typeof value === 'object' && !isDrop(value)) return value;
+      const value = await this.guard(() => this.liquid.evalValue(single[1], data));
+      if (value !== null && typeof value === 'object') return value;
     }
-    return this.guard(() => this.liquid.render(this.parse(liquidText), scope));
+    return this.guard(() => this.liquid.render(templates, data));
   }
 
   /** Renders every string inside a JSON-like value, keys untouched. */
-  async renderDeep(value: unknown, scope: object): Promise<unknown> {
+  async renderDeep(value: unknown, scope: Scope): Promise<unknown> {
     if (typeof value === 'string') return this.render(value, scope);
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.renderDeep(v, scope)));
     if (value !== null && typeof value === 'object') {
@@ -42,26 +58,26 @@ export class TemplateRenderer {
   }
 
   /** Renders each value of a string map to text (headers, query parameters). */
-  async renderStrings(map: Record<string, string> | undefined, scope: object): Promise<Record<string, string>> {
+  async renderStrings(map: Record<string, string> | undefined, scope: Scope): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(map ?? {})) out[k] = asText(await this.render(v, scope));
     return out;
   }
 
   /** A `core.if` condition with Liquid's own truthiness: exactly what `{% if <condition> %}` would decide. */
-  async test(condition: string, scope: object): Promise<boolean> {
-    const text = await this.guard(() => this.liquid.render(this.parse(toLiquid(`{% if ${condition} %}1{% endif %}`)), scope));
-    return text === '1';
+  async test(condition: string, scope: Scope): Promise<boolean> {
+    return (await this.render(`{% if ${condition} %}1{% endif %}`, scope)) === '1';
   }
 
-  private parse(liquidText: string): Template[] {
-    let templates = this.parsed.get(liquidText);
-    if (!templates) {
-      templates = this.guardSync(() => this.liquid.parse(liquidText));
+  private parse(liquidText: string): Parsed {
+    let parsed = this.parsed.get(liquidText);
+    if (!parsed) {
+      const templates = this.guardSync(() => this.liquid.parse(liquidText));
+      parsed = { templates, needs: this.guardSync(() => dollarNeeds(this.liquid.globalVariableSegmentsSync(templates))) };
       if (this.parsed.size >= 500) this.parsed.delete(this.parsed.keys().next().value!);
-      this.parsed.set(liquidText, templates);
+      this.parsed.set(liquidText, parsed);
     }
-    return templates;
+    return parsed;
   }
 
   private async guard<T>(work: () => Promise<T> | T): Promise<T> {
@@ -87,15 +103,16 @@ export function asText(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-function isDrop(value: object): boolean {
-  return typeof (value as { liquidMethodMissing?: unknown }).liquidMethodMissing === 'function';
-}
-
+/**
+ * Every failure inside liquidjs (parse, render, its limits, which it reports
+ * as an AssertionError) as a TemplateError: not retried, `$` roots restored,
+ * first line only (liquidjs may quote the template). Scopes are built before
+ * liquidjs runs, so no error of ours ever arrives wrapped in one of its.
+ */
 function asTemplateError(err: unknown): Error {
   if (err instanceof TemplateError) return err;
-  // An error thrown by a value resolver (a deleted connection, recursion too deep) reaches us wrapped by liquidjs.
-  const original = (err as { originalError?: unknown }).originalError;
-  // liquidjs reports its render limits as an AssertionError, which is not a LiquidError.
-  if (original instanceof Error && !(original instanceof LiquidError) && !(original instanceof AssertionError)) return original;
-  return new TemplateError(`Template error: ${fromLiquid(String((err as Error).message).split('\n')[0])}`);
+  // liquidjs wraps the cause and appends its position; the cause's own message is the one people read.
+  const cause = (err as { originalError?: unknown }).originalError;
+  const message = cause instanceof Error ? cause.message : String((err as Error).message);
+  return new TemplateError(`Template error: ${templateMessage(message)}`);
 }

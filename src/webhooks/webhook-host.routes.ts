@@ -1,14 +1,13 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ValidationError } from '../errors/errors';
-import type { ExecutionsRepository } from '../executions/executions.repository';
-import { sendRunAnswer } from '../executions/run-answer';
+import { sendRunAnswer, type RunAnswers } from '../executions/run-answer';
 import type { RunStarter } from '../executions/run-starter';
 import { MethodNotAllowedError, parseWebhookBody, type AcceptedCall, type WebhookHost } from './webhook-host';
 
 export interface WebhookHostDeps {
   host: WebhookHost;
   runs: RunStarter;
-  executions: ExecutionsRepository;
+  answers: RunAnswers;
   bodyLimit: string;
   syncTimeoutMs: number;
 }
@@ -58,7 +57,8 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
         return;
       }
       const { executionId, answer } = await deps.runs.startAndAwaitAnswer(request, deps.syncTimeoutMs);
-      await sendRunAnswer(res, executionId, answer, deps.executions, accepted.run.organizationId);
+      const response = answer.kind === 'response' ? await deps.answers.response(accepted.run.organizationId, executionId, answer) : undefined;
+      sendRunAnswer(res, executionId, answer, response);
     } catch (err) {
       next(err);
     }

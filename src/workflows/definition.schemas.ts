@@ -1,12 +1,19 @@
 import { z } from '../openapi/zod';
 
-/** Step ids are read in templates as `{{ <stepId>.<field> }}`, so they are identifiers. */
+/**
+ * Step ids are read in templates as `{{ <stepId>.<field> }}`, so they are
+ * identifiers; and they key step outputs in plain objects, so none may be an
+ * object internal such as `__proto__` (which would replace a prototype
+ * instead of holding an output).
+ */
 export const StepId = z
   .string()
   .max(64)
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: a letter or _, then letters, digits or _')
-  .refine((id) => !RESERVED_STEP_IDS.has(id), 'is reserved (a template root)');
+  .refine((id) => !RESERVED_STEP_IDS.has(id), 'is reserved (a template root)')
+  .refine((id) => !OBJECT_INTERNALS.has(id), 'is reserved (a JavaScript object internal such as __proto__, constructor or prototype)');
 export const RESERVED_STEP_IDS = new Set(['initial', 'env', 'connections', '__env', '__connections']);
+const OBJECT_INTERNALS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 /** Workflow names appear in URLs. */
 export const WorkflowName = z

@@ -1,0 +1,29 @@
+import type { SecretBox } from '../crypto/secret-box';
+import type { WebhookResponse } from '../../workflows/run.types';
+import type { ExecutionAnswersRepository } from './execution-answers.repository';
+
+const record = (executionId: string) => `execution:${executionId}|answer`;
+
+/**
+ * Keeps a return step's answer exactly as its author wrote it when it holds
+ * secret values. Masking protects what the service records (the step record,
+ * Temporal history); the caller is owed the answer itself. The return step
+ * seals it here, encrypted under the organization's key; the webhook host
+ * opens it once to answer the caller.
+ */
+export class RunAnswerVault {
+  constructor(
+    private readonly answers: ExecutionAnswersRepository,
+    private readonly box: SecretBox,
+  ) {}
+
+  async seal(organizationId: string, executionId: string, response: WebhookResponse): Promise<void> {
+    await this.answers.put(organizationId, executionId, await this.box.encryptJson(organizationId, record(executionId), response));
+  }
+
+  /** The sealed answer, once; undefined when there is none (already collected, or never sealed). */
+  async open(organizationId: string, executionId: string): Promise<WebhookResponse | undefined> {
+    const sealed = await this.answers.take(organizationId, executionId);
+    return sealed === undefined ? undefined : this.box.decryptJson<WebhookResponse>(organizationId, record(executionId), sealed);
+  }
+}
