@@ -70,6 +70,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     close: async () => {
       for (const stop of [...workers]) await stop();
       await services.cube.shutdown();
+      await services.csvExporter.close();
       await temporal.connection.close();
       await db.destroy();
     },

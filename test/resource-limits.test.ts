@@ -34,10 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await watcher?.end();
-  for (const x of [h, hCut, hSlow]) {
-    await x?.services.csvExporter.close();
-    await x?.close();
-  }
+  for (const x of [h, hCut, hSlow]) await x?.close();
 });
 
 type Json = Record<string, any>;
@@ -118,6 +115,26 @@ describe('statement timeouts of the service pool', () => {
     } finally {
       await runner.release();
     }
+  });
+
+  test('an API request whose statement runs past the timeout answers 504 query_timeout, and the pool is not held', async () => {
+    const org = await createTestOrg(h.services);
+    const env = await as(h.app, org.ownerToken).post('/environments').send({ name: 'locked', variables: { K: 'v' } });
+    // Another connection holds the environment's row: the variable write waits on it until its statement is cancelled.
+    const locker = new Client({ connectionString: process.env.DATABASE_URL });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT id FROM environments WHERE id = $1 FOR UPDATE', [env.body.id]);
+      const res = await as(h.app, org.ownerToken).put(`/environments/${env.body.id}/variables/K`).send({ value: 'w' });
+      expectError(res, 504, 'query_timeout');
+      expect(res.body.error.message).not.toMatch(/environments|SELECT/);
+      expect((await as(h.app, org.ownerToken).get(`/environments/${env.body.id}`)).status).toBe(200);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect((await as(h.app, org.ownerToken).get(`/environments/${env.body.id}/variables`)).body.variables).toEqual({ K: 'v' });
   });
 });
 

@@ -1,6 +1,7 @@
 import { CubeQueryError } from '../../cube/engine';
 import type { Config } from '../config/config';
 import { AppError, TooManyRequestsError, ValidationError } from '../errors/errors';
+import { isStatementTimeout } from '../db/statement-timeout-error';
 import { FairScheduler } from './fair-scheduler';
 
 /** What a refused caller is told to wait: about one of Cube's 5-second polls, long enough for a slot to free up. */
@@ -58,7 +59,6 @@ export function cubeFailure(err: unknown): never {
 
 /** A CSV export cancelled by the statement timeout (PostgreSQL's query_canceled) before it sent anything is answered as such. */
 export function exportFailure(err: unknown): never {
-  const pg = err as { code?: string; message?: string };
-  if (pg?.code === '57014' && TIMED_OUT.test(pg.message ?? '')) throw queryTimedOut();
+  if (isStatementTimeout(err)) throw queryTimedOut();
   throw err;
 }

@@ -26,6 +26,7 @@ import { RunAnswerVault } from '../executions/run-answer-vault';
 import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
 import { createLiquid } from '../templates/template-engine';
 import { WebhookHost } from '../webhooks/webhook-host';
+import { WebhookRateLimiter } from '../webhooks/webhook-rate-limiter';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { WebhookTriggersRepository } from '../webhooks/webhook-triggers.repository';
@@ -103,7 +104,7 @@ export function createServices(infra: Infrastructure) {
     environments,
     workflows,
     webhookTriggers: new WebhookTriggersService(triggersRepository, workflows),
-    webhookHost: new WebhookHost(triggersRepository, environments),
+    webhookHost: new WebhookHost(triggersRepository, environments, new WebhookRateLimiter(infra.config.webhooks.rateLimits)),
     runs,
     executionsRepository,
     runAnswers: new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box)),

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isStatementTimeout } from '../db/statement-timeout-error';
 import { AppError, TooManyRequestsError } from '../errors/errors';
 import type { Logger } from '../logging/logger';
 
@@ -14,6 +15,14 @@ function fromBodyParser(err: { type?: string; status?: number }): AppError | und
   return undefined;
 }
 
+/** A statement of the request ran past its statement_timeout. */
+function fromDatabase(err: unknown): AppError | undefined {
+  if (isStatementTimeout(err)) {
+    return new AppError(504, 'query_timeout', 'The request took longer than the database time limit allows; try again, or narrow it');
+  }
+  return undefined;
+}
+
 /** Serializes AppErrors as the one documented error body; anything else is a logged, opaque 500. */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -23,7 +32,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const known = err instanceof AppError ? err : fromBodyParser(err);
+    const known = err instanceof AppError ? err : (fromBodyParser(err) ?? fromDatabase(err));
     const requestId = req.id === undefined ? undefined : String(req.id);
     if (!known) {
       // Log the error type and stack, not the request: bodies may carry secrets.

@@ -4,6 +4,7 @@ import type { RunRequest } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { hasReturnStep } from '../workflows/return-step';
 import { triggerSecretMatches } from './trigger-secret';
+import type { WebhookRateLimiter } from './webhook-rate-limiter';
 import type { WebhookTriggersRepository } from './webhook-triggers.repository';
 
 export interface WebhookCall {
@@ -30,13 +31,14 @@ export interface AcceptedCall {
 /**
  * The checks of a webhook call (4.1, 5.1), in the order that reveals least:
  * unknown organization and unknown trigger are the same 404; then method,
- * then the secret (constant time); then the environment. Nothing starts
- * unless all pass.
+ * then the secret (constant time); then the rate limits (only calls that
+ * could start a run count); then the environment. Nothing starts unless all pass.
  */
 export class WebhookHost {
   constructor(
     private readonly triggers: WebhookTriggersRepository,
     private readonly environments: EnvironmentsService,
+    private readonly limiter: WebhookRateLimiter,
   ) {}
 
   async accept(call: WebhookCall): Promise<AcceptedCall> {
@@ -51,6 +53,7 @@ export class WebhookHost {
         throw new UnauthorizedError('This webhook needs its secret: Authorization: Bearer <secret>');
       }
     }
+    this.limiter.take(target.organizationId, target.trigger.id);
     const environmentId =
       call.environmentName === undefined
         ? target.workflow.defaultEnvironmentId

@@ -1,0 +1,13 @@
+import { QueryFailedError } from 'typeorm';
+
+const TIMED_OUT = /canceling statement due to statement timeout/;
+
+/**
+ * True when `err` is PostgreSQL cancelling a statement at its
+ * statement_timeout (query_canceled, 57014, with that reason), whether it
+ * arrives from TypeORM or straight from pg.
+ */
+export function isStatementTimeout(err: unknown): boolean {
+  const pg = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string; message?: string } | undefined;
+  return pg?.code === '57014' && TIMED_OUT.test(pg.message ?? '');
+}
