@@ -179,6 +179,28 @@ describe('steps with values over the inline limit', () => {
   });
 });
 
+describe('many steps each under the inline limit', () => {
+  test('a read inlines values in step order up to its budget; the rest are references, and their routes answer them', async () => {
+    // About 120 KiB of output each (the text, parsed body and raw text): under the per-value limit; 40 of them pass 4 MiB.
+    stub.on('/medium', (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('m'.repeat(60 * 1024)));
+    const steps = Array.from({ length: 40 }, (_, i) => ({ stepId: `part${i}`, stepType: 'core.http', input: { url: `${stub.url}/medium` } }));
+    const wf = await a.createWorkflow([...steps, returnStep('answer', { done: true })]);
+    const run = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ wait: true });
+    expect(run.status).toBe(200);
+    const res = await as(h.app, org.ownerToken).get(`/executions/${run.body.id}`);
+    expect(res.status).toBe(200);
+    const outputs = res.body.steps.map((step: { output: unknown }) => step.output);
+    const firstReference = outputs.findIndex((o: { $omitted?: unknown }) => o && typeof o === 'object' && '$omitted' in o);
+    expect(firstReference).toBeGreaterThan(25);
+    expect(firstReference).toBeLessThan(40);
+    // Once the budget is spent, every later value is a reference, however small.
+    for (const output of outputs.slice(firstReference)) expect(output).toHaveProperty('$omitted');
+    expect(Buffer.byteLength(res.text)).toBeLessThan(4.5 * 1024 * 1024);
+    const last = await as(h.app, org.ownerToken).get(outputs[40].$omitted.href);
+    expect(last.body).toEqual({ statusCode: 200, body: { done: true } });
+  });
+});
+
 describe('the migration on rows written before it', () => {
   let iso: Harness;
   let other: TestOrg;

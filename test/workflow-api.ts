@@ -74,7 +74,8 @@ export interface Execution {
 }
 
 /** An entry of GET /executions: an execution without its steps. */
-export type ExecutionSummary = Omit<Execution, 'steps'>;
+/** A list entry: no steps, and a summary of the input instead of the input. */
+export type ExecutionSummary = Omit<Execution, 'steps' | 'input'> & { inputSummary: { bytes: number; keyCount: number; keys: string[] } | null };
 
 /** The step record `stepId` of an execution; throws naming the steps there are if it has none. */
 export function stepOf(execution: Pick<Execution, 'steps'>, stepId: string): ExecutionStep {

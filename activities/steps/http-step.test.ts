@@ -373,8 +373,7 @@ describe('core.http', () => {
     expect(received).toHaveLength(0);
   });
 
-  // BUG (reported): a render-limit error escapes the renderer as liquidjs' AssertionError, so runStep turns it
-  // into a retryable "StepError" and a hostile template is retried. Drop `.failing` once template-renderer.ts is fixed.
+  // liquidjs reports its render limits as an AssertionError; the renderer turns it into a TemplateError, so it is not retried.
   test('a hostile template fails as a non-retryable TemplateError', async () => {
     const { httpStep } = fakeDeps();
     const failure = await failureOf(httpStep(request({ url: url('/echo'), body: { x: '{% for i in (1..100000000) %}x{% endfor %}' } })));

@@ -88,16 +88,26 @@ const summaryOf = (input: string) => `octet_length(${input}::text),
     ELSE '{}'::text[] END`;
 
 /**
- * A step value over the limit ($3) stays in the database: NULL, with its size
- * beside it. A row written without sizes (an older version mid-upgrade) is
- * measured here, still without leaving the database.
+ * A step value stays in the database (NULL, its size beside it) when it is
+ * over the per-value limit ($3), or when the run's values inlined so far, in
+ * step order, pass the per-read budget ($4): a run of 200 steps of 128 KiB
+ * each is no more a 50 MB answer than one value of 50 MB is. A row written
+ * without sizes (an older version mid-upgrade) is measured here, still
+ * without leaving the database.
  */
 const capped = (part: StepPart) => {
-  const bytes = `coalesce(s.${part}_bytes, octet_length(s.${part}::text))`;
-  return `CASE WHEN ${bytes} > $3 THEN NULL ELSE s.${part} END AS ${part}, CASE WHEN ${bytes} > $3 THEN ${bytes} END AS "${part}OmittedBytes"`;
+  const omit = `s.${part} IS NOT NULL AND (w.${part}_size > $3 OR w.running > $4)`;
+  return `CASE WHEN ${omit} THEN NULL ELSE s.${part} END AS ${part}, CASE WHEN ${omit} THEN w.${part}_size END AS "${part}OmittedBytes"`;
 };
 const STEP_COLUMNS = `s.step_id AS "stepId", s.step_type AS "stepType", s.seq, s.status, s.attempt, ${capped('input')}, ${capped('output')},
   s.error, s.started_at AS "startedAt", s.finished_at AS "finishedAt"`;
+/** Sizes and the running total of what is inlined, over the sizes alone so no value is loaded to compute them. */
+const STEP_SIZES = `SELECT step_id, input_size, output_size,
+    sum(CASE WHEN input_size <= $3 THEN input_size ELSE 0 END + CASE WHEN output_size <= $3 THEN output_size ELSE 0 END)
+      OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS running
+  FROM (SELECT step_id, seq, coalesce(input_bytes, octet_length(input::text), 0) AS input_size,
+               coalesce(output_bytes, octet_length(output::text), 0) AS output_size
+          FROM execution_steps WHERE execution_id = $2) sizes`;
 
 /** Executions and their step records; every read is scoped to an organization. */
 export class ExecutionsRepository {
@@ -168,13 +178,16 @@ export class ExecutionsRepository {
     );
   }
 
-  /** A run's step records in order, values larger than `inlineLimit` octets left out (see ReadStep). */
-  async steps(organizationId: string, executionId: string, inlineLimit: number): Promise<ReadStep[]> {
+  /**
+   * A run's step records in order; values larger than `limits.value` octets,
+   * and every value once `limits.read` octets are inlined, are left out (see ReadStep).
+   */
+  async steps(organizationId: string, executionId: string, limits: { value: number; read: number }): Promise<ReadStep[]> {
     return this.db.query(
-      `SELECT ${STEP_COLUMNS} FROM execution_steps s
+      `SELECT ${STEP_COLUMNS} FROM execution_steps s JOIN (${STEP_SIZES}) w ON w.step_id = s.step_id
        WHERE s.execution_id = $2 AND EXISTS (SELECT 1 FROM executions e WHERE e.id = s.execution_id AND e.organization_id = $1)
-       ORDER BY seq`,
-      [organizationId, executionId, inlineLimit],
+       ORDER BY s.seq`,
+      [organizationId, executionId, limits.value, limits.read],
     );
   }
 

@@ -4,6 +4,9 @@ import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
+
+/** The step values one execution read inlines together; past it, every further value is a reference. */
+export const READ_INLINE_BUDGET = 4 * 1024 * 1024;
 import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, ListedExecution, ReadStep, StepPart } from './executions.repository';
 import type { RunRequest, RunStarter } from './run-starter';
 
@@ -116,7 +119,7 @@ export class ExecutionsService {
   async get(organizationId: string, id: string): Promise<{ execution: ExecutionRow; steps: ReadStep[] }> {
     let execution = await this.find(organizationId, id);
     if (execution.status === 'running') execution = await this.reconcile(execution);
-    return { execution, steps: await this.repo.steps(organizationId, id, STEP_INLINE_LIMIT) };
+    return { execution, steps: await this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET }) };
   }
 
   /** One step's full input or output, as stored JSON text: what a reference in the execution points to. */

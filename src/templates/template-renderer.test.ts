@@ -229,9 +229,7 @@ describe('errors', () => {
     await expect(renderer.render(SLOW, {})).rejects.toThrow(/template render limit exceeded/);
   }, 30_000);
 
-  // BUG (reported): liquidjs throws its limit errors as AssertionError, which is not a LiquidError, so
-  // asTemplateError unwraps and rethrows it as is. The step then fails as a retryable "StepError"
-  // instead of a non-retryable TemplateError. Drop `.failing` once template-renderer.ts is fixed.
+  // liquidjs throws its limit errors as AssertionError, not a LiquidError: they must still become TemplateErrors (not retried).
   test('a hostile loop fails with a TemplateError (render limits)', async () => {
     const err = await renderer.render(HOSTILE, {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TemplateError);
