@@ -68,7 +68,7 @@ for (const c of cases) {
   const bytes = Buffer.byteLength(JSON.stringify(c.definition));
   const { issues, ms } = timeCheck(c.definition);
   const verdict = issues.length ? `refused: ${issues[0].slice(0, 90)}` : 'accepted';
-  out.push(`  ${c.name.padEnd(40)} ${fmt.mb(bytes).padStart(6)}  ${fmt.ms(ms).padStart(10)}  ${verdict}`);
+  out.push(`  ${c.name.padEnd(44)} ${fmt.mb(bytes).padStart(6)}  ${fmt.ms(ms).padStart(10)}  ${verdict}`);
 }
 
 // The rewriting it replaced, on prefixes of the hostile template: time grows with the square of the size.
