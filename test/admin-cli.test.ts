@@ -42,3 +42,22 @@ test('bad arguments: exit 2, a message naming them, nothing on stdout, nothing w
   expect((await h.services.db.query('SELECT count(*)::int AS n FROM organizations WHERE name = $1', [name]))[0].n).toBe(0);
   expect(admin(['no-such-command']).status).toBe(2);
 });
+
+test('create-token issues a personal token to an existing member, by organization id or suid; unknown ones fail', async () => {
+  const email = `lost-${Date.now()}@example.test`;
+  const org = JSON.parse(admin(['create-org', '--name', 'Lost Token Inc', '--email', email]).stdout);
+  for (const ref of [org.organizationId, org.organizationSuid]) {
+    const run = admin(['create-token', '--org', ref, '--email', email.toUpperCase(), '--name', 'recovered']);
+    expect(run.status).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out).toEqual({ organizationId: org.organizationId, userId: org.userId, token: expect.stringMatching(/^fbt_/) });
+    const me = await as(h.app, out.token).get('/tokens');
+    expect(me.body.data.find((t: { name: string }) => t.name === 'recovered')).toMatchObject({ kind: 'personal' });
+  }
+  const stranger = admin(['create-token', '--org', org.organizationId, '--email', 'nobody@example.test']);
+  expect(stranger.status).toBe(1);
+  expect(stranger.stdout).toBe('');
+  expect(stranger.stderr).toMatch(/Member not found/);
+  expect(admin(['create-token', '--org', 'nosuchsuid00', '--email', email]).stderr).toMatch(/Organization not found/);
+  expect(admin(['create-token', '--email', email]).status).toBe(2);
+});
