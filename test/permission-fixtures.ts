@@ -1,0 +1,172 @@
+import request from 'supertest';
+import type { Express } from 'express';
+import { ROLES, type Role } from '../src/auth/roles';
+import { as, createTestOrg, type Harness, type TestOrg } from './harness';
+import { returnStep, uniqueName, workflowApi } from './workflow-api';
+
+/**
+ * Real resources of one organization, built through the API, for the
+ * permission matrix: one of each kind for the probes that only read or
+ * change it, and makers for the probes that destroy what they name.
+ */
+
+type Json = Record<string, any>;
+
+/** Fails naming the call and its answer unless the status is the one expected; returns the body. */
+async function expectOk(call: request.Test, status: number): Promise<Json> {
+  const { method, url } = call as unknown as { method: string; url: string };
+  const res = await call;
+  if (res.status !== status) {
+    throw new Error(`fixture ${method} ${url} answered ${res.status} (expected ${status}): ${JSON.stringify(res.body).slice(0, 500)}`);
+  }
+  return res.body;
+}
+
+export const DATA_SOURCE_SCHEMA = {
+  name: 'Orders',
+  fields: {
+    placedAt: { type: 'date', label: 'Placed at', timeDimension: true },
+    amount: { type: 'number', label: 'Amount', measure: true },
+    region: { type: 'string', label: 'Region' },
+  },
+};
+export const AMOUNT = { type: 'Identifier', name: 'amount' };
+export const calculatedFieldBody = () => ({ name: uniqueName('calc'), label: 'Double', type: 'number', expression: { type: 'BinaryExpression', operator: '*', left: AMOUNT, right: { type: 'Literal', value: 2 } } });
+export const windowDimensionBody = () => ({ name: uniqueName('seq'), label: 'Seq', function: 'row_number', partitionBy: ['region'], orderBy: 'placedAt' });
+/** A record value without the organization's marker: writes by any caller may use it. */
+export const recordValue = () => ({ placedAt: '2024-01-05T10:00:00Z', amount: 3, region: 'probe' });
+export const workflowSteps = () => [returnStep('answer', { ok: true })];
+
+export interface OrgFixtures {
+  org: TestOrg;
+  name: string;
+  userIds: Record<Role, string>;
+  /** A viewer no probe acts as: PATCH /organization/members/{userId} targets them. */
+  spareMemberId: string;
+  connection: { id: string; apiKey: string };
+  environment: { id: string; key: string; value: string };
+  workflow: { id: string; name: string };
+  /** Authentication off, so the webhook host answers without a token. */
+  trigger: { id: string; name: string; path: string };
+  /** Authentication on, so its secret can be rotated. */
+  authTrigger: { id: string };
+  execution: { id: string; stepId: string };
+  table: string;
+  recordKey: string;
+  dataSource: { id: string; cube: string };
+  calculatedFieldId: string;
+  windowDimensionId: string;
+  /** Strings only this organization's data holds: an outsider's answer must contain none of them. */
+  own: string[];
+  make: Makers;
+}
+
+export interface Makers {
+  connection(): Promise<string>;
+  environment(): Promise<{ id: string; key: string }>;
+  workflow(): Promise<string>;
+  trigger(): Promise<string>;
+  table(): Promise<string>;
+  record(): Promise<string>;
+  dataSource(): Promise<string>;
+  calculatedField(): Promise<string>;
+  windowDimension(): Promise<string>;
+  invitation(): Promise<{ id: string; code: string }>;
+  /** A member who joined by invitation, as a viewer. */
+  member(): Promise<string>;
+  /** A token minted with `token` (so revoking it leaves `token` working). */
+  tokenOf(token: string): Promise<string>;
+}
+
+/**
+ * Organization A of the matrix: every kind of resource, with values marked so
+ * that a leak to another organization is recognizable. Needs a running worker
+ * (the execution is a real run).
+ */
+export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
+  const app: Express = h.app;
+  const org = await createTestOrg(h.services);
+  const owner = () => as(app, org.ownerToken);
+  const a = workflowApi(app, org);
+  const marker = uniqueName('only_in_a');
+
+  const members = (await expectOk(owner().get('/organization/members'), 200)).data as Json[];
+  const userIds = Object.fromEntries(ROLES.map((role) => [role, members.find((m) => m.email.startsWith(`${role}-`))!.userId])) as Record<Role, string>;
+  const name = (await expectOk(owner().get('/organization'), 200)).name as string;
+
+  const make: Makers = {
+    connection: async () =>
+      (await expectOk(owner().post('/connections').send({ name: uniqueName('conn'), type: 'api-key', config: { apiKey: `${marker}_key` } }), 201)).id,
+    environment: async () => {
+      const key = 'API_KEY';
+      const body = await expectOk(owner().post('/environments').send({ name: uniqueName('env'), variables: { [key]: `${marker}_env` } }), 201);
+      return { id: body.id, key };
+    },
+    workflow: async () => (await a.createWorkflow(workflowSteps())).id,
+    trigger: async () => (await a.createTrigger(workflow.id)).id,
+    table: async () => {
+      const table = uniqueName('tbl');
+      await expectOk(owner().post(`/data-stores/tables/${table}`).send({ key: 'k', value: { ...recordValue(), region: marker } }), 201);
+      return table;
+    },
+    record: async () => {
+      const key = uniqueName('rec');
+      await expectOk(owner().put(`/data-stores/tables/${table}/records/${key}`).send({ value: { ...recordValue(), region: marker } }), 201);
+      return key;
+    },
+    dataSource: async () =>
+      (await expectOk(owner().post('/dashboards/data-sources').send({ name: uniqueName('src'), dataStoreTableName: table, recordSchema: DATA_SOURCE_SCHEMA }), 201)).id,
+    calculatedField: async () => (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/calculated-fields`).send(calculatedFieldBody()), 201)).id,
+    windowDimension: async () => (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/window-dimensions`).send(windowDimensionBody()), 201)).id,
+    invitation: async () => {
+      const body = await expectOk(owner().post('/organization/invitations').send({ email: `${uniqueName('invited')}@example.test`, role: 'viewer' }), 201);
+      return { id: body.id, code: body.code };
+    },
+    member: async () => {
+      const { code } = await make.invitation();
+      return (await expectOk(request(app).post('/invitations/accept').send({ code }), 201)).userId;
+    },
+    tokenOf: async (token) => (await expectOk(as(app, token).post('/tokens').send({ name: uniqueName('tok') }), 201)).id,
+  };
+
+  const connectionId = await make.connection();
+  const environment = await make.environment();
+  const workflow = await a.createWorkflow(workflowSteps());
+  const trigger = await a.createTrigger(workflow.id);
+  const authTrigger = await a.createTrigger(workflow.id, { authentication: true });
+  const execution = await a.runAndWait(workflow.id, { probe: marker });
+  const table = await make.table();
+  const recordKey = await make.record();
+  const dataSourceId = await make.dataSource();
+  const calculatedFieldId = await make.calculatedField();
+  const windowDimensionId = await make.windowDimension();
+  const spareMemberId = await make.member();
+  const openInvitation = await make.invitation();
+  const cube = `ds_${dataSourceId.replace(/-/g, '_')}`;
+
+  return {
+    org,
+    name,
+    userIds,
+    spareMemberId,
+    connection: { id: connectionId, apiKey: `${marker}_key` },
+    environment: { ...environment, value: `${marker}_env` },
+    workflow,
+    trigger: { id: trigger.id, name: trigger.name, path: trigger.path },
+    authTrigger: { id: authTrigger.id },
+    execution: { id: execution.id, stepId: 'answer' },
+    table,
+    recordKey,
+    dataSource: { id: dataSourceId, cube },
+    calculatedFieldId,
+    windowDimensionId,
+    own: [
+      marker, org.organizationId, org.organizationSuid, ...Object.values(userIds), spareMemberId, connectionId, environment.id,
+      workflow.id, workflow.name, trigger.id, trigger.name, authTrigger.id, execution.id, dataSourceId, cube, calculatedFieldId, windowDimensionId,
+      openInvitation.id,
+      // Names B may also use in its own namespace: the matrix sends them only in calls whose traces it removes (data store routes).
+      table, recordKey,
+    ],
+    make,
+  };
+}
