@@ -5,6 +5,7 @@ import type { DataSource } from '../src/data-sources/data-source.entity';
 import type { Logger } from '../src/logging/logger';
 import { cubeModel } from './model';
 import { applyCubeNativeWorkarounds } from './native-workarounds';
+import { applyCubeQueueWorkaround } from './queue-workaround';
 
 /** What Cube knows of the caller: its organization and the version of that organization's model. */
 export interface CubeContext {
@@ -75,6 +76,7 @@ export class CubeEngine {
 
   constructor(private readonly options: CubeEngineOptions) {
     applyCubeNativeWorkarounds();
+    applyCubeQueueWorkaround();
     const log = options.logger.child({ component: 'cube' });
     this.core = new CubejsServerCore({
       apiSecret: 'unused: the service authenticates callers itself',
