@@ -29,30 +29,9 @@ export class BindTokensToMemberships1763800001100 implements MigrationInterface 
     await q.query(`ALTER TABLE access_tokens ADD COLUMN parent_id uuid REFERENCES access_tokens(id) ON DELETE CASCADE`);
     await q.query(`CREATE INDEX access_tokens_membership_idx ON access_tokens (organization_id, user_id)`);
     await q.query(`CREATE INDEX access_tokens_parent_idx ON access_tokens (parent_id) WHERE parent_id IS NOT NULL`);
-
-    await q.query(`
-      CREATE TABLE invitations (
-        id uuid PRIMARY KEY,
-        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-        email text NOT NULL CHECK (email = lower(email)),
-        name text,
-        role text NOT NULL CHECK (role IN ('owner', 'admin', 'developer', 'analyst', 'viewer')),
-        code_hash text NOT NULL UNIQUE,
-        invited_by uuid REFERENCES users(id) ON DELETE SET NULL,
-        expires_at timestamptz NOT NULL,
-        accepted_at timestamptz,
-        accepted_by uuid REFERENCES users(id) ON DELETE SET NULL,
-        revoked_at timestamptz,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    // One open invitation per address and organization: inviting again replaces it.
-    await q.query(`
-      CREATE UNIQUE INDEX invitations_open_idx ON invitations (organization_id, email)
-       WHERE accepted_at IS NULL AND revoked_at IS NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE invitations`);
     await q.query(`DROP INDEX access_tokens_parent_idx`);
     await q.query(`DROP INDEX access_tokens_membership_idx`);
     await q.query(`ALTER TABLE access_tokens DROP COLUMN parent_id`);

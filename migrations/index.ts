@@ -10,6 +10,7 @@ import { CreateWebhookTriggers1763800000800 } from './1763800000800-CreateWebhoo
 import { CreateExecutions1763800000900 } from './1763800000900-CreateExecutions';
 import { CreateDataSources1763800001000 } from './1763800001000-CreateDataSources';
 import { BindTokensToMemberships1763800001100 } from './1763800001100-BindTokensToMemberships';
+import { CreateInvitations1763800001150 } from './1763800001150-CreateInvitations';
 import { ExecutionValueSizes1763800001200 } from './1763800001200-ExecutionValueSizes';
 import { EnvironmentVariableSecretFlag1763800001300 } from './1763800001300-EnvironmentVariableSecretFlag';
 import { CreateExecutionAnswers1763800001400 } from './1763800001400-CreateExecutionAnswers';
@@ -28,6 +29,7 @@ export const migrations = [
   CreateExecutions1763800000900,
   CreateDataSources1763800001000,
   BindTokensToMemberships1763800001100,
+  CreateInvitations1763800001150,
   ExecutionValueSizes1763800001200,
   EnvironmentVariableSecretFlag1763800001300,
   CreateExecutionAnswers1763800001400,

@@ -590,6 +590,21 @@ describe('tokens', () => {
     expect((await as(h.app, org.tokens.analyst).get('/organization')).status).toBe(200);
   });
 
+  test('a member holds at most 100 live tokens; revoking one makes room; lists are paged', async () => {
+    const org = await createTestOrg(h.services);
+    const minted = [];
+    for (let i = 1; i < 100; i++) minted.push(await as(h.app, org.tokens.analyst).post('/tokens').send({ name: `t${i}` }));
+    expect(minted.every((r) => r.status === 201)).toBe(true);
+    expectError(await as(h.app, org.tokens.analyst).post('/tokens').send({ name: 'one too many' }), 400, 'too_many_tokens');
+    const page = await as(h.app, org.tokens.analyst).get('/tokens?limit=10&offset=5');
+    expect(page.body.total).toBe(100);
+    expect(page.body.data).toHaveLength(10);
+    expect((await as(h.app, org.tokens.analyst).delete(`/tokens/${minted[0].body.id}`)).status).toBe(200);
+    expect((await as(h.app, org.tokens.analyst).post('/tokens').send({ name: 'room again' })).status).toBe(201);
+    const members = await as(h.app, org.ownerToken).get('/organization/members?limit=2');
+    expect(members.body).toMatchObject({ total: 5, data: [expect.anything(), expect.anything()] });
+  });
+
   test('an expired token gives 401', async () => {
     const org = await createTestOrg(h.services);
     const issued = await as(h.app, org.tokens.developer).post('/tokens').send({ name: 'expiring', expiresInDays: 1 });

@@ -121,7 +121,8 @@ describe('masking and the caller\'s answer', () => {
       head: '{{ $env.TOKEN | substring: 0, 9 }}',
       tail: '{{ $env.TOKEN | substring: 8 }}',
       sliced: '{{ $env.TOKEN | slice: 3, 10 }}',
-      truncated: '{{ $env.TOKEN | truncate: 12 }}',
+      truncated: '{{ $env.TOKEN | truncate: 15 }}',
+      truncatedOwnEllipsis: '{{ $env.TOKEN | truncate: 14, "~" }}',
       urlEncoded: '{{ "a b/" | append: $env.TOKEN | url_encode }}',
       base64: '{{ $env.TOKEN | base64_encode }}',
       chained: '{{ $env.TOKEN | substring: 2, 12 | upcase }}',
@@ -134,7 +135,8 @@ describe('masking and the caller\'s answer', () => {
       head: SECRET.slice(0, 9),
       tail: SECRET.slice(8),
       sliced: SECRET.slice(3, 13),
-      truncated: SECRET.slice(0, 9) + '...',
+      truncated: SECRET.slice(0, 12) + '...',
+      truncatedOwnEllipsis: SECRET.slice(0, 13) + '~',
       urlEncoded: `a+b%2F${SECRET}`,
       base64: Buffer.from(SECRET).toString('base64'),
       chained: SECRET.slice(2, 14).toUpperCase(),
@@ -147,10 +149,24 @@ describe('masking and the caller\'s answer', () => {
     // What the service recorded holds none of them.
     const recorded = JSON.stringify(execution) + (await historyText(h.services.temporal.client, execution.id));
     for (const [name, value] of Object.entries(expected)) {
-      const secretPart = value.replace(/^a\+b%2F|^&lt;|\.\.\.$/g, '');
+      const secretPart = value.replace(/^a\+b%2F|^&lt;|\.\.\.$|~$/g, '');
       expect({ name, found: recorded.includes(secretPart) }).toEqual({ name, found: false });
     }
-    expect(stepOf(execution, 'send').input.body.upcase).toBe('[secret]');
+    // Each recorded form is masked whole: no piece of a secret is left beside the mask.
+    expect(stepOf(execution, 'send').input.body).toEqual({
+      upcase: '[secret]',
+      downcase: '[secret]',
+      capitalize: '[secret]',
+      head: '[secret]',
+      tail: '[secret]',
+      sliced: '[secret]',
+      truncated: '[secret]...',
+      truncatedOwnEllipsis: '[secret]~',
+      urlEncoded: 'a+b%2F[secret]',
+      base64: '[secret]',
+      chained: '[secret]',
+      escaped: '&lt;[secret]',
+    });
   });
 });
 
@@ -163,15 +179,12 @@ describe('definitions', () => {
     expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'steps.1.stepId' })]));
   });
 
-  test('a 1 MB hostile template is refused, and the API answers others meanwhile', async () => {
+  // How long the check takes is measured by npm run bench:templates, not asserted here.
+  test('a 1 MB hostile template is refused, naming the field', async () => {
     const hostile = '{{'.repeat(450_000);
-    const [res, health] = await Promise.all([
-      as(h.app, org.ownerToken).post('/workflows').send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', hostile)] }),
-      request(h.app).get('/healthz'),
-    ]);
+    const res = await as(h.app, org.ownerToken).post('/workflows').send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', hostile)] });
     expectError(res, 400, 'invalid_definition');
     expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'steps.0.input.webhookResponse.body', message: expect.stringContaining('limit') })]);
-    expect(health.status).toBe(200);
   });
 
   test('a megabyte of hostile templates each under the length limit is analysed and refused, with short messages', async () => {

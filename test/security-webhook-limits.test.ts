@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { eventually, httpStep, startWorkflowHarness, type WorkflowApi } from './workflow-api';
-import type { Harness, TestOrg } from './harness';
+import { eventually, httpStep, startWorkflowHarness, workflowApi } from './workflow-api';
+import { createTestOrg, type Harness, type TestOrg } from './harness';
 
 /**
  * Unauthenticated webhooks could start runs as fast as anyone could call
@@ -9,15 +9,13 @@ import type { Harness, TestOrg } from './harness';
  * with Retry-After, and start nothing.
  */
 let h: Harness;
-let org: TestOrg;
-let a: WorkflowApi;
 let stub: HttpStub;
 
 beforeAll(async () => {
   stub = await startHttpStub({ fallback: reply(200, { ok: true }) });
-  ({ h, org, a } = await startWorkflowHarness(stub, {
-    // Slow refill: the burst decides, whatever the speed of this machine.
-    configure: (config) => (config.webhooks.rateLimits = { perTrigger: { rate: 0.05, burst: 5 }, perOrganization: { rate: 0.05, burst: 8 } }),
+  ({ h } = await startWorkflowHarness(stub, {
+    // A token refills every ~3 hours: the burst decides, whatever the speed of this machine.
+    configure: (config) => (config.webhooks.rateLimits = { perTrigger: { rate: 0.0001, burst: 5 }, perOrganization: { rate: 0.0001, burst: 8 } }),
   }));
 });
 afterAll(async () => {
@@ -25,13 +23,14 @@ afterAll(async () => {
   await stub?.close();
 });
 
-async function executions(): Promise<number> {
+async function executions(org: TestOrg): Promise<number> {
   const [{ n }] = await h.services.db.query(`SELECT count(*)::int AS n FROM executions WHERE organization_id = $1`, [org.organizationId]);
   return n;
 }
 
 test('a burst on one trigger: its burst is accepted, the rest is 429 with Retry-After and starts nothing', async () => {
-  const { path } = await a.createHook([httpStep('call', { url: `${stub.url}/ping` })]);
+  const org = await createTestOrg(h.services);
+  const { path } = await workflowApi(h.app, org).createHook([httpStep('call', { url: `${stub.url}/ping` })]);
   const answers = await Promise.all(Array.from({ length: 12 }, () => request(h.app).post(path).send({ n: 1 })));
   const accepted = answers.filter((r) => r.status === 202);
   const refused = answers.filter((r) => r.status === 429);
@@ -42,17 +41,21 @@ test('a burst on one trigger: its burst is accepted, the rest is 429 with Retry-
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(res.headers['x-execution-id']).toBeUndefined();
   }
-  await eventually(() => executions(), (n) => n === 5);
+  await eventually(() => executions(org), (n) => n === 5);
   await eventually(async () => stub.calls('/ping').length, (n) => n === 5);
-  expect(await executions()).toBe(5);
+  expect(await executions(org)).toBe(5);
 });
 
 test("the organization's bucket spans its triggers: a fresh trigger is refused once the organization's is empty", async () => {
-  const before = await executions();
-  const { path } = await a.createHook([httpStep('call', { url: `${stub.url}/other` })]);
-  // 5 of the organization's 8 went to the first test's trigger.
-  const answers = await Promise.all(Array.from({ length: 5 }, () => request(h.app).post(path).send({})));
+  const org = await createTestOrg(h.services);
+  const a = workflowApi(h.app, org);
+  const first = await a.createHook([httpStep('call', { url: `${stub.url}/first` })]);
+  const second = await a.createHook([httpStep('call', { url: `${stub.url}/second` })]);
+  // 5 of the organization's 8 go to the first trigger (its own burst), so 3 remain for the second.
+  const spent = await Promise.all(Array.from({ length: 5 }, () => request(h.app).post(first.path).send({})));
+  expect(spent.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
+  const answers = await Promise.all(Array.from({ length: 5 }, () => request(h.app).post(second.path).send({})));
   expect(answers.map((r) => r.status).sort()).toEqual([202, 202, 202, 429, 429]);
   expect(answers.find((r) => r.status === 429)!.body.error.message).toMatch(/organization/);
-  await eventually(() => executions(), (n) => n === before + 3);
+  await eventually(() => executions(org), (n) => n === 8);
 });

@@ -73,7 +73,9 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     for (const step of steps) {
       // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
       const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
-      const { output, bytes, sealedAnswer } = await executeStep({ run, step, seq: seq++, context, offloadAboveBytes }, answer !== undefined);
+      const answersCaller = step.stepType === 'core.return' && answer === undefined;
+      const request: StepRequest = { run, step, seq: seq++, context, offloadAboveBytes, ...(answersCaller ? { answersCaller } : {}) };
+      const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined);
       inlineBudget -= bytes;
       context.steps[step.stepId] = output;
       if (step.stepType === 'core.if') {

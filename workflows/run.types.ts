@@ -74,6 +74,8 @@ export interface StepRequest {
   context: { initial?: Record<string, unknown>; steps: Record<string, unknown> };
   /** The output is offloaded when its JSON is longer than this (see RUN_INLINE_BUDGET). */
   offloadAboveBytes: number;
+  /** A return step whose response is the run's answer (the first one reached): it seals that answer when it holds secrets. */
+  answersCaller?: boolean;
 }
 
 export interface StepResult {

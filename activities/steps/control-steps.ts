@@ -17,8 +17,9 @@ export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswer
 
     /**
      * Output: the response the waiting caller gets, templates inside the body
-     * resolved. Recorded masked, like every output; when masking changed it,
-     * the answer as written is sealed for the caller (RunAnswerVault).
+     * resolved. Recorded masked, like every output; when masking changed the
+     * run's answer (the first return step's), the answer as written is sealed
+     * for the caller (RunAnswerVault).
      */
     returnStep(request: StepRequest) {
       return runStep(deps, request, async (scope, trace) => {
@@ -26,7 +27,7 @@ export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswer
         const response: WebhookResponse = { statusCode, body: body === undefined ? null : await scope.renderDeep(body) };
         if (headers) response.headers = await scope.renderStrings(headers);
         trace.input = response;
-        if (scope.secrets.touches(response)) {
+        if (request.answersCaller && scope.secrets.touches(response)) {
           await answers.seal(request.run.organizationId, request.run.executionId, response);
           trace.sealedAnswer = true;
         }

@@ -46,6 +46,7 @@ export class StepScope {
   readonly secrets = new SecretSet();
   private environment?: Promise<Record<string, EnvironmentValue>>;
   private readonly connections = new Map<string, Promise<ResolvedConnection>>();
+  private readonly topLevel = new Map<string, Promise<unknown>>();
   /** `initial` and the step outputs, under a prototype-less root. */
   private readonly data: Record<string, unknown>;
 
@@ -103,7 +104,7 @@ export class StepScope {
       const env: Record<string, unknown> = Object.create(null);
       const keys = needs.env === 'all' ? Object.keys(await this.environmentValues()) : needs.env;
       for (const key of keys) {
-        const value = await this.envValue(key, depth, chain);
+        const value = await (depth === 0 ? this.topLevelEnvValue(key) : this.envValue(key, depth, chain));
         if (value !== undefined) env[key] = value;
       }
       const connections: Record<string, unknown> = Object.create(null);
@@ -115,9 +116,24 @@ export class StepScope {
   }
 
   /**
+   * `$env.<key>` as a step's own templates read it. Every template of the
+   * step reads it the same way (from depth 0, no chain), so it is resolved
+   * once per step, however many fields name it.
+   */
+  private topLevelEnvValue(key: string): Promise<unknown> {
+    let value = this.topLevel.get(key);
+    if (!value) {
+      value = this.envValue(key, 0, []);
+      this.topLevel.set(key, value);
+    }
+    return value;
+  }
+
+  /**
    * `$env.<key>`: its value, itself rendered when it holds a template, at most
-   * MAX_TEMPLATE_DEPTH levels deep. Not memoized: how deep a value sits depends
-   * on the path that reached it. A cycle is refused as soon as it closes.
+   * MAX_TEMPLATE_DEPTH levels deep. Not memoized below the top: how deep a
+   * value sits depends on the path that reached it. A cycle is refused as
+   * soon as it closes.
    */
   private async envValue(key: string, depth: number, chain: string[]): Promise<unknown> {
     const values = await this.environmentValues();

@@ -1,7 +1,7 @@
 import { CubeQueryError } from '../../cube/engine';
 import type { Config } from '../config/config';
 import { AppError, TooManyRequestsError, ValidationError } from '../errors/errors';
-import { isStatementTimeout } from '../db/statement-timeout-error';
+import { STATEMENT_TIMEOUT_MESSAGE } from '../db/statement-timeout-error';
 import { FairScheduler } from './fair-scheduler';
 
 /** What a refused caller is told to wait: about one of Cube's 5-second polls, long enough for a slot to free up. */
@@ -34,8 +34,6 @@ export function analyticsSlots(limits: Config['analytics']): AnalyticsSlots {
   };
 }
 
-const TIMED_OUT = /canceling statement due to statement timeout/;
-
 function queryTimedOut(): AppError {
   return new AppError(
     504,
@@ -52,13 +50,7 @@ function queryTimedOut(): AppError {
 export function cubeFailure(err: unknown): never {
   if (!(err instanceof CubeQueryError)) throw err;
   // Cube reports errors of the database as 400s too: the timeout is told apart by PostgreSQL's message.
-  if (TIMED_OUT.test(err.message)) throw queryTimedOut();
+  if (STATEMENT_TIMEOUT_MESSAGE.test(err.message)) throw queryTimedOut();
   if (err.status === 400) throw new ValidationError(`Invalid query: ${err.message}`, undefined, 'invalid_query');
-  throw err;
-}
-
-/** A CSV export cancelled by the statement timeout (PostgreSQL's query_canceled) before it sent anything is answered as such. */
-export function exportFailure(err: unknown): never {
-  if (isStatementTimeout(err)) throw queryTimedOut();
   throw err;
 }

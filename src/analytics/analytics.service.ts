@@ -4,7 +4,7 @@ import type { DataSource } from '../data-sources/data-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
 import { AppError, ValidationError } from '../errors/errors';
-import { type AnalyticsSlots, cubeFailure, exportFailure } from './analytics-limits';
+import { type AnalyticsSlots, cubeFailure } from './analytics-limits';
 import type { AnalyticsQuery, DistinctValuesBody, MetaEntry } from './analytics.schemas';
 import { type CsvExporter, csvLine, StalledReader } from './csv-export';
 import type { Logger } from '../logging/logger';
@@ -75,9 +75,10 @@ export class AnalyticsService {
     const columns = wanted.filter((m) => aliasOf.has(m));
     const aliases = columns.map((m) => aliasOf.get(m)!);
     const titles = columns.map((m) => this.columnTitle(model, m));
+    // A statement timeout before the first row is answered by the error middleware (504 query_timeout).
     await this.slots.exports.run(organizationId, () => this.exporter.stream(sql, params, aliases, titles, out)).catch((err) => {
       if (err instanceof StalledReader) this.logger.info({ organizationId, reason: err.message }, 'CSV export cut off');
-      exportFailure(err);
+      throw err;
     });
   }
 

@@ -48,6 +48,20 @@ describe('FairScheduler', () => {
     expect(started).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2', 'b2']);
   });
 
+  it('a key that went idle and comes back keeps its place: it does not jump ahead of keys waiting', async () => {
+    const { started, submit, finish } = harness({ concurrency: 1, perKey: 1 });
+    void submit('a', 'a0');
+    await flush();
+    void submit('b', 'b0');
+    await finish('a0'); // b0 starts; a is idle now, its last start remembered
+    void submit('a', 'a1'); // back before c arrives; but it has run already, and c never has
+    void submit('c', 'c0');
+    await flush();
+    await finish('b0');
+    await finish('c0');
+    expect(started).toEqual(['a0', 'b0', 'c0', 'a1']);
+  });
+
   it('keeps each key\'s own tasks in arrival order', async () => {
     const { started, submit, finish } = harness({ concurrency: 2, perKey: 1 });
     for (let i = 0; i < 3; i++) void submit('a', `a${i}`);

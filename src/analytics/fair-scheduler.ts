@@ -8,6 +8,9 @@ export interface FairSchedulerOptions {
   whenFull: () => Error;
 }
 
+/** Idle keys whose turn order is remembered; one forgotten starts afresh, as a newcomer. */
+const MAX_IDLE_KEYS_REMEMBERED = 10_000;
+
 interface KeyState {
   running: number;
   waiting: Array<() => void>;
@@ -27,6 +30,8 @@ export class FairScheduler {
   private starts = 0;
   /** Keys with tasks running or waiting, in order of arrival. */
   private readonly keys = new Map<string, KeyState>();
+  /** When idle keys last started a task, the most recently idle last; bounded, the oldest forgotten first. */
+  private readonly idleLastStarts = new Map<string, number>();
 
   constructor(private readonly options: FairSchedulerOptions) {
     if (options.concurrency < 1 || options.perKey < 1 || options.maxWaitingPerKey < 0) throw new Error('FairScheduler: limits must be positive');
@@ -49,7 +54,8 @@ export class FairScheduler {
   }
 
   private acquire(key: string): Promise<void> {
-    const state = this.keys.get(key) ?? { running: 0, waiting: [], lastStart: 0 };
+    // A key back after going idle keeps its place in the turn order: sending one query at a time never jumps the queue.
+    const state = this.keys.get(key) ?? { running: 0, waiting: [], lastStart: this.idleLastStarts.get(key) ?? 0 };
     // After every dispatch no waiting task could start, so one that can start now passes no one.
     if (this.running < this.options.concurrency && state.running < this.options.perKey) {
       this.start(key, state);
@@ -71,7 +77,12 @@ export class FairScheduler {
     const state = this.keys.get(key)!;
     this.running--;
     state.running--;
-    if (state.running === 0 && state.waiting.length === 0) this.keys.delete(key);
+    if (state.running === 0 && state.waiting.length === 0) {
+      this.keys.delete(key);
+      this.idleLastStarts.delete(key);
+      this.idleLastStarts.set(key, state.lastStart);
+      if (this.idleLastStarts.size > MAX_IDLE_KEYS_REMEMBERED) this.idleLastStarts.delete(this.idleLastStarts.keys().next().value!);
+    }
     this.dispatch();
   }
 

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { AccessToken, type TokenKind } from './access-token.entity';
+import type { Page } from '../http/pagination';
 import type { Role } from './roles';
 
 /** A live token with the membership it belongs to, as authentication needs it. */
@@ -48,32 +49,70 @@ export class AccessTokensRepository {
     await manager.insert(AccessToken, token);
   }
 
-  /** Live tokens of one membership, newest first. */
-  async listForMembership(organizationId: string, userId: string): Promise<AccessToken[]> {
-    return this.db.getRepository(AccessToken).find({
-      where: { userId, organizationId, revokedAt: IsNull() },
-      order: { createdAt: 'DESC' },
+  /**
+   * Inserts a token minted with `parentId`, while that token is live: the
+   * parent's row is share-locked until the insert commits, so a revocation
+   * either comes first (and nothing is minted) or waits and then sees the
+   * new token among those it revokes. False when the parent is no longer live.
+   */
+  async insertMinted(parentId: string, token: Partial<AccessToken>): Promise<boolean> {
+    return this.db.transaction(async (manager) => {
+      const live = await manager.query(
+        `SELECT 1 FROM access_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
+        [parentId],
+      );
+      if (live.length === 0) return false;
+      await manager.insert(AccessToken, token);
+      return true;
     });
   }
 
+  /** A page of the live tokens of one membership, newest first, and how many there are. */
+  async listForMembership(organizationId: string, userId: string, page: Page): Promise<{ total: number; data: AccessToken[] }> {
+    const [data, total] = await this.db.getRepository(AccessToken).findAndCount({
+      where: { userId, organizationId, revokedAt: IsNull() },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { total, data };
+  }
+
+  /** Live (unrevoked, unexpired) tokens of one membership. */
+  async countLive(organizationId: string, userId: string): Promise<number> {
+    const rows: Array<{ n: number }> = await this.db.query(
+      `SELECT count(*)::int AS n FROM access_tokens
+        WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+      [organizationId, userId],
+    );
+    return rows[0].n;
+  }
+
   /**
-   * Revokes a live token of one membership and every live token minted from
-   * it, at any depth; undefined when the membership has no such live token.
+   * Revokes a live token of one membership, then every live token minted
+   * from it, at any depth; undefined when the membership has no such live
+   * token. The descent repeats until it finds nothing more: a token minted
+   * while it ran (see insertMinted) is caught by the next pass.
    */
   async revoke(id: string, organizationId: string, userId: string): Promise<AccessToken | undefined> {
     // An UPDATE answers [rows, count] through TypeORM.
     const [revoked]: [Array<{ id: string }>, number] = await this.db.query(
-      `WITH RECURSIVE minted AS (
-         SELECT id FROM access_tokens WHERE id = $1 AND organization_id = $2 AND user_id = $3 AND revoked_at IS NULL
-         UNION
-         SELECT t.id FROM access_tokens t JOIN minted ON t.parent_id = minted.id
-       )
-       UPDATE access_tokens SET revoked_at = now()
-        WHERE id IN (SELECT id FROM minted) AND revoked_at IS NULL
-        RETURNING id`,
+      `UPDATE access_tokens SET revoked_at = now() WHERE id = $1 AND organization_id = $2 AND user_id = $3 AND revoked_at IS NULL RETURNING id`,
       [id, organizationId, userId],
     );
-    if (!revoked.some((r) => r.id === id)) return undefined;
+    if (revoked.length === 0) return undefined;
+    for (;;) {
+      const [descendants]: [Array<{ id: string }>, number] = await this.db.query(
+        `WITH RECURSIVE minted AS (
+           SELECT id FROM access_tokens WHERE parent_id = $1
+           UNION
+           SELECT t.id FROM access_tokens t JOIN minted ON t.parent_id = minted.id
+         )
+         UPDATE access_tokens SET revoked_at = now() WHERE id IN (SELECT id FROM minted) AND revoked_at IS NULL RETURNING id`,
+        [id],
+      );
+      if (descendants.length === 0) break;
+    }
     return (await this.db.getRepository(AccessToken).findOneBy({ id })) ?? undefined;
   }
 }

@@ -28,7 +28,8 @@ export function createAuthenticate(tokens: AccessTokensRepository) {
     if (principal.kind === 'delegated' && (!principal.issuerRole || !outranks(principal.issuerRole, principal.role))) {
       throw new UnauthorizedError('Access token is invalid, expired or revoked');
     }
-    const requested = req.header(ORGANIZATION_HEADER)?.trim();
+    // Ids and suids are lower case; a UUID may arrive in upper case.
+    const requested = req.header(ORGANIZATION_HEADER)?.trim().toLowerCase();
     if (requested && requested !== principal.organizationId && requested !== principal.organizationSuid) {
       throw new ForbiddenError(
         'This token acts only in the organization it belongs to; use a token of the organization you mean',

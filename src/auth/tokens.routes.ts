@@ -1,3 +1,4 @@
+import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { AccessTokenSchema, IssuedTokenSchema, IssueTokenBody, MemberParams, MemberTokenParams, TokenIdParams } from './tokens.schemas';
@@ -9,13 +10,10 @@ const TokenList = z.object({ total: z.number(), data: z.array(AccessTokenSchema)
 export function registerTokenRoutes(ctx: RouteContext, tokens: TokensService): void {
   const tags = ['Access tokens'];
   defineRoute(ctx, {
-    method: 'get', path: '/tokens', permission: null, tags,
-    summary: "The caller's live tokens (of this membership)",
+    method: 'get', path: '/tokens', permission: null, tags, query: PageQuery,
+    summary: "The caller's live tokens (of this membership), newest first",
     responses: { 200: { description: 'Tokens', schema: TokenList } },
-    handler: async ({ auth }) => {
-      const data = await tokens.listOwn(auth);
-      return { status: 200, body: { total: data.length, data } };
-    },
+    handler: async ({ auth, query }) => ({ status: 200, body: await tokens.listOwn(auth, query) }),
   });
 
   defineRoute(ctx, {
@@ -33,13 +31,10 @@ export function registerTokenRoutes(ctx: RouteContext, tokens: TokensService): v
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/organization/members/:userId/tokens', permission: 'members:admin', tags, params: MemberParams,
-    summary: 'Live tokens of a member below the caller\'s role',
+    method: 'get', path: '/organization/members/:userId/tokens', permission: 'members:admin', tags, params: MemberParams, query: PageQuery,
+    summary: 'Live tokens of a member below the caller\'s role, newest first',
     responses: { 200: { description: 'Tokens', schema: TokenList } },
-    handler: async ({ auth, params }) => {
-      const data = await tokens.listForMember(auth, params.userId);
-      return { status: 200, body: { total: data.length, data } };
-    },
+    handler: async ({ auth, params, query }) => ({ status: 200, body: await tokens.listForMember(auth, params.userId, query) }),
   });
 
   defineRoute(ctx, {

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../errors/errors';
+import type { Page } from '../http/pagination';
 import type { AuthContext } from '../http/request-context';
 import { newId } from '../ids';
 import type { AccessToken, TokenKind } from './access-token.entity';
@@ -29,6 +30,9 @@ export interface MemberRoles {
 export type Minter = Pick<AuthContext, 'userId' | 'organizationId' | 'role' | 'tokenId' | 'tokenKind' | 'tokenIssuedBy' | 'tokenExpiresAt'>;
 
 const DAY_MS = 86_400_000;
+
+/** Live tokens one member may hold in one organization: enough for every machine and script, and a bound on what minting can pile up. */
+export const MAX_LIVE_TOKENS = 100;
 
 /**
  * Access tokens. Each belongs to one membership (user + organization) and
@@ -81,8 +85,8 @@ export class TokensService {
   }
 
   /** Live tokens of the caller's membership. */
-  listOwn(caller: Minter): Promise<AccessToken[]> {
-    return this.tokens.listForMembership(caller.organizationId, caller.userId);
+  listOwn(caller: Minter, page: Page) {
+    return this.tokens.listForMembership(caller.organizationId, caller.userId, page);
   }
 
   async revokeOwn(caller: Minter, id: string): Promise<AccessToken> {
@@ -92,9 +96,9 @@ export class TokensService {
   }
 
   /** Live tokens of a member the caller outranks. */
-  async listForMember(caller: Minter, userId: string): Promise<AccessToken[]> {
+  async listForMember(caller: Minter, userId: string, page: Page) {
     await this.assertOutranks(caller, userId);
-    return this.tokens.listForMembership(caller.organizationId, userId);
+    return this.tokens.listForMembership(caller.organizationId, userId, page);
   }
 
   async revokeForMember(caller: Minter, userId: string, id: string): Promise<AccessToken> {
@@ -119,9 +123,14 @@ export class TokensService {
     token: Pick<AccessToken, 'organizationId' | 'userId' | 'name' | 'kind' | 'issuedBy' | 'parentId' | 'expiresAt'>,
     manager?: EntityManager,
   ): Promise<IssuedToken> {
+    if ((await this.tokens.countLive(token.organizationId, token.userId)) >= MAX_LIVE_TOKENS) {
+      throw new ValidationError(`A member holds at most ${MAX_LIVE_TOKENS} live tokens in an organization; revoke some first`, undefined, 'too_many_tokens');
+    }
     const secret = generateToken();
     const row = { ...token, id: newId(), tokenHash: secret.hash, tokenPrefix: secret.prefix, createdAt: new Date() };
-    await this.tokens.insert(row, manager);
+    if (!token.parentId) await this.tokens.insert(row, manager);
+    // The minting token was revoked between authentication and now.
+    else if (!(await this.tokens.insertMinted(token.parentId, row))) throw new UnauthorizedError('Access token is invalid, expired or revoked');
     const { id, name, kind, organizationId, userId, expiresAt, createdAt } = row;
     return { id, name, token: secret.token, tokenPrefix: secret.prefix, kind, organizationId, userId, expiresAt, createdAt };
   }

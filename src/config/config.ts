@@ -55,7 +55,8 @@ const envSchema = z.object({
   HTTP_STEP_MAX_RESPONSE: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 10mb').default('10mb'),
   LLM_OPENAI_BASE_URL: z.url().optional(),
   LLM_ANTHROPIC_BASE_URL: z.url().optional(),
-  ANALYTICS_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(4),
+  // At least two: analytics keeps one connection for the organizations another one is using the rest of (src/analytics).
+  ANALYTICS_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(4),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   DATABASE_LONG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(1_800_000),
   ANALYTICS_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),

@@ -1,6 +1,7 @@
 import { QueryFailedError } from 'typeorm';
 
-const TIMED_OUT = /canceling statement due to statement timeout/;
+/** PostgreSQL's message when it cancels a statement at its statement_timeout (Cube passes it on as text). */
+export const STATEMENT_TIMEOUT_MESSAGE = /canceling statement due to statement timeout/;
 
 /**
  * True when `err` is PostgreSQL cancelling a statement at its
@@ -9,5 +10,5 @@ const TIMED_OUT = /canceling statement due to statement timeout/;
  */
 export function isStatementTimeout(err: unknown): boolean {
   const pg = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string; message?: string } | undefined;
-  return pg?.code === '57014' && TIMED_OUT.test(pg.message ?? '');
+  return pg?.code === '57014' && STATEMENT_TIMEOUT_MESSAGE.test(pg.message ?? '');
 }

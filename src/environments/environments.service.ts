@@ -73,17 +73,14 @@ export class EnvironmentsService {
   async values(organizationId: string, id: string): Promise<{ environmentId: string; name: string; variables: Record<string, string> }> {
     const env = await this.get(organizationId, id);
     const variables: Record<string, string> = {};
-    for (const [key, { value }] of Object.entries(await this.valuesForRun(organizationId, id))) variables[key] = value;
+    for (const [key, { value }] of Object.entries(await this.decryptAll(organizationId, id))) variables[key] = value;
     return { environmentId: id, name: env.name, variables };
   }
 
   /** Plaintext values with their secret flags, for a run (decrypted in memory, never stored). */
   async valuesForRun(organizationId: string, id: string): Promise<Record<string, { value: string; secret: boolean }>> {
     await this.get(organizationId, id);
-    const rows = await this.repo.findVariables(organizationId, id);
-    const values: Record<string, { value: string; secret: boolean }> = Object.create(null);
-    for (const row of rows) values[row.key] = { value: await this.box.decrypt(organizationId, recordRef(id, row.key), row.valueEncrypted), secret: row.secret };
-    return values;
+    return this.decryptAll(organizationId, id);
   }
 
   /** Replaces all variables: keys not given are removed. */
@@ -113,6 +110,13 @@ export class EnvironmentsService {
       if ((await this.repo.deleteVariables(organizationId, id, [key], manager)) === 0) throw new NotFoundError('Variable');
     });
     return this.get(organizationId, id);
+  }
+
+  private async decryptAll(organizationId: string, id: string): Promise<Record<string, { value: string; secret: boolean }>> {
+    const rows = await this.repo.findVariables(organizationId, id);
+    const values: Record<string, { value: string; secret: boolean }> = Object.create(null);
+    for (const row of rows) values[row.key] = { value: await this.box.decrypt(organizationId, recordRef(id, row.key), row.valueEncrypted), secret: row.secret };
+    return values;
   }
 
   private async inLockedEnvironment(organizationId: string, id: string, work: (manager: EntityManager) => Promise<void>): Promise<void> {

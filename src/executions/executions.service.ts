@@ -4,11 +4,11 @@ import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
+import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, ListedExecution, ReadStep, StepPart } from './executions.repository';
+import type { RunRequest, RunStarter } from './run-starter';
 
 /** The step values one execution read inlines together; past it, every further value is a reference. */
 export const READ_INLINE_BUDGET = 4 * 1024 * 1024;
-import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, ListedExecution, ReadStep, StepPart } from './executions.repository';
-import type { RunRequest, RunStarter } from './run-starter';
 
 const head = (e: Omit<ExecutionRow, 'input'>) => ({
   id: e.id,

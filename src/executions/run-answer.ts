@@ -19,7 +19,13 @@ export class RunAnswers {
     private readonly vault: RunAnswerVault,
   ) {}
 
-  async response(organizationId: string, executionId: string, answer: Extract<AwaitedAnswer, { kind: 'response' }>): Promise<WebhookResponse> {
+  /** The answer with the response the caller is owed in place of the run's copy; other answers as they are. */
+  async resolve(organizationId: string, executionId: string, answer: AwaitedAnswer): Promise<AwaitedAnswer> {
+    if (answer.kind !== 'response') return answer;
+    return { kind: 'response', response: await this.response(organizationId, executionId, answer) };
+  }
+
+  private async response(organizationId: string, executionId: string, answer: Extract<AwaitedAnswer, { kind: 'response' }>): Promise<WebhookResponse> {
     if (answer.sealed) {
       const original = await this.vault.open(organizationId, executionId);
       if (original) return original;
@@ -32,15 +38,15 @@ export class RunAnswers {
 }
 
 /**
- * Sends a synchronous caller what the run told it: the return step's
- * response (loaded by RunAnswers), or a clear status naming the execution
- * when there is none. The execution id always travels in `X-Execution-Id`.
+ * Sends a synchronous caller what the run told it (resolved by RunAnswers):
+ * the return step's response, or a clear status naming the execution when
+ * there is none. The execution id always travels in `X-Execution-Id`.
  */
-export function sendRunAnswer(res: Response, executionId: string, answer: AwaitedAnswer, response?: WebhookResponse): void {
+export function sendRunAnswer(res: Response, executionId: string, answer: AwaitedAnswer): void {
   res.set('X-Execution-Id', executionId);
   switch (answer.kind) {
     case 'response': {
-      response ??= answer.response;
+      const response = answer.response;
       for (const [name, value] of Object.entries(response.headers ?? {})) if (isSendableHeader(name, value)) res.set(name, value);
       res.status(response.statusCode);
       if (response.body === null || response.body === undefined) res.end();

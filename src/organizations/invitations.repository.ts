@@ -22,18 +22,23 @@ const OPEN = `accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()`
 export class InvitationsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Inserts the invitation after closing any earlier open one for the same address (inviting again replaces it). */
-  async replaceOpen(row: InvitationRow & { codeHash: string }, manager: EntityManager): Promise<void> {
-    await manager.query(
-      `UPDATE invitations SET revoked_at = now()
-        WHERE organization_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL`,
-      [row.organizationId, row.email],
-    );
-    await manager.query(
+  /**
+   * Inserts the invitation, or replaces the open one for the same address
+   * (inviting again gives a new code, role and expiry; the old code stops
+   * working). One statement, so two invitations racing for one address
+   * leave one. Returns the invitation's id.
+   */
+  async upsertOpen(row: InvitationRow & { codeHash: string }, manager: EntityManager): Promise<string> {
+    const rows: Array<{ id: string }> = await manager.query(
       `INSERT INTO invitations (id, organization_id, email, name, role, code_hash, invited_by, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (organization_id, email) WHERE accepted_at IS NULL AND revoked_at IS NULL
+       DO UPDATE SET name = EXCLUDED.name, role = EXCLUDED.role, code_hash = EXCLUDED.code_hash, invited_by = EXCLUDED.invited_by,
+                     expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
+       RETURNING id`,
       [row.id, row.organizationId, row.email, row.name, row.role, row.codeHash, row.invitedBy, row.expiresAt, row.createdAt],
     );
+    return rows[0].id;
   }
 
   /** Open invitations, newest first, at most `limit`. */

@@ -51,11 +51,11 @@ export class InvitationsService {
       expiresAt: new Date(Date.now() + INVITATION_TTL_DAYS * 86_400_000),
       createdAt: new Date(),
     };
-    await this.orgs.transaction(async (manager) => {
+    const id = await this.orgs.transaction(async (manager) => {
       if (await this.orgs.findMemberByEmail(inviter.organizationId, email, manager)) throw new ConflictError(`${email} is already a member`, 'already_member');
-      await this.invitations.replaceOpen({ ...row, codeHash: code.hash }, manager);
+      return this.invitations.upsertOpen({ ...row, codeHash: code.hash }, manager);
     });
-    return { ...row, code: code.token };
+    return { ...row, id, code: code.token };
   }
 
   listOpen(organizationId: string, page: Page) {

@@ -1,13 +1,13 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { Membership } from '../auth/membership.entity';
 import type { Role } from '../auth/roles';
+import type { Page } from '../http/pagination';
 import { User } from '../auth/user.entity';
 import { Organization } from './organization.entity';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A bound on the member list's size: no organization of this service has more, and a list must have one. */
-export const MAX_MEMBERS_LISTED = 10_000;
+const MEMBER_SELECT = `SELECT u.id AS "userId", u.email, u.name, m.role, m.created_at AS "createdAt" FROM memberships m JOIN users u ON u.id = m.user_id`;
 
 export interface MemberRow {
   userId: string;
@@ -79,34 +79,23 @@ export class OrganizationsRepository {
     return rows[0]?.role;
   }
 
-  /** At most MAX_MEMBERS_LISTED, oldest first. */
-  async listMembers(organizationId: string): Promise<MemberRow[]> {
-    return this.db.query(
-      `SELECT u.id AS "userId", u.email, u.name, m.role, m.created_at AS "createdAt"
-         FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.organization_id = $1 ORDER BY m.created_at, u.email LIMIT ${MAX_MEMBERS_LISTED}`,
-      [organizationId],
-    );
+  /** A page of the members, oldest first, and how many there are. */
+  async listMembers(organizationId: string, page: Page): Promise<{ total: number; data: MemberRow[] }> {
+    const [data, [{ total }]] = await Promise.all([
+      this.db.query(`${MEMBER_SELECT} WHERE m.organization_id = $1 ORDER BY m.created_at, u.email LIMIT $2 OFFSET $3`, [organizationId, page.limit, page.offset]),
+      this.db.query(`SELECT count(*)::int AS total FROM memberships WHERE organization_id = $1`, [organizationId]),
+    ]);
+    return { total, data };
   }
 
   /** The member with this e-mail, if any (an invitation to a member is refused). */
   async findMemberByEmail(organizationId: string, email: string, manager: EntityManager = this.db.manager): Promise<MemberRow | undefined> {
-    const rows: MemberRow[] = await manager.query(
-      `SELECT u.id AS "userId", u.email, u.name, m.role, m.created_at AS "createdAt"
-         FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.organization_id = $1 AND u.email = $2`,
-      [organizationId, email],
-    );
+    const rows: MemberRow[] = await manager.query(`${MEMBER_SELECT} WHERE m.organization_id = $1 AND u.email = $2`, [organizationId, email]);
     return rows[0];
   }
 
   async findMember(organizationId: string, userId: string, manager: EntityManager = this.db.manager): Promise<MemberRow | undefined> {
-    const rows: MemberRow[] = await manager.query(
-      `SELECT u.id AS "userId", u.email, u.name, m.role, m.created_at AS "createdAt"
-         FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.organization_id = $1 AND m.user_id = $2 FOR UPDATE OF m`,
-      [organizationId, userId],
-    );
+    const rows: MemberRow[] = await manager.query(`${MEMBER_SELECT} WHERE m.organization_id = $1 AND m.user_id = $2 FOR UPDATE OF m`, [organizationId, userId]);
     return rows[0];
   }
 

@@ -1,5 +1,6 @@
 import { ROLE_PERMISSIONS } from '../auth/roles';
 import { assertPersonal } from '../auth/tokens.service';
+import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import {
@@ -54,13 +55,10 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/organization/members', permission: 'members:admin', tags,
-    summary: 'Members of the active organization',
+    method: 'get', path: '/organization/members', permission: 'members:admin', tags, query: PageQuery,
+    summary: 'Members of the active organization, oldest first',
     responses: { 200: { description: 'Members', schema: z.object({ total: z.number(), data: z.array(MemberSchema) }) } },
-    handler: async ({ auth }) => {
-      const data = await service.listMembers(auth.organizationId);
-      return { status: 200, body: { total: data.length, data } };
-    },
+    handler: async ({ auth, query }) => ({ status: 200, body: await service.listMembers(auth.organizationId, query) }),
   });
 
   defineRoute(ctx, {

@@ -2,6 +2,7 @@ import type { Role } from '../auth/roles';
 import type { IssuedToken, TokensService } from '../auth/tokens.service';
 import type { OrganizationKeys } from '../crypto/organization-keys';
 import { NotFoundError, ValidationError } from '../errors/errors';
+import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import type { Organization, PlanTier } from './organization.entity';
 import type { MemberRow, OrganizationsRepository } from './organizations.repository';
@@ -57,8 +58,8 @@ export class OrganizationsService {
     return this.get(organizationId);
   }
 
-  listMembers(organizationId: string): Promise<MemberRow[]> {
-    return this.orgs.listMembers(organizationId);
+  listMembers(organizationId: string, page: Page) {
+    return this.orgs.listMembers(organizationId, page);
   }
 
   /** The member with this e-mail (operators issuing a token to someone who lost theirs). */

@@ -74,9 +74,12 @@ export function registerSecretTrackingFilters(liquid: Liquid): void {
     const first = Number(begin) < 0 ? points + Number(begin) : Number(begin);
     tracker.sliced(s, unitIndex(s, first), (output as string).length);
   });
-  wrap('truncate', (tracker, input, output) => {
+  wrap('truncate', (tracker, input, output, [, ellipsis = '...']) => {
     const s = text(input);
-    if (output !== s) tracker.sliced(s, 0, (output as string).length);
+    const out = output as string;
+    // What of the input is written: the output without the ellipsis truncate appends.
+    const suffix = text(ellipsis);
+    if (out !== s) tracker.sliced(s, 0, out.endsWith(suffix) ? out.length - suffix.length : out.length);
   });
   wrap('upcase', (tracker, input) => tracker.transformed(text(input), (s) => s.toUpperCase()));
   wrap('downcase', (tracker, input) => tracker.transformed(text(input), (s) => s.toLowerCase()));

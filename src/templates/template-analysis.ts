@@ -2,7 +2,7 @@ import type { Liquid } from 'liquidjs';
 import { CONNECTIONS_ROOT, ENV_ROOT, fromLiquid, MAX_TEMPLATE_LENGTH, templateMessage, toLiquid } from './template-engine';
 
 export interface TemplateAnalysis {
-  /** Set when the template does not parse; a message for people, with `$` roots restored. */
+  /** Why the template cannot be used, as a message for people with `$` roots restored: too long, does not parse, or reads `$connections` without a name. */
   error?: string;
   /** Each variable reference as its path of segments, `['fetch', 'body', 'items', 0]`, roots as written (`$env`). */
   references: Array<Array<string | number>>;
@@ -22,16 +22,21 @@ type Segments = Array<string | number | unknown[]>;
  * liquidjs would parse before scanning it.
  */
 export function analyzeTemplate(liquid: Liquid, template: string): TemplateAnalysis {
-  if (template.length > MAX_TEMPLATE_LENGTH) return { error: `it is longer than the ${MAX_TEMPLATE_LENGTH}-character limit`, references: [] };
+  if (template.length > MAX_TEMPLATE_LENGTH) return { error: `template is longer than the ${MAX_TEMPLATE_LENGTH}-character limit`, references: [] };
+  let segments: Segments[];
   try {
-    const parsed = liquid.parse(toLiquid(template));
-    const segments = liquid.globalVariableSegmentsSync(parsed) as Segments[];
-    // A computed segment (`a[b.c]`) stays an array: it names no fixed key.
-    const references = segments.map((path) => path.map((s) => (typeof s === 'string' ? fromLiquid(s) : s)) as Array<string | number>);
-    return { references };
+    segments = liquid.globalVariableSegmentsSync(liquid.parse(toLiquid(template))) as Segments[];
   } catch (err) {
-    return { error: templateMessage(String((err as Error).message)), references: [] };
+    return { error: `template does not parse: ${templateMessage(String((err as Error).message))}`, references: [] };
   }
+  try {
+    dollarNeeds(segments);
+  } catch (err) {
+    return { error: (err as Error).message, references: [] };
+  }
+  // A computed segment (`a[b.c]`) stays an array: it names no fixed key.
+  const references = segments.map((path) => path.map((s) => (typeof s === 'string' ? fromLiquid(s) : s)) as Array<string | number>);
+  return { references };
 }
 
 /**
@@ -48,7 +53,7 @@ export function dollarNeeds(references: Segments[]): DollarNeeds {
       if (typeof first === 'string') env.add(first);
       else allEnv = true;
     } else if (root === CONNECTIONS_ROOT) {
-      if (typeof first !== 'string') throw new Error('$connections must be followed by a connection name, such as $connections.crm');
+      if (typeof first !== 'string') throw new Error('reads $connections without naming a connection: write $connections.<name>');
       connections.add(first);
     }
   }

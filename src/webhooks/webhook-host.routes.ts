@@ -57,8 +57,7 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
         return;
       }
       const { executionId, answer } = await deps.runs.startAndAwaitAnswer(request, deps.syncTimeoutMs);
-      const response = answer.kind === 'response' ? await deps.answers.response(accepted.run.organizationId, executionId, answer) : undefined;
-      sendRunAnswer(res, executionId, answer, response);
+      sendRunAnswer(res, executionId, await deps.answers.resolve(accepted.run.organizationId, executionId, answer));
     } catch (err) {
       next(err);
     }

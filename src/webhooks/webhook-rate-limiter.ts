@@ -39,10 +39,22 @@ class Buckets {
     return (1 - this.available(key, now)) / this.limit.rate;
   }
 
-  /** Drops buckets that have refilled (they remember nothing), else the least recently used one. */
+  /**
+   * Makes room for a tenth of the buckets at once, so the scan is paid once
+   * per many new keys: the least recently used go first, and of them only
+   * those that have refilled (they remember nothing a new bucket would not),
+   * unless none has, when the oldest go anyway.
+   */
   private evict(now: number): void {
-    for (const key of this.buckets.keys()) if (this.available(key, now) >= this.limit.burst) this.buckets.delete(key);
-    if (this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
+    const target = MAX_BUCKETS - MAX_BUCKETS / 10;
+    for (const key of this.buckets.keys()) {
+      if (this.buckets.size <= target) return;
+      if (this.available(key, now) >= this.limit.burst) this.buckets.delete(key);
+    }
+    for (const key of this.buckets.keys()) {
+      if (this.buckets.size <= target) return;
+      this.buckets.delete(key);
+    }
   }
 }
 
