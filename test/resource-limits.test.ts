@@ -37,7 +37,6 @@ afterAll(async () => {
   for (const x of [h, hCut, hSlow]) await x?.close();
 });
 
-type Json = Record<string, any>;
 const FIELDS = {
   city: { type: 'string', label: 'City' },
   n: { type: 'number', label: 'N' },
