@@ -1,7 +1,7 @@
 import { createLogger } from '../src/logging/logger';
 import { FairScheduler } from '../src/analytics/fair-scheduler';
 import { CubeEngine, CubeQueryError, modelVersion } from './engine';
-import type { DataSource } from '../src/data-sources/data-source.entity';
+import type { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
 
 const context = { organizationId: 'org', modelVersion: 'v1' };
 
@@ -74,7 +74,7 @@ describe("CubeEngine's pool", () => {
 
 describe('modelVersion', () => {
   it('changes when a source changes, is added or removed', () => {
-    const s = (id: string, at: number) => ({ id, updatedAt: new Date(at) }) as DataSource;
+    const s = (id: string, at: number) => ({ id, updatedAt: new Date(at) }) as AnalyticsSource;
     const base = modelVersion([s('a', 1), s('b', 2)]);
     expect(modelVersion([s('a', 1), s('b', 2)])).toBe(base);
     expect(modelVersion([s('a', 1), s('b', 3)])).not.toBe(base);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CubejsServerCore } from '@cubejs-backend/server-core';
 import { PostgresDriver } from '@cubejs-backend/postgres-driver';
-import type { DataSource } from '../src/data-sources/data-source.entity';
+import type { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
 import type { Logger } from '../src/logging/logger';
 import { cubeModel } from './model';
 import { applyCubeNativeWorkarounds } from './native-workarounds';
@@ -30,7 +30,7 @@ export class CubeQueryError extends Error {
 }
 
 /** The model version of a set of sources: a hash of their ids and last changes. */
-export function modelVersion(sources: DataSource[]): string {
+export function modelVersion(sources: AnalyticsSource[]): string {
   const hash = createHash('sha256');
   for (const s of sources) hash.update(`${s.id}:${s.updatedAt.getTime()};`);
   return hash.digest('base64url');
@@ -44,7 +44,7 @@ export interface CubeEngineOptions {
   statementTimeoutMs: number;
   logger: Logger;
   /** The organization's data sources, read when Cube compiles its model. */
-  loadSources: (organizationId: string) => Promise<DataSource[]>;
+  loadSources: (organizationId: string) => Promise<AnalyticsSource[]>;
 }
 
 /**

@@ -1,8 +1,8 @@
-import { DataSource } from '../src/data-sources/data-source.entity';
+import { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
 import { cubeModel } from './model';
 
-function source(overrides: Partial<DataSource> = {}): DataSource {
-  return Object.assign(new DataSource(), {
+function source(overrides: Partial<AnalyticsSource> = {}): AnalyticsSource {
+  return Object.assign(new AnalyticsSource(), {
     id: '01a2051d-6376-7344-af07-949d8d334eab',
     name: 'Orders',
     servingRelation: 'ds_01a2051d_6376_7344_af07_949d8d334eab',

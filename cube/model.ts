@@ -1,7 +1,6 @@
-import type { DataSource } from '../src/data-sources/data-source.entity';
+import type { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
 import type { FieldType } from '../src/data-sources/data-sources.schemas';
-import { expressionSql } from '../src/data-sources/expression';
-import { ident, LIVE, qualified } from '../src/data-sources/serving-relation';
+import { expressionSql, ident, LIVE, qualified } from '../src/db/sql';
 
 /**
  * One Cube data model file per data source: the cube is named like the
@@ -19,7 +18,7 @@ export const REFRESH_EVERY = '1 second';
 const column = (name: string) => '${CUBE}.' + ident(name);
 
 /** The SELECT a cube reads: live rows, plus one computed column per window dimension over all of them (`lifetime`). */
-function baseSql(source: DataSource): string {
+function baseSql(source: AnalyticsSource): string {
   const table = qualified(source.servingRelation);
   if (source.windowDimensions.length === 0) return `SELECT * FROM ${table} WHERE ${LIVE}`;
   const windows = source.windowDimensions.map((w) => {
@@ -30,7 +29,7 @@ function baseSql(source: DataSource): string {
   return `SELECT t.*, ${windows.join(', ')} FROM ${table} t WHERE ${LIVE.replace(/__expires_at/g, 't.__expires_at')}`;
 }
 
-export function cubeModel(source: DataSource): string {
+export function cubeModel(source: AnalyticsSource): string {
   // count(*): counting the key column would read it for nothing.
   const measures: Record<string, object> = { count: { type: 'count', sql: '*', title: 'Count' } };
   const dimensions: Record<string, object> = { __key: { sql: column('__key'), type: 'string', primaryKey: true, shown: false } };

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { type CubeContext, type CubeEngine, type CubeQuery, modelVersion } from '../../cube/engine';
-import type { DataSource } from '../data-sources/data-source.entity';
+import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
 import { AppError, ValidationError } from '../errors/errors';
@@ -15,7 +15,7 @@ type MetaMember = MetaEntry['measures'][number];
 /** An organization's compiled model: Cube's context for it, and what its members are. */
 interface Model {
   context: CubeContext;
-  sources: Map<string, DataSource>;
+  sources: Map<string, AnalyticsSource>;
   entries: MetaEntry[];
   members: Map<string, MetaMember>;
 }

@@ -1,8 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { ident } from '../data-sources/serving-relation';
-import { inlineParams } from './sql-params';
+import { ident, inlineParams } from '../db/sql';
 
 /** One CSV field as RFC 4180 wants it: quoted when it holds a comma, quote or line break. */
 export function csvField(text: string): string {

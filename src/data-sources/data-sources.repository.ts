@@ -1,18 +1,9 @@
-import type { DataSource as Database, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
-import { DataSource } from './data-source.entity';
+import { AnalyticsSource } from './analytics-source.entity';
 import type { Expression } from './data-sources.schemas';
-import { expressionSql } from './expression';
-import {
-  createTableSql,
-  fillStatement,
-  ident,
-  indexStatements,
-  LIVE,
-  qualified,
-  syncStatement,
-  timeField,
-} from './serving-relation';
+import { expressionSql, ident, LIVE, qualified } from '../db/sql';
+import { createTableSql, fillStatement, indexStatements, syncStatement, timeField } from './serving-relation';
 
 /** What a change to a source asks of its serving relation. */
 export type RelationChange = 'none' | 'reindex' | 'rebuild';
@@ -28,24 +19,24 @@ export type RelationChange = 'none' | 'reindex' | 'rebuild';
  * the lock waits for an import in flight to commit.
  */
 export class DataSourcesRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: DataSource) {}
 
   /** Newest first. */
-  list(organizationId: string): Promise<DataSource[]> {
-    return this.db.getRepository(DataSource).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  list(organizationId: string): Promise<AnalyticsSource[]> {
+    return this.db.getRepository(AnalyticsSource).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 
-  find(organizationId: string, id: string): Promise<DataSource | null> {
-    return this.db.getRepository(DataSource).findOneBy({ organizationId, id });
+  find(organizationId: string, id: string): Promise<AnalyticsSource | null> {
+    return this.db.getRepository(AnalyticsSource).findOneBy({ organizationId, id });
   }
 
   /** Saves the source, then creates and fills its serving relation, all in one transaction. */
-  async create(source: DataSource): Promise<DataSource> {
+  async create(source: AnalyticsSource): Promise<AnalyticsSource> {
     source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
     return this.db.transaction(async (m) => {
       await allowLongStatements(this.db, m);
       await this.lockTable(m, source);
-      const saved = await m.save(DataSource, source);
+      const saved = await m.save(AnalyticsSource, source);
       await this.build(m, saved);
       return saved;
     });
@@ -57,7 +48,7 @@ export class DataSourcesRepository {
    * change says what the serving relation needs: nothing, new indexes, or a
    * rebuild from the records. Null when there is no such source.
    */
-  async update(organizationId: string, id: string, change: (source: DataSource) => RelationChange): Promise<DataSource | null> {
+  async update(organizationId: string, id: string, change: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource | null> {
     return this.db.transaction(async (m) => {
       // The row lock too may wait for a rebuild of the same source.
       await allowLongStatements(this.db, m);
@@ -65,14 +56,14 @@ export class DataSourcesRepository {
       if (!source) return null;
       const effect = change(source);
       source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
-      if (effect === 'none') return m.save(DataSource, source);
+      if (effect === 'none') return m.save(AnalyticsSource, source);
       await this.lockTable(m, source);
       if (effect === 'reindex') {
         await this.createIndexes(m, source, true);
-        return m.save(DataSource, source);
+        return m.save(AnalyticsSource, source);
       }
       await m.query(`DROP TABLE IF EXISTS ${qualified(source.servingRelation)}`);
-      const saved = await m.save(DataSource, source);
+      const saved = await m.save(AnalyticsSource, source);
       await this.build(m, saved);
       return saved;
     });
@@ -86,14 +77,14 @@ export class DataSourcesRepository {
       const source = await this.lockRow(m, organizationId, id);
       if (!source) return false;
       await this.lockTable(m, source);
-      await m.delete(DataSource, { organizationId, id });
+      await m.delete(AnalyticsSource, { organizationId, id });
       await m.query(`DROP TABLE IF EXISTS ${qualified(source.servingRelation)}`);
       return true;
     });
   }
 
   /** Record values of the table, newest first, to infer fields from. */
-  async sampleValues(source: DataSource, limit: number): Promise<Record<string, unknown>[]> {
+  async sampleValues(source: AnalyticsSource, limit: number): Promise<Record<string, unknown>[]> {
     const rows: Array<{ value: Record<string, unknown> }> = await this.db.query(
       `SELECT value FROM data_store_records
        WHERE organization_id = $1 AND table_name = $2 AND key <> '__meta__' AND (expires_at IS NULL OR expires_at > now())
@@ -104,7 +95,7 @@ export class DataSourcesRepository {
   }
 
   /** The expression evaluated over the first `limit` live rows of the serving relation, in key order. */
-  async preview(source: DataSource, expression: Expression, limit: number): Promise<Array<number | null>> {
+  async preview(source: AnalyticsSource, expression: Expression, limit: number): Promise<Array<number | null>> {
     const sql = expressionSql(expression, (name) => ident(name));
     const rows: Array<{ v: string | null }> = await this.db.query(
       `SELECT (${sql})::float8 AS v FROM ${qualified(source.servingRelation)} WHERE ${LIVE} ORDER BY __key LIMIT $1`,
@@ -113,7 +104,7 @@ export class DataSourcesRepository {
     return rows.map((r) => (r.v === null ? null : Number(r.v)));
   }
 
-  private async build(m: EntityManager, source: DataSource): Promise<void> {
+  private async build(m: EntityManager, source: AnalyticsSource): Promise<void> {
     const { fields } = source.recordSchema;
     await m.query(createTableSql(source.servingRelation, fields));
     await m.query(fillStatement(source.servingRelation, fields, timeField(source.recordSchema)), [source.tableOrganizationId, source.dataStoreTableName]);
@@ -122,17 +113,17 @@ export class DataSourcesRepository {
   }
 
   /** The analytics indexes of the source's current model; `replace` drops the existing ones first. */
-  private async createIndexes(m: EntityManager, source: DataSource, replace: boolean): Promise<void> {
+  private async createIndexes(m: EntityManager, source: AnalyticsSource, replace: boolean): Promise<void> {
     const ix = indexStatements(source.servingRelation, timeField(source.recordSchema), source.windowDimensions);
     for (const sql of [...(replace ? ix.drop : []), ...ix.create]) await m.query(sql);
   }
 
-  private lockRow(m: EntityManager, organizationId: string, id: string): Promise<DataSource | null> {
-    return m.getRepository(DataSource).findOne({ where: { organizationId, id }, lock: { mode: 'pessimistic_write' } });
+  private lockRow(m: EntityManager, organizationId: string, id: string): Promise<AnalyticsSource | null> {
+    return m.getRepository(AnalyticsSource).findOne({ where: { organizationId, id }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Waits for writes in flight to the table and holds new ones until this transaction ends. */
-  private async lockTable(m: EntityManager, source: DataSource): Promise<void> {
+  private async lockTable(m: EntityManager, source: AnalyticsSource): Promise<void> {
     await m.query('SELECT pg_advisory_xact_lock(analytics.table_lock_key($1, $2))', [source.tableOrganizationId, source.dataStoreTableName]);
   }
 }

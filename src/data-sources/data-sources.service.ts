@@ -1,7 +1,7 @@
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import { newId, newSuid } from '../ids';
-import { DataSource } from './data-source.entity';
+import { AnalyticsSource } from './analytics-source.entity';
 import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
 import type {
   CalculatedField,
@@ -21,7 +21,7 @@ const SAMPLE_SIZE = 1000;
 const PREVIEW_ROWS = 20;
 
 /** A data source as the API shows it (interface.md 2.6); the sync statement stays inside. */
-export function presentDataSource(s: DataSource) {
+export function presentDataSource(s: AnalyticsSource) {
   return {
     id: s.id,
     suid: s.suid,
@@ -69,17 +69,17 @@ export class DataSourcesService {
     private readonly dataStores: DataStoresService,
   ) {}
 
-  list(organizationId: string): Promise<DataSource[]> {
+  list(organizationId: string): Promise<AnalyticsSource[]> {
     return this.repository.list(organizationId);
   }
 
-  async get(organizationId: string, id: string): Promise<DataSource> {
+  async get(organizationId: string, id: string): Promise<AnalyticsSource> {
     const source = await this.repository.find(organizationId, id);
     if (!source) throw new NotFoundError('Data source');
     return source;
   }
 
-  async create(organizationId: string, userId: string | null, body: CreateDataSourceBody): Promise<DataSource> {
+  async create(organizationId: string, userId: string | null, body: CreateDataSourceBody): Promise<AnalyticsSource> {
     if (body.type !== 'custom') {
       throw new ValidationError(`Only "custom" sources can be created here; "${body.type}" sources come from data feeds`, [{ path: 'type', message: 'must be "custom"' }], 'unsupported_type');
     }
@@ -93,7 +93,7 @@ export class DataSourcesService {
     const recordSchema = toRecordSchema(body.recordSchema);
     throwIfAny(modelIssues(recordSchema, []), 'Invalid calculated fields');
     const id = newId();
-    const source = Object.assign(new DataSource(), {
+    const source = Object.assign(new AnalyticsSource(), {
       id,
       suid: newSuid(),
       organizationId,
@@ -122,7 +122,7 @@ export class DataSourcesService {
    * needs `confirmTimeFieldRekey` because the relation is re-keyed (rewritten
    * in the new time order and re-indexed), which takes a while on big tables.
    */
-  update(organizationId: string, id: string, patch: PatchDataSourceBody): Promise<DataSource> {
+  update(organizationId: string, id: string, patch: PatchDataSourceBody): Promise<AnalyticsSource> {
     return this.change(organizationId, id, (source) => {
       let rebuild = false;
       if (patch.recordSchema) {
@@ -255,7 +255,7 @@ export class DataSourcesService {
   }
 
   /** One change to a source, on its locked row (see DataSourcesRepository.update); 404 when it is not the caller's. */
-  private async change(organizationId: string, id: string, apply: (source: DataSource) => RelationChange): Promise<DataSource> {
+  private async change(organizationId: string, id: string, apply: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource> {
     const source = await this.repository.update(organizationId, id, apply);
     if (!source) throw new NotFoundError('Data source');
     return source;

@@ -28,24 +28,3 @@ export function expressionSizeProblem(expr: Expression): string | null {
   if (depth > MAX_EXPRESSION_DEPTH) return `is ${depth} levels deep (at most ${MAX_EXPRESSION_DEPTH})`;
   return null;
 }
-
-/**
- * The expression as SQL over numeric columns. Arithmetic follows SQL: any
- * null operand makes the result null, and a division or remainder by zero is
- * null too (not an error), so one bad row never fails a whole query.
- */
-export function expressionSql(expr: Expression, column: (name: string) => string): string {
-  switch (expr.type) {
-    case 'Identifier':
-      return column(expr.name);
-    case 'Literal':
-      // A finite JSON number; quoted so exponents such as 1e+21 parse as numeric.
-      return `'${String(expr.value)}'::numeric`;
-    case 'BinaryExpression': {
-      const left = expressionSql(expr.left, column);
-      const right = expressionSql(expr.right, column);
-      if (expr.operator === '/' || expr.operator === '%') return `(${left} ${expr.operator} NULLIF(${right}, 0))`;
-      return `(${left} ${expr.operator} ${right})`;
-    }
-  }
-}

@@ -1,5 +1,5 @@
 import type { FieldIssue } from '../errors/errors';
-import type { DataSource } from './data-source.entity';
+import type { AnalyticsSource } from './analytics-source.entity';
 import { type CalculatedField, type Expression, RESERVED_MEMBERS, type RecordSchema, type WindowDimension } from './data-sources.schemas';
 import { expressionIdentifiers, expressionSizeProblem } from './expression';
 
@@ -68,7 +68,7 @@ export function modelIssues(schema: RecordSchema, windows: WindowDimension[]): F
  * needs one row per record in a relation of this service's own PostgreSQL:
  * aggregate (feed) sources and sources read through a share do not qualify.
  */
-export function windowUnsupportedReason(source: DataSource): string | null {
+export function windowUnsupportedReason(source: AnalyticsSource): string | null {
   if (source.servingEngine !== 'postgres') return `the serving engine "${source.servingEngine}" cannot compute window functions`;
   if (source.type !== 'custom') return 'feed-backed sources hold aggregates, not one row per record';
   if (source.sharedFromOrganizationId) return 'a source read through a share cannot add window dimensions to the owner\'s table';

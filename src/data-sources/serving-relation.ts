@@ -1,3 +1,4 @@
+import { ident, literal, qualified, SERVING_SCHEMA } from '../db/sql';
 import type { FieldDefinition, FieldType, RecordSchema, WindowDimension } from './data-sources.schemas';
 
 /**
@@ -5,25 +6,17 @@ import type { FieldDefinition, FieldType, RecordSchema, WindowDimension } from '
  * schema with one typed column per field, plus the record key and expiry.
  * Field names are checked identifiers (FIELD_NAME) and still quoted here.
  */
-export const SERVING_SCHEMA = 'analytics';
 export const SERVING_ENGINE = 'postgres';
 
 const COLUMN_TYPES: Record<FieldType, string> = { number: 'numeric', string: 'text', date: 'timestamptz' };
 // The never-failing conversions of the CreateDataSources migration.
 const CONVERSIONS: Record<FieldType, string> = { number: 'analytics.to_number', string: 'analytics.to_text', date: 'analytics.to_time' };
 
-export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
-export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** `ds_<uuid with underscores>`: the relation's name and the Cube name of the source. */
 export function servingRelationName(dataSourceId: string): string {
   return `ds_${dataSourceId.replace(/-/g, '_')}`;
 }
-
-/** Rows that are live (not expired): every read of a serving relation filters with this. */
-export const LIVE = '(__expires_at IS NULL OR __expires_at > now())';
-
-export const qualified = (relation: string) => `${SERVING_SCHEMA}.${ident(relation)}`;
 
 /** What the physical table depends on: changing any of it means a rebuild. */
 export function physicalShape(schema: Pick<RecordSchema, 'fields'>): string {

@@ -4,7 +4,7 @@ import { AccessToken } from '../auth/access-token.entity';
 import { Membership } from '../auth/membership.entity';
 import { User } from '../auth/user.entity';
 import { Connection } from '../connections/connection.entity';
-import { DataSource as AnalyticsDataSource } from '../data-sources/data-source.entity';
+import { AnalyticsSource } from '../data-sources/analytics-source.entity';
 import { EnvironmentVariable } from '../environments/environment-variable.entity';
 import { Environment } from '../environments/environment.entity';
 import { OrganizationKey } from '../crypto/organization-key.entity';
@@ -15,7 +15,7 @@ import { Workflow } from '../workflows/workflow.entity';
 import { migrations } from '../../migrations';
 import { type DatabaseTimeouts, IDLE_IN_TRANSACTION_MS, rememberLongTimeout } from './statement-timeouts';
 
-export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable, Workflow, WorkflowVersion, WebhookTrigger, AnalyticsDataSource];
+export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable, Workflow, WorkflowVersion, WebhookTrigger, AnalyticsSource];
 
 export interface DatabaseOptions {
   poolSize?: number;

@@ -1,4 +1,4 @@
-import { inlineParams } from './sql-params';
+import { inlineParams } from './sql';
 
 const quote = (t: string) => `'${t.replace(/'/g, "''")}'`;
 

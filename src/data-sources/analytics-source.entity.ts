@@ -10,7 +10,7 @@ export interface SyncConfig {
 
 /** A data source: an analytics view of one data store table, served from its own typed relation. */
 @Entity({ name: 'data_sources' })
-export class DataSource extends OrganizationResource {
+export class AnalyticsSource extends OrganizationResource {
   @Column({ name: 'user_id', type: 'uuid', nullable: true })
   userId!: string | null;
 
