@@ -33,7 +33,12 @@ export interface ActivityDeps {
 export const LLM_TIMEOUT_MS = 100_000;
 
 /** Builds the worker's activity dependencies from its infrastructure; `close` releases the HTTP client. */
-export function createActivityDeps(infra: { db: DataSource; logger: Logger; keyring: MasterKeyring; config: Config }): ActivityDeps & { close(): Promise<void> } {
+export function createActivityDeps(infra: {
+  db: DataSource;
+  logger: Logger;
+  keyring: MasterKeyring;
+  config: Config;
+}): ActivityDeps & { close(): Promise<void> } {
   const { environments, connections, catalog, box } = createSecretServices(infra.db, infra.keyring);
   const secrets: SecretSources = {
     async environmentValues(organizationId, environmentId) {

@@ -240,7 +240,16 @@ async function main() {
       if (service) {
         const running = service;
         // SIGTERM first; a service that has not exited after 30 s is killed (only the process this run started).
-        await Promise.race([running.stop(), sleep(30_000).then(() => { try { process.kill(running.pid, 'SIGKILL'); } catch { /* gone */ } })]);
+        await Promise.race([
+          running.stop(),
+          sleep(30_000).then(() => {
+            try {
+              process.kill(running.pid, 'SIGKILL');
+            } catch {
+              /* gone */
+            }
+          }),
+        ]);
       }
       await pg?.stop().catch(() => undefined);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -260,7 +269,10 @@ async function main() {
     // The hand-written SQL's client: timestamps come back as PostgreSQL's text, as numerics already do.
     sql = new Client({
       connectionString: pg.url,
-      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 1114 || oid === 1184 ? (v: string) => v : types.getTypeParser(oid, format))) as typeof types.getTypeParser },
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === 1114 || oid === 1184 ? (v: string) => v : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
+      },
     });
     await sql.connect();
     const results: Record<string, unknown> = { records: RECORDS, runs: RUNS, cpus: os.cpus().length };
@@ -284,7 +296,11 @@ async function main() {
             return `${newId()}\t${newSuid()}\t${org.organizationId}\t${TABLE}\t${key}\t${JSON.stringify(value)}\t\\N\t${stamp}\t${stamp}\t${stamp}\n`;
           }),
         ),
-        loader.query(copyFrom(`COPY data_store_records (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at) FROM STDIN`)),
+        loader.query(
+          copyFrom(
+            `COPY data_store_records (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at) FROM STDIN`,
+          ),
+        ),
       );
       await loader.query(REGISTER_TABLE, registerParams(org.organizationId, TABLE, 'import'));
       await loader.query('COMMIT');
@@ -299,19 +315,25 @@ async function main() {
     await pool.query('VACUUM ANALYZE data_store_records');
 
     t = performance.now();
-    const created = await requestJson('POST', api('/dashboards/data-sources'), org.token, {
-      name: 'Sales',
-      dataStoreTableName: TABLE,
-      recordSchema: {
-        name: 'Sale',
-        fields: {
-          amount: { type: 'number', label: 'Amount', measure: true },
-          city: { type: 'string', label: 'City' },
-          category: { type: 'string', label: 'Category' },
-          at: { type: 'date', label: 'At', timeDimension: true },
+    const created = await requestJson(
+      'POST',
+      api('/dashboards/data-sources'),
+      org.token,
+      {
+        name: 'Sales',
+        dataStoreTableName: TABLE,
+        recordSchema: {
+          name: 'Sale',
+          fields: {
+            amount: { type: 'number', label: 'Amount', measure: true },
+            city: { type: 'string', label: 'City' },
+            category: { type: 'string', label: 'Category' },
+            at: { type: 'date', label: 'At', timeDimension: true },
+          },
         },
       },
-    }, LONG_TIMEOUT_MS);
+      LONG_TIMEOUT_MS,
+    );
     const buildMs = performance.now() - t;
     if (created.status !== 201) throw new Error(`create data source: ${created.status} ${JSON.stringify(created.body)}`);
     const rel: string = created.body.servingRelation;
@@ -323,7 +345,9 @@ async function main() {
     results.load = { copyMs: loadMs, serviceBuildMs: buildMs, servingRows };
     console.log('Load and serving relation');
     console.log(`  COPY into data_store_records  ${fmt.int((RECORDS / loadMs) * 1000).padStart(9)} records/s  (${fmt.s(loadMs)}, with the __meta__ row)`);
-    console.log(`  serving relation built in ${(buildMs / 1000).toFixed(1)} s  (POST /dashboards/data-sources; ${fmt.int(servingRows)} rows in analytics."${rel}")\n`);
+    console.log(
+      `  serving relation built in ${(buildMs / 1000).toFixed(1)} s  (POST /dashboards/data-sources; ${fmt.int(servingRows)} rows in analytics."${rel}")\n`,
+    );
     if (servingRows !== RECORDS) console.log(`  WARNING: the serving relation holds ${fmt.int(servingRows)} rows, not ${fmt.int(RECORDS)}\n`);
 
     // HTTP overhead: /healthz (one SELECT 1 plus a Temporal ping) and a trivial authenticated GET (auth plus one primary-key read).
@@ -347,7 +371,12 @@ async function main() {
     // trivially (see QueryCase.uncached), so its SQL is new to Cube and runs in PostgreSQL every time; that is
     // the figure compared with the hand-written SQL. Uncached API calls and SQL runs alternate, so drift hits both.
     const query = async (q: Record<string, unknown>) => {
-      const res = await fetch(api('/dashboards/analytics/query'), { method: 'POST', headers: auth, body: JSON.stringify({ query: q }), signal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
+      const res = await fetch(api('/dashboards/analytics/query'), {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ query: q }),
+        signal: AbortSignal.timeout(QUERY_TIMEOUT_MS),
+      });
       const text = await res.text();
       if (res.status !== 201) throw new Error(`query: ${res.status} ${text.slice(0, 2000)}`);
       return JSON.parse(text) as { data: Array<Record<string, unknown>>; query: Record<string, unknown> };
@@ -388,11 +417,13 @@ async function main() {
       queryFigures.push(figures);
       const met = figures.uncachedP50 <= figures.aimMs;
       console.log(`${c.label}`);
-      console.log(`  API cold        ${fmt.ms(coldMs).padStart(10)}  (first call${index === 0 ? ', which also compiles the organization\'s Cube model' : ''})`);
+      console.log(`  API cold        ${fmt.ms(coldMs).padStart(10)}  (first call${index === 0 ? ", which also compiles the organization's Cube model" : ''})`);
       console.log(`  API cached      ${fmt.ms(figures.cachedP50).padStart(10)}  (identical calls: Cube's 1-second result cache)`);
       console.log(`  API uncached    ${fmt.ms(figures.uncachedP50).padStart(10)}  (each call differs trivially: Cube runs the SQL)`);
       console.log(`  SQL baseline    ${fmt.ms(figures.sqlP50).padStart(10)}  (hand-written, plain pg client)`);
-      console.log(`  uncached / SQL  ${fmt.ratio(figures.ratio).padStart(10)}  (aim: uncached ≤ 1.5 × SQL + HTTP overhead = ${fmt.ms(figures.aimMs)}: ${met ? 'met' : 'NOT met'})`);
+      console.log(
+        `  uncached / SQL  ${fmt.ratio(figures.ratio).padStart(10)}  (aim: uncached ≤ 1.5 × SQL + HTTP overhead = ${fmt.ms(figures.aimMs)}: ${met ? 'met' : 'NOT met'})`,
+      );
       console.log(`  same rows       ${figures.match}${uncachedSame ? '' : '; WARNING: some uncached calls returned another row count'}\n`);
     }
     results.queries = queryFigures;
@@ -457,13 +488,21 @@ async function main() {
     };
     console.log('CSV export of every row (ungrouped: city, category, at, amount)');
     console.log(`  API export      ${fmt.int(apiRate).padStart(9)} rows/s  (${fmt.s(exportMs)}, ${fmt.int(exportRows)} rows, ${fmt.mb(exported.bytes)})`);
-    console.log(`  COPY baseline   ${fmt.int(plainRate).padStart(9)} rows/s  (${fmt.s(plain.ms)}, ${fmt.int(plain.rows)} rows: plain SELECT of the serving relation)`);
-    console.log(`  COPY, grouped   ${fmt.int(groupedRate).padStart(9)} rows/s  (${fmt.s(grouped.ms)}, ${fmt.int(grouped.rows)} rows: the same rows grouped by city, category and second, for reference)`);
-    console.log(`  API / COPY      ${fmt.ratio(apiRate / plainRate).padStart(9)}          (aim: at least 0.50; against the grouped COPY ${fmt.ratio(apiRate / groupedRate)})`);
+    console.log(
+      `  COPY baseline   ${fmt.int(plainRate).padStart(9)} rows/s  (${fmt.s(plain.ms)}, ${fmt.int(plain.rows)} rows: plain SELECT of the serving relation)`,
+    );
+    console.log(
+      `  COPY, grouped   ${fmt.int(groupedRate).padStart(9)} rows/s  (${fmt.s(grouped.ms)}, ${fmt.int(grouped.rows)} rows: the same rows grouped by city, category and second, for reference)`,
+    );
+    console.log(
+      `  API / COPY      ${fmt.ratio(apiRate / plainRate).padStart(9)}          (aim: at least 0.50; against the grouped COPY ${fmt.ratio(apiRate / groupedRate)})`,
+    );
     console.log(`  service memory  ${fmt.mb(rssBefore)} before, ${fmt.mb(rssPeak)} peak during the export (+${fmt.mb(rssPeak - rssBefore)})`);
     console.log(`  peak by quarter ${quarters.map(fmt.mb).join(', ')}  (flat: the last quarter holds no more than the first)`);
     if (expectedRows !== undefined && exportRows !== expectedRows) {
-      console.log(`  WARNING: the export has ${fmt.int(exportRows)} rows; the data holds ${fmt.int(expectedRows)} (the COPY baselines found ${fmt.int(plain.rows)} and ${fmt.int(grouped.rows)})`);
+      console.log(
+        `  WARNING: the export has ${fmt.int(exportRows)} rows; the data holds ${fmt.int(expectedRows)} (the COPY baselines found ${fmt.int(plain.rows)} and ${fmt.int(grouped.rows)})`,
+      );
     }
 
     fs.mkdirSync('bench-results', { recursive: true });

@@ -92,7 +92,9 @@ async function main() {
         }),
       ),
       copyClient.query(
-        copyFrom(`COPY data_store_records (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at) FROM STDIN`),
+        copyFrom(
+          `COPY data_store_records (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at) FROM STDIN`,
+        ),
       ),
     );
     copyClient.release();
@@ -103,7 +105,12 @@ async function main() {
     const rssBefore = rssBytes(service.pid);
     const sampler = sampleRss(service.pid);
     t = performance.now();
-    const imported = await postStream(api('/data-stores/tables/bench/import'), org.token, 'text/csv', lines(RECORDS, 'key,name,amount,status,country,day\n', csvLine));
+    const imported = await postStream(
+      api('/data-stores/tables/bench/import'),
+      org.token,
+      'text/csv',
+      lines(RECORDS, 'key,name,amount,status,country,day\n', csvLine),
+    );
     const importMs = performance.now() - t;
     const { peak: rssPeak, quarters } = sampler.stop();
     if (imported.created !== RECORDS) throw new Error(`import created ${imported.created} of ${RECORDS}`);
@@ -145,8 +152,12 @@ async function main() {
     });
     results.upserts = { apiPerSecond: viaApi.perSecond, sqlPerSecond: direct.perSecond, apiP99: percentile(viaApi.latencies, 99) };
     console.log(`Single-record upserts, ${CONCURRENCY} concurrent callers for ${SECONDS} s (database pool of 10 either way)`);
-    console.log(`  API             ${fmt.int(viaApi.perSecond).padStart(9)} upserts/s  (p50 ${fmt.ms(percentile(viaApi.latencies, 50))}, p99 ${fmt.ms(percentile(viaApi.latencies, 99))})`);
-    console.log(`  SQL baseline    ${fmt.int(direct.perSecond).padStart(9)} upserts/s  (p50 ${fmt.ms(percentile(direct.latencies, 50))}, p99 ${fmt.ms(percentile(direct.latencies, 99))})\n`);
+    console.log(
+      `  API             ${fmt.int(viaApi.perSecond).padStart(9)} upserts/s  (p50 ${fmt.ms(percentile(viaApi.latencies, 50))}, p99 ${fmt.ms(percentile(viaApi.latencies, 99))})`,
+    );
+    console.log(
+      `  SQL baseline    ${fmt.int(direct.perSecond).padStart(9)} upserts/s  (p50 ${fmt.ms(percentile(direct.latencies, 50))}, p99 ${fmt.ms(percentile(direct.latencies, 99))})\n`,
+    );
 
     // 3. Key-prefix reads on the big table: each prefix matches 100 keys; one caller at a time.
     const prefix = (i: number) => `rec:${String((i * 7919) % (RECORDS / 100)).padStart(KEY_DIGITS - 2, '0')}`;

@@ -31,7 +31,9 @@ function timeCheck(definition: unknown): { issues: string[]; ms: number } {
   for (let i = 0; i < RUNS; i++) {
     const started = performance.now();
     const parsed = WorkflowDefinition.safeParse(definition);
-    issues = parsed.success ? checkDefinition(liquid, parsed.data).map((issue) => `${issue.path}: ${issue.message}`) : parsed.error.issues.map((issue) => issue.message);
+    issues = parsed.success
+      ? checkDefinition(liquid, parsed.data).map((issue) => `${issue.path}: ${issue.message}`)
+      : parsed.error.issues.map((issue) => issue.message);
     times.push(performance.now() - started);
   }
   return { issues, ms: times.sort((a, b) => a - b)[Math.floor(times.length / 2)] };
@@ -46,7 +48,11 @@ const lateCloser = '{{ $env.A '.repeat(MB / 10) + '}}';
 const benignSteps = Array.from({ length: 200 }, (_, i) => ({
   stepId: `s${i}`,
   stepType: 'core.http',
-  input: { url: 'https://api.example.test/{{ initial.id }}', headers: { 'X-Key': '{{ $env.KEY }}' }, body: Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`f${j}`, `value {{ initial.v${j} }} ${'x'.repeat(20)}`])) },
+  input: {
+    url: 'https://api.example.test/{{ initial.id }}',
+    headers: { 'X-Key': '{{ $env.KEY }}' },
+    body: Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`f${j}`, `value {{ initial.v${j} }} ${'x'.repeat(20)}`])),
+  },
 }));
 
 const cases = [
@@ -58,7 +64,10 @@ const cases = [
   },
   {
     name: '1 MB as ten {{ $env.A … }} templates',
-    definition: { name: 'split-late', steps: [returning(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, '{{ $env.A '.repeat(9_999) + '}}'])))] },
+    definition: {
+      name: 'split-late',
+      steps: [returning(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, '{{ $env.A '.repeat(9_999) + '}}'])))],
+    },
   },
   { name: 'baseline: 1 MB of ordinary templates', definition: { name: 'benign', steps: benignSteps } },
 ];

@@ -78,14 +78,23 @@ async function bareTemporal(address: string): Promise<{ startAndAwait: Figures; 
     for (let i = 0; i < 20; i++) await client.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `warm-${randomUUID()}` });
     const measure = async (op: () => Promise<unknown>): Promise<Figures> => {
       let errors = 0;
-      const run = await sustained(CONNECTIONS, SECONDS, () => op().then(() => undefined, () => void errors++));
+      const run = await sustained(CONNECTIONS, SECONDS, () =>
+        op().then(
+          () => undefined,
+          () => void errors++,
+        ),
+      );
       return { perSecond: run.perSecond, p50: percentile(run.latencies, 50), p99: percentile(run.latencies, 99), requests: run.count, errors };
     };
     return {
       startAndAwait: await measure(() => client.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `empty-${randomUUID()}` })),
       updateWithStart: await measure(() =>
         client.workflow.executeUpdateWithStart(doneUpdate, {
-          startWorkflowOperation: new WithStartWorkflowOperation('answeringWorkflow', { taskQueue, workflowId: `answer-${randomUUID()}`, workflowIdConflictPolicy: 'FAIL' }),
+          startWorkflowOperation: new WithStartWorkflowOperation('answeringWorkflow', {
+            taskQueue,
+            workflowId: `answer-${randomUUID()}`,
+            workflowIdConflictPolicy: 'FAIL',
+          }),
         }),
       ),
     };
@@ -132,7 +141,10 @@ async function main() {
     const fetchStep = { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items`, searchParams: { q: '{{ initial.q }}' } } };
     const sync = await post('/workflows', {
       name: 'bench-sync',
-      steps: [fetchStep, { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { name: '{{ fetch.body.items[0].name }}' } } } }],
+      steps: [
+        fetchStep,
+        { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { name: '{{ fetch.body.items[0].name }}' } } } },
+      ],
     });
     const asyncWf = await post('/workflows', { name: 'bench-async', steps: [fetchStep] });
     await post(`/workflows/${sync.id}/triggers`, { name: 'sync', method: 'POST' });
@@ -153,7 +165,9 @@ async function main() {
       asyncWebhook: await cannon(hook('async'), { method: 'POST', body, expect: 202 }),
     };
     const row = (label: string, f: Figures) =>
-      console.log(`  ${label.padEnd(22)} ${fmt.int(f.perSecond).padStart(7)} req/s   p50 ${fmt.ms(f.p50).padStart(9)}   p99 ${fmt.ms(f.p99).padStart(9)}   ${f.errors ? `${f.errors} errors` : ''}`);
+      console.log(
+        `  ${label.padEnd(22)} ${fmt.int(f.perSecond).padStart(7)} req/s   p50 ${fmt.ms(f.p50).padStart(9)}   p99 ${fmt.ms(f.p99).padStart(9)}   ${f.errors ? `${f.errors} errors` : ''}`,
+      );
     console.log('Baselines');
     row('stub alone (HTTP)', figures.stub);
     row('bare Temporal', figures.bareTemporal);

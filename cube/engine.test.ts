@@ -6,7 +6,13 @@ import type { AnalyticsSource } from '../src/data-sources/analytics-source.entit
 const context = { organizationId: 'org', modelVersion: 'v1' };
 
 function engineWith(answers: Array<unknown | Error>) {
-  const engine = new CubeEngine({ databaseUrl: 'postgres://unused@127.0.0.1:1/none', poolSize: 1, statementTimeoutMs: 60_000, logger: createLogger('silent'), loadSources: async () => [] });
+  const engine = new CubeEngine({
+    databaseUrl: 'postgres://unused@127.0.0.1:1/none',
+    poolSize: 1,
+    statementTimeoutMs: 60_000,
+    logger: createLogger('silent'),
+    loadSources: async () => [],
+  });
   const calls: unknown[] = [];
   // The gateway is replaced: these tests are about what the engine does with its answers.
   (engine as unknown as { call: (...args: unknown[]) => Promise<unknown> }).call = async (...args: unknown[]) => {
@@ -62,7 +68,13 @@ describe('CubeEngine.load under a scheduler', () => {
 
 describe("CubeEngine's pool", () => {
   it('runs every query under the analytics statement timeout', async () => {
-    const engine = new CubeEngine({ databaseUrl: process.env.DATABASE_URL!, poolSize: 1, statementTimeoutMs: 1234, logger: createLogger('silent'), loadSources: async () => [] });
+    const engine = new CubeEngine({
+      databaseUrl: process.env.DATABASE_URL!,
+      poolSize: 1,
+      statementTimeoutMs: 1234,
+      logger: createLogger('silent'),
+      loadSources: async () => [],
+    });
     // The driver Cube is given: it sets its own session timeout before each query, so that is what is checked.
     type Driver = { query(sql: string, values: unknown[]): Promise<Array<Record<string, string>>> };
     const driver: Driver = await (engine as unknown as { core: { options: { driverFactory(): Promise<Driver> } } }).core.options.driverFactory();

@@ -44,17 +44,41 @@ describe('cubeModel', () => {
 
   it('keeps hostile labels and names as plain strings: no code or template runs', () => {
     const hostile = 'x`); process.exit(1); cube(`y ${CUBE} "quoted" \\ \n';
-    const { definition } = evaluate(cubeModel(source({ name: hostile, recordSchema: { name: 'o', fields: { amount: { type: 'number', label: hostile, measure: true }, at: { type: 'date', label: hostile, timeDimension: true } }, calculatedFields: [] } })));
+    const { definition } = evaluate(
+      cubeModel(
+        source({
+          name: hostile,
+          recordSchema: {
+            name: 'o',
+            fields: { amount: { type: 'number', label: hostile, measure: true }, at: { type: 'date', label: hostile, timeDimension: true } },
+            calculatedFields: [],
+          },
+        }),
+      ),
+    );
     expect(definition.title).toBe(hostile);
     expect(definition.measures.amount.title).toBe(hostile);
     expect(definition.dimensions.at.title).toBe(hostile);
   });
 
   it('turns calculated fields into SQL with null-safe division and flags them', () => {
-    const expression = { type: 'BinaryExpression', operator: '/', left: { type: 'Identifier', name: 'amount' }, right: { type: 'Literal', value: 2.5, raw: '2.5' } } as const;
+    const expression = {
+      type: 'BinaryExpression',
+      operator: '/',
+      left: { type: 'Identifier', name: 'amount' },
+      right: { type: 'Literal', value: 2.5, raw: '2.5' },
+    } as const;
     const calculatedFields = [
       { id: '01a2051d-0000-7000-8000-000000000001', name: 'half', label: 'Half', type: 'number' as const, expression, formula: 'amount / 2.5', measure: true },
-      { id: '01a2051d-0000-7000-8000-000000000002', name: 'halfRow', label: 'Half row', type: 'number' as const, expression, formula: 'amount / 2.5', measure: false },
+      {
+        id: '01a2051d-0000-7000-8000-000000000002',
+        name: 'halfRow',
+        label: 'Half row',
+        type: 'number' as const,
+        expression,
+        formula: 'amount / 2.5',
+        measure: false,
+      },
     ];
     const { definition } = evaluate(cubeModel(source({ recordSchema: { ...source().recordSchema, calculatedFields } })));
     expect(definition.measures.half).toMatchObject({ type: 'sum', sql: `(<CUBE>."amount" / NULLIF('2.5'::numeric, 0))`, meta: { calculated: true } });
@@ -62,7 +86,18 @@ describe('cubeModel', () => {
   });
 
   it('computes window dimensions over every live row before any filter', () => {
-    const windowDimensions = [{ id: '01a2051d-0000-7000-8000-000000000003', name: 'rank', label: 'Rank', function: 'row_number' as const, partitionBy: ['city'], orderBy: 'amount', direction: 'desc' as const, semantic: 'lifetime' as const }];
+    const windowDimensions = [
+      {
+        id: '01a2051d-0000-7000-8000-000000000003',
+        name: 'rank',
+        label: 'Rank',
+        function: 'row_number' as const,
+        partitionBy: ['city'],
+        orderBy: 'amount',
+        direction: 'desc' as const,
+        semantic: 'lifetime' as const,
+      },
+    ];
     const { definition } = evaluate(cubeModel(source({ windowDimensions })));
     expect(definition.sql).toContain('row_number() OVER (PARTITION BY t."city" ORDER BY t."amount" DESC NULLS LAST, t.__key) AS "rank"');
     expect(definition.sql).toContain('WHERE (t.__expires_at IS NULL OR t.__expires_at > now())');

@@ -19,6 +19,8 @@ export function applyCubeNativeWorkarounds(): void {
   const noJinja = () => {
     throw new Error('YAML and Jinja data models need @cubejs-backend/native');
   };
-  (CompilerApi.prototype as unknown as { createNativeInstance: () => unknown }).createNativeInstance = () => ({ newJinjaEngine: () => ({ renderTemplate: noJinja }) });
+  (CompilerApi.prototype as unknown as { createNativeInstance: () => unknown }).createNativeInstance = () => ({
+    newJinjaEngine: () => ({ renderTemplate: noJinja }),
+  });
   (ApiGateway.prototype as unknown as { createSQLServerInstance: () => unknown }).createSQLServerInstance = () => undefined;
 }

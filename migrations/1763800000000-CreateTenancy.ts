@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateTenancy1763800000000 implements MigrationInterface {
   name = 'CreateTenancy1763800000000';

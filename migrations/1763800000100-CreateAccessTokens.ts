@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateAccessTokens1763800000100 implements MigrationInterface {
   name = 'CreateAccessTokens1763800000100';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateOrganizationKeys1763800000200 implements MigrationInterface {
   name = 'CreateOrganizationKeys1763800000200';

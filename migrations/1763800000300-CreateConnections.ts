@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateConnections1763800000300 implements MigrationInterface {
   name = 'CreateConnections1763800000300';

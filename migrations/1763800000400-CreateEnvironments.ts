@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateEnvironments1763800000400 implements MigrationInterface {
   name = 'CreateEnvironments1763800000400';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** A token minted for a user by another member acts only in the organization it was minted in. */
 export class LockMemberIssuedTokens1763800000500 implements MigrationInterface {

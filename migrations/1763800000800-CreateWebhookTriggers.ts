@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** Webhook triggers: a URL slug unique per organization; the secret is kept only as its SHA-256. */
 export class CreateWebhookTriggers1763800000800 implements MigrationInterface {

@@ -57,6 +57,12 @@ linkPostgresLibraries();
 installTemporalCli();
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
+/** The layer rules (eslint.config.mjs) and the formatting, both at zero findings. */
+function lint() {
+  run(bin('eslint'), ['--max-warnings', '0', '.']);
+  run(bin('prettier'), ['--check', '--log-level', 'warn', '.']);
+}
+
 if (command === 'setup') {
   console.error('Everything is installed.');
 } else if (command === 'start') {
@@ -65,10 +71,13 @@ if (command === 'setup') {
   exec(bin('tsx'), ['src/cli/admin.ts', ...rest]);
 } else if (command === 'bench') {
   exec(process.execPath, ['--import', 'tsx', `bench/${rest[0]}.ts`, ...rest.slice(1)]);
+} else if (command === 'lint') {
+  lint();
 } else if (command === 'test') {
   run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
+  lint();
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
 } else {
-  console.error('usage: node scripts/run.mjs setup|start|admin|test|bench <name> [args]');
+  console.error('usage: node scripts/run.mjs setup|start|admin|lint|test|bench <name> [args]');
   process.exit(2);
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { as, Harness, startHarness } from './harness';
+import { as, type Harness, startHarness } from './harness';
 
 const root = path.resolve(__dirname, '..');
 let h: Harness;

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ResultSet } from '@cubejs-client/core';
 import { parse } from 'csv-parse/sync';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -30,7 +30,9 @@ function expectStatus(res: request.Response, status: number) {
 async function write(org: TestOrg, table: string, records: Record<string, Json>) {
   const list = Object.entries(records).map(([key, value]) => ({ key, value }));
   for (let i = 0; i < list.length; i += 1000) {
-    const res = await owner(org).post(`/data-stores/tables/${table}`).send({ records: list.slice(i, i + 1000) });
+    const res = await owner(org)
+      .post(`/data-stores/tables/${table}`)
+      .send({ records: list.slice(i, i + 1000) });
     expectStatus(res, 200);
   }
 }
@@ -38,9 +40,7 @@ async function write(org: TestOrg, table: string, records: Record<string, Json>)
 /** Writes the records, then makes a source over the table; returns its id and Cube name. */
 async function makeSource(org: TestOrg, table: string, records: Record<string, Json>, fields: Fields = FIELDS, name = 'Sales') {
   await write(org, table, records);
-  const res = await owner(org)
-    .post('/dashboards/data-sources')
-    .send({ name, dataStoreTableName: table, recordSchema: { name, fields } });
+  const res = await owner(org).post('/dashboards/data-sources').send({ name, dataStoreTableName: table, recordSchema: { name, fields } });
   expectStatus(res, 201);
   return { id: res.body.id as string, ds: res.body.servingRelation as string };
 }
@@ -69,7 +69,10 @@ describe('queries over one source', () => {
   let id: string;
   const m = (field: string) => `${ds}.${field}`;
   const citiesWhere = async (filter: Json) =>
-    (await rows(org, { measures: [m('count')], dimensions: [m('city')], filters: [filter], order: { [m('city')]: 'asc' } })).map((r) => [r[m('city')], r[m('count')]]);
+    (await rows(org, { measures: [m('count')], dimensions: [m('city')], filters: [filter], order: { [m('city')]: 'asc' } })).map((r) => [
+      r[m('city')],
+      r[m('count')],
+    ]);
 
   beforeAll(async () => {
     org = await createTestOrg(h.services);
@@ -132,39 +135,73 @@ describe('queries over one source', () => {
 
   test('filters: equals, notEquals, contains, set, notSet', async () => {
     expect(await citiesWhere({ member: m('city'), operator: 'equals', values: ['Paris'] })).toEqual([['Paris', '1']]);
-    expect(await citiesWhere({ member: m('city'), operator: 'equals', values: ['Paris', 'Berlin'] })).toEqual([['Berlin', '1'], ['Paris', '1']]);
+    expect(await citiesWhere({ member: m('city'), operator: 'equals', values: ['Paris', 'Berlin'] })).toEqual([
+      ['Berlin', '1'],
+      ['Paris', '1'],
+    ]);
     // notEquals keeps rows whose value is NULL (Cube writes `<> OR IS NULL`).
-    expect(await citiesWhere({ dimension: m('city'), operator: 'notEquals', values: ['Paris'] })).toEqual([['Berlin', '1'], ['paris', '1'], [null, '1']]);
+    expect(await citiesWhere({ dimension: m('city'), operator: 'notEquals', values: ['Paris'] })).toEqual([
+      ['Berlin', '1'],
+      ['paris', '1'],
+      [null, '1'],
+    ]);
     // contains is ILIKE: case-insensitive.
-    expect(await citiesWhere({ member: m('city'), operator: 'contains', values: ['PAR'] })).toEqual([['Paris', '1'], ['paris', '1']]);
-    expect(await citiesWhere({ member: m('city'), operator: 'set' })).toEqual([['Berlin', '1'], ['Paris', '1'], ['paris', '1']]);
+    expect(await citiesWhere({ member: m('city'), operator: 'contains', values: ['PAR'] })).toEqual([
+      ['Paris', '1'],
+      ['paris', '1'],
+    ]);
+    expect(await citiesWhere({ member: m('city'), operator: 'set' })).toEqual([
+      ['Berlin', '1'],
+      ['Paris', '1'],
+      ['paris', '1'],
+    ]);
     expect(await citiesWhere({ member: m('city'), operator: 'notSet' })).toEqual([[null, '1']]);
   });
 
   test('gt / lt / gte on a number dimension', async () => {
     const qtys = async (operator: string, value: number) =>
-      (await rows(org, { dimensions: [m('qty')], filters: [{ member: m('qty'), operator, values: [value] }], order: { [m('qty')]: 'asc' } })).map((r) => r[m('qty')]);
+      (await rows(org, { dimensions: [m('qty')], filters: [{ member: m('qty'), operator, values: [value] }], order: { [m('qty')]: 'asc' } })).map(
+        (r) => r[m('qty')],
+      );
     expect(await qtys('gt', 3)).toEqual(['5', '10']);
     expect(await qtys('lt', 5)).toEqual(['1', '3']);
     expect(await qtys('gte', 5)).toEqual(['5', '10']);
   });
 
   test('and/or filters and a measure filter', async () => {
-    const or = { or: [{ member: m('city'), operator: 'equals', values: ['Berlin'] }, { member: m('qty'), operator: 'gt', values: [4] }] };
-    expect(await citiesWhere(or)).toEqual([['Berlin', '1'], ['paris', '1'], [null, '1']]);
-    expect(await citiesWhere({ member: m('amount'), operator: 'gt', values: ['9'] })).toEqual([['Paris', '1'], ['paris', '1']]);
+    const or = {
+      or: [
+        { member: m('city'), operator: 'equals', values: ['Berlin'] },
+        { member: m('qty'), operator: 'gt', values: [4] },
+      ],
+    };
+    expect(await citiesWhere(or)).toEqual([
+      ['Berlin', '1'],
+      ['paris', '1'],
+      [null, '1'],
+    ]);
+    expect(await citiesWhere({ member: m('amount'), operator: 'gt', values: ['9'] })).toEqual([
+      ['Paris', '1'],
+      ['paris', '1'],
+    ]);
   });
 
   test('a typo member gives no rows and names it; a mix with a real member too', async () => {
     const body = await query(org, { measures: [m('count')], dimensions: [m('ciyt')] });
     expect(body.data).toEqual([]);
     expect(body.unknownMembers).toEqual([m('ciyt')]);
-    const inFilter = await query(org, { measures: [m('amount')], filters: [{ member: m('amount2'), operator: 'gt', values: [1] }], order: { [m('cty')]: 'asc' } });
+    const inFilter = await query(org, {
+      measures: [m('amount')],
+      filters: [{ member: m('amount2'), operator: 'gt', values: [1] }],
+      order: { [m('cty')]: 'asc' },
+    });
     expect(inFilter).toEqual(expect.objectContaining({ data: [], unknownMembers: [m('amount2'), m('cty')] }));
   });
 
   test('a time zone that does not exist is a validation error', async () => {
-    const res = await owner(org).post('/dashboards/analytics/query').send({ query: { measures: [m('count')], timezone: 'Mars/Olympus' } });
+    const res = await owner(org)
+      .post('/dashboards/analytics/query')
+      .send({ query: { measures: [m('count')], timezone: 'Mars/Olympus' } });
     expectError(res, 400, 'validation_failed');
   });
 
@@ -172,7 +209,9 @@ describe('queries over one source', () => {
     const bad = async (q: Json) => expectError(await owner(org).post('/dashboards/analytics/query').send({ query: q }), 400, 'invalid_query');
     await bad({ measures: [m('count')], timeDimensions: [{ dimension: m('at'), granularity: 'fortnight' }] });
     await bad({ measures: [m('count')], filters: [{ member: m('city'), operator: 'equals' }] });
-    const res = await owner(org).post('/dashboards/analytics/query').send({ query: { measures: [m('count')], filters: [{ member: m('city'), operator: 'resembles', values: ['x'] }] } });
+    const res = await owner(org)
+      .post('/dashboards/analytics/query')
+      .send({ query: { measures: [m('count')], filters: [{ member: m('city'), operator: 'resembles', values: ['x'] }] } });
     expectError(res, 400, 'validation_failed');
     expect(res.body.error.details).toEqual([{ path: 'query.filters.0.operator', message: expect.stringContaining('notEquals') }]);
   });
@@ -181,8 +220,18 @@ describe('queries over one source', () => {
     const body = await query(org, { measures: [m('amount')], filters: [{ member: m('city'), operator: 'equals', values: ['Berlin'] }] }, org.tokens.viewer);
     expect(body.data).toEqual([{ [m('amount')]: '5' }]);
     expectError(await request(h.app).get('/dashboards/analytics/meta'), 401);
-    expectError(await request(h.app).post('/dashboards/analytics/query').send({ query: { measures: [m('count')] } }), 401);
-    expectError(await request(h.app).post('/dashboards/analytics/export-csv').send({ query: { measures: [m('count')] } }), 401);
+    expectError(
+      await request(h.app)
+        .post('/dashboards/analytics/query')
+        .send({ query: { measures: [m('count')] } }),
+      401,
+    );
+    expectError(
+      await request(h.app)
+        .post('/dashboards/analytics/export-csv')
+        .send({ query: { measures: [m('count')] } }),
+      401,
+    );
     expectError(await request(h.app).post('/dashboards/analytics/distinct-values').send({ dataSourceId: id, dimension: 'city' }), 401);
   });
 
@@ -202,9 +251,15 @@ describe('queries over one source', () => {
       { [m('city')]: 'paris', [m('amount')]: '20' },
     ]);
     expect(rs.seriesNames()).toEqual([expect.objectContaining({ key: m('amount'), yValues: [m('amount')] })]);
-    expect(rs.chartPivot().map((p) => [p.x, p[m('amount')]])).toEqual([['Berlin', 5], ['Paris', 10], ['paris', 20]]);
+    expect(rs.chartPivot().map((p) => [p.x, p[m('amount')]])).toEqual([
+      ['Berlin', 5],
+      ['Paris', 10],
+      ['paris', 20],
+    ]);
     // The same through the client's own multi-result shape.
-    const wrapped = ResultSet.deserialize({ loadResponse: { queryType: 'regularQuery', results: [body], pivotQuery: { ...body.query, queryType: 'regularQuery' } } });
+    const wrapped = ResultSet.deserialize({
+      loadResponse: { queryType: 'regularQuery', results: [body], pivotQuery: { ...body.query, queryType: 'regularQuery' } },
+    });
     expect(wrapped.tablePivot()).toEqual(rs.tablePivot());
     const series = await query(org, {
       measures: [m('count')],
@@ -220,7 +275,9 @@ describe('queries over one source', () => {
 
   test('distinct values: sorted, nulls excluded, search, limit, unknown and disabled sources', async () => {
     const distinct = async (body: Json) => {
-      const res = await owner(org).post('/dashboards/analytics/distinct-values').send({ dataSourceId: id, ...body });
+      const res = await owner(org)
+        .post('/dashboards/analytics/distinct-values')
+        .send({ dataSourceId: id, ...body });
       expectStatus(res, 201);
       return res.body.values as string[];
     };
@@ -262,12 +319,18 @@ describe('tenant isolation', () => {
     const { ds: mine } = await makeSource(b, 'mine', { m1: { amount: 1, city: 'Y', qty: 1, at: '2026-01-01T00:00:00Z' } }, FIELDS, 'Mine');
     const meta = await owner(b).get('/dashboards/analytics/meta');
     expect(meta.body.map((e: Json) => e.name)).toEqual([mine]);
-    const theirs = await owner(b).post('/dashboards/analytics/query').send({ query: { measures: [`${ds}.amount`] } });
-    const madeUp = await owner(b).post('/dashboards/analytics/query').send({ query: { measures: ['ds_nothing.amount'] } });
+    const theirs = await owner(b)
+      .post('/dashboards/analytics/query')
+      .send({ query: { measures: [`${ds}.amount`] } });
+    const madeUp = await owner(b)
+      .post('/dashboards/analytics/query')
+      .send({ query: { measures: ['ds_nothing.amount'] } });
     expectError(theirs, 400, 'no_data_source');
     const withoutRequestId = (body: Json) => ({ ...body.error, requestId: undefined });
     expect(withoutRequestId(theirs.body)).toEqual(withoutRequestId(madeUp.body));
-    const csv = await owner(b).post('/dashboards/analytics/export-csv').send({ query: { measures: [`${ds}.amount`] } });
+    const csv = await owner(b)
+      .post('/dashboards/analytics/export-csv')
+      .send({ query: { measures: [`${ds}.amount`] } });
     expectError(csv, 400, 'no_data_source');
     // A query mixing the caller's source with another org's member: that member is unknown, nothing leaks.
     const mixed = await query(b, { measures: [`${mine}.amount`, `${ds}.amount`] });
@@ -305,7 +368,12 @@ describe('relative date ranges', () => {
     const body = await query(org, { measures: [`${ds}.count`], timeRange: { type: 'relative', value: 'last 7 days' } });
     expect(body.data).toEqual([{ [`${ds}.count`]: '1' }]);
     expect(body.query.timeDimensions).toEqual([expect.objectContaining({ dimension: `${ds}.at` })]);
-    const month = await rows(org, { measures: [`${ds}.count`], dimensions: [`${ds}.city`], order: { [`${ds}.city`]: 'asc' }, timeRange: { type: 'relative', value: 'last 30 days' } });
+    const month = await rows(org, {
+      measures: [`${ds}.count`],
+      dimensions: [`${ds}.city`],
+      order: { [`${ds}.city`]: 'asc' },
+      timeRange: { type: 'relative', value: 'last 30 days' },
+    });
     expect(month.map((r) => r[`${ds}.city`])).toEqual(['A', 'B']);
   });
 });
@@ -337,14 +405,21 @@ describe('calculated fields', () => {
       ['doubled', bin('*', id('a'), lit(2)), true],
     ];
     for (const [name, expression, measure] of fields) {
-      const res = await owner(org).post(`/dashboards/data-sources/${source.id}/calculated-fields`).send({ name, label: `L ${name}`, type: 'number', expression, formula: name, measure });
+      const res = await owner(org)
+        .post(`/dashboards/data-sources/${source.id}/calculated-fields`)
+        .send({ name, label: `L ${name}`, type: 'number', expression, formula: name, measure });
       expectStatus(res, 201);
     }
   });
 
   test('meta marks calculated fields', async () => {
     const [entry] = (await owner(org).get('/dashboards/analytics/meta')).body;
-    expect(entry.dimensions).toEqual(expect.arrayContaining([{ name: `${ds}.plus`, title: 'L plus', type: 'number', calculated: true }, { name: `${ds}.a`, title: 'A', type: 'number' }]));
+    expect(entry.dimensions).toEqual(
+      expect.arrayContaining([
+        { name: `${ds}.plus`, title: 'L plus', type: 'number', calculated: true },
+        { name: `${ds}.a`, title: 'A', type: 'number' },
+      ]),
+    );
     expect(entry.dimensions.find((d: Json) => d.name === `${ds}.ratio`)).toEqual({ name: `${ds}.ratio`, title: 'L ratio', type: 'number', calculated: true });
     expect(entry.measures).toEqual(expect.arrayContaining([{ name: `${ds}.doubled`, title: 'L doubled', type: 'number', calculated: true }]));
   });
@@ -382,7 +457,12 @@ describe('window dimensions', () => {
         d: { name: 'd', team: 'Y', score: 20, at: '2026-01-01T00:00:00Z' },
         e: { name: 'e', team: 'X', at: '2026-01-01T00:00:00Z' },
       },
-      { name: { type: 'string', label: 'Name' }, team: { type: 'string', label: 'Team' }, score: { type: 'number', label: 'Score' }, at: { type: 'date', label: 'At', timeDimension: true } },
+      {
+        name: { type: 'string', label: 'Name' },
+        team: { type: 'string', label: 'Team' },
+        score: { type: 'number', label: 'Score' },
+        at: { type: 'date', label: 'At', timeDimension: true },
+      },
       'Players',
     );
     ds = source.ds;
@@ -392,7 +472,9 @@ describe('window dimensions', () => {
       { name: 'teamRank', partitionBy: ['team'], orderBy: 'score', direction: 'asc' },
     ];
     for (const w of windows) {
-      const res = await owner(org).post(`/dashboards/data-sources/${source.id}/window-dimensions`).send({ ...w, label: w.name, function: 'row_number', semantic: 'lifetime' });
+      const res = await owner(org)
+        .post(`/dashboards/data-sources/${source.id}/window-dimensions`)
+        .send({ ...w, label: w.name, function: 'row_number', semantic: 'lifetime' });
       expectStatus(res, 201);
     }
   });
@@ -422,7 +504,11 @@ describe('window dimensions', () => {
       ['b', '1', '4', '1'],
       ['d', '3', '3', '2'],
     ]);
-    const top = await rows(org, { dimensions: [`${ds}.name`], filters: [{ member: `${ds}.upRank`, operator: 'lte', values: ['2'] }], order: { [`${ds}.name`]: 'asc' } });
+    const top = await rows(org, {
+      dimensions: [`${ds}.name`],
+      filters: [{ member: `${ds}.upRank`, operator: 'lte', values: ['2'] }],
+      order: { [`${ds}.name`]: 'asc' },
+    });
     expect(top.map((r) => r[`${ds}.name`])).toEqual(['b', 'c']);
   });
 });
@@ -431,12 +517,16 @@ describe('CSV export', () => {
   let org: TestOrg;
   let ds: string;
   const exportCsv = async (body: Json) => {
-    const res = await owner(org).post('/dashboards/analytics/export-csv').buffer(true).parse((r, done) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (chunk: string) => (text += chunk));
-      r.on('end', () => done(null, text));
-    }).send(body);
+    const res = await owner(org)
+      .post('/dashboards/analytics/export-csv')
+      .buffer(true)
+      .parse((r, done) => {
+        let text = '';
+        r.setEncoding('utf8');
+        r.on('data', (chunk: string) => (text += chunk));
+        r.on('end', () => done(null, text));
+      })
+      .send(body);
     return { res, text: res.body as string };
   };
 
@@ -453,7 +543,12 @@ describe('CSV export', () => {
   test('header, filename, escaping of commas, quotes and newlines', async () => {
     const { res, text } = await exportCsv({
       title: 'Sales report',
-      query: { measures: [`${ds}.amount`], dimensions: [`${ds}.city`], timeDimensions: [{ dimension: `${ds}.at`, granularity: 'day' }], order: { [`${ds}.amount`]: 'asc' } },
+      query: {
+        measures: [`${ds}.amount`],
+        dimensions: [`${ds}.city`],
+        timeDimensions: [{ dimension: `${ds}.at`, granularity: 'day' }],
+        order: { [`${ds}.amount`]: 'asc' },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -480,31 +575,56 @@ describe('CSV export', () => {
   });
 
   test('the viewer may export; time dimensions follow the time zone, as in the query answer', async () => {
-    const q = { measures: [`${ds}.count`], timeDimensions: [{ dimension: `${ds}.at`, granularity: 'month' }], order: { [`${ds}.at`]: 'asc' }, timezone: 'Pacific/Honolulu' };
+    const q = {
+      measures: [`${ds}.count`],
+      timeDimensions: [{ dimension: `${ds}.at`, granularity: 'month' }],
+      order: { [`${ds}.at`]: 'asc' },
+      timezone: 'Pacific/Honolulu',
+    };
     const answered = (await query(org, q, org.tokens.viewer)).data.map((r) => [r[`${ds}.at.month`], r[`${ds}.count`]]);
-    expect(answered).toEqual([['2026-01-01T00:00:00.000', '1'], ['2026-02-01T00:00:00.000', '3']]);
+    expect(answered).toEqual([
+      ['2026-01-01T00:00:00.000', '1'],
+      ['2026-02-01T00:00:00.000', '3'],
+    ]);
     const res = await as(h.app, org.tokens.viewer).post('/dashboards/analytics/export-csv').send({ title: 'tz', query: q });
     expect(res.status).toBe(200);
     // 2026-02-01T09:00Z is 23:00 on January 31 in Honolulu.
-    expect(parse(res.text)).toEqual([['At (month)', 'Count'], ['2026-01-01 00:00:00', '1'], ['2026-02-01 00:00:00', '3']]);
+    expect(parse(res.text)).toEqual([
+      ['At (month)', 'Count'],
+      ['2026-01-01 00:00:00', '1'],
+      ['2026-02-01 00:00:00', '3'],
+    ]);
   });
 
   test('long and non-ASCII titles and labels are kept whole; ungrouped exports give one row per record', async () => {
     const label = `Montant encaissé, « net » de toutes les remises accordées aux clients fidèles (${'é'.repeat(40)})`;
-    const { ds: longDs } = await makeSource(org, 'labels', { a: { amount: 1, city: 'X', qty: 1, at: '2026-05-01T00:00:00Z' }, b: { amount: 1, city: 'X', qty: 2, at: '2026-05-02T00:00:00Z' } },
-      { ...FIELDS, amount: { type: 'number', label, measure: true } }, 'Labels');
+    const { ds: longDs } = await makeSource(
+      org,
+      'labels',
+      { a: { amount: 1, city: 'X', qty: 1, at: '2026-05-01T00:00:00Z' }, b: { amount: 1, city: 'X', qty: 2, at: '2026-05-02T00:00:00Z' } },
+      { ...FIELDS, amount: { type: 'number', label, measure: true } },
+      'Labels',
+    );
     const { res, text } = await exportCsv({ title: 'Ventes été', query: { measures: [`${longDs}.amount`], dimensions: [`${longDs}.city`], ungrouped: true } });
     expect(res.status).toBe(200);
     const today = new Date().toISOString().slice(0, 10);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="Ventes ?t?-${today}.csv"; filename*=UTF-8''Ventes%20%C3%A9t%C3%A9-${today}.csv`);
-    expect(parse(text)).toEqual([['City', label], ['X', '1'], ['X', '1']]);
+    expect(parse(text)).toEqual([
+      ['City', label],
+      ['X', '1'],
+      ['X', '1'],
+    ]);
   });
 
   test('a big export has every row, with no limit', async () => {
     const big: Record<string, Json> = {};
-    for (let i = 0; i < 3000; i++) big[`r${String(i).padStart(4, '0')}`] = { amount: i, city: `c${String(i).padStart(4, '0')}`, qty: 1, at: '2026-04-01T00:00:00Z' };
+    for (let i = 0; i < 3000; i++)
+      big[`r${String(i).padStart(4, '0')}`] = { amount: i, city: `c${String(i).padStart(4, '0')}`, qty: 1, at: '2026-04-01T00:00:00Z' };
     const { ds: bigDs } = await makeSource(org, 'big', big, FIELDS, 'Big');
-    const { res, text } = await exportCsv({ title: 'big', query: { measures: [`${bigDs}.amount`], dimensions: [`${bigDs}.city`], order: { [`${bigDs}.city`]: 'asc' } } });
+    const { res, text } = await exportCsv({
+      title: 'big',
+      query: { measures: [`${bigDs}.amount`], dimensions: [`${bigDs}.city`], order: { [`${bigDs}.city`]: 'asc' } },
+    });
     expect(res.status).toBe(200);
     const parsed = parse(text) as string[][];
     expect(parsed).toHaveLength(3001);

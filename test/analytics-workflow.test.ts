@@ -1,4 +1,4 @@
-import { as, createTestOrg, Harness, startHarness } from './harness';
+import { as, createTestOrg, type Harness, startHarness } from './harness';
 import { sleep, workflowApi } from './workflow-api';
 
 let h: Harness;
@@ -15,14 +15,38 @@ test('a record a workflow step writes is in the analytics answer within a second
   expect((await owner().post('/data-stores/tables').send({ tableName: 'signups' })).status).toBe(201);
   const source = await owner()
     .post('/dashboards/data-sources')
-    .send({ name: 'Signups', dataStoreTableName: 'signups', recordSchema: { name: 'signups', fields: { plan: { type: 'string', label: 'Plan' }, seats: { type: 'number', label: 'Seats', measure: true }, at: { type: 'date', label: 'At', timeDimension: true } } } });
+    .send({
+      name: 'Signups',
+      dataStoreTableName: 'signups',
+      recordSchema: {
+        name: 'signups',
+        fields: {
+          plan: { type: 'string', label: 'Plan' },
+          seats: { type: 'number', label: 'Seats', measure: true },
+          at: { type: 'date', label: 'At', timeDimension: true },
+        },
+      },
+    });
   expect(source.status).toBe(201);
   const rel: string = source.body.servingRelation;
-  const query = async () => (await owner().post('/dashboards/analytics/query').send({ query: { measures: [`${rel}.count`, `${rel}.seats`], dimensions: [`${rel}.plan`] } })).body.data;
+  const query = async () =>
+    (
+      await owner()
+        .post('/dashboards/analytics/query')
+        .send({ query: { measures: [`${rel}.count`, `${rel}.seats`], dimensions: [`${rel}.plan`] } })
+    ).body.data;
   expect(await query()).toEqual([]);
 
   const { id } = await a.createWorkflow([
-    { stepId: 'save', stepType: 'data-store.set', input: { tableName: 'signups', key: '{{ initial.email }}', value: { plan: '{{ initial.plan }}', seats: '{{ initial.seats }}', at: '2026-11-01T00:00:00Z' } } },
+    {
+      stepId: 'save',
+      stepType: 'data-store.set',
+      input: {
+        tableName: 'signups',
+        key: '{{ initial.email }}',
+        value: { plan: '{{ initial.plan }}', seats: '{{ initial.seats }}', at: '2026-11-01T00:00:00Z' },
+      },
+    },
   ]);
   const run = await a.runAndWait(id, { email: 'ada@example.test', plan: 'team', seats: 5 });
   expect(run.status).toBe('completed');

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { Permission, ROLE_PERMISSIONS, ROLES, Role } from '../src/auth/roles';
-import { as, connectionConfig, createConnection, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { type Permission, ROLE_PERMISSIONS, ROLES, type Role } from '../src/auth/roles';
+import { as, connectionConfig, createConnection, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -88,7 +88,9 @@ describe('permission matrix', () => {
 
     test(`POST /connections → ${admin ? 201 : 403}`, async () => {
       const org = await createTestOrg(h.services);
-      const res = await as(h.app, org.tokens[role]).post('/connections').send({ name: 'made', type: 'api-key', config: { apiKey: 'k' } });
+      const res = await as(h.app, org.tokens[role])
+        .post('/connections')
+        .send({ name: 'made', type: 'api-key', config: { apiKey: 'k' } });
       const rows = await rawRowsOf(org.organizationId);
       if (admin) {
         expect(res.status).toBe(201);
@@ -108,7 +110,9 @@ describe('permission matrix', () => {
       const org = await createTestOrg(h.services);
       const c = await create(org, { name: 'before', type: 'api-key', config: { apiKey: 'old' } });
       const before = await rawRow(c.id);
-      const res = await as(h.app, org.tokens[role]).patch(`/connections/${c.id}`).send({ name: 'after', config: { apiKey: 'new' } });
+      const res = await as(h.app, org.tokens[role])
+        .patch(`/connections/${c.id}`)
+        .send({ name: 'after', config: { apiKey: 'new' } });
       if (admin) {
         expect(res.status).toBe(200);
         expect(res.body.name).toBe('after');
@@ -316,7 +320,9 @@ describe('tampering with stored ciphertext', () => {
     const c = await create(org, { name: 'fixme', type: 'api-key', config: { apiKey: 'k' } });
     await h.services.db.query(`UPDATE connections SET config_encrypted = 'v1.garbage' WHERE id = $1`, [c.id]);
     expect((await as(h.app, org.ownerToken).get(`/connections/${c.id}/config`)).status).toBe(500);
-    const res = await as(h.app, org.ownerToken).patch(`/connections/${c.id}`).send({ config: { apiKey: 'fresh' } });
+    const res = await as(h.app, org.ownerToken)
+      .patch(`/connections/${c.id}`)
+      .send({ config: { apiKey: 'fresh' } });
     expect(res.status).toBe(200);
     expect(await configOf(org, c.id)).toMatchObject({ apiKey: 'fresh' });
   });

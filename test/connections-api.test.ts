@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { as, connectionConfig, createConnection, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, connectionConfig, createConnection, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -193,7 +193,11 @@ describe('create', () => {
     // Fields of the other branch are rejected.
     const mixed = await as(h.app, org.ownerToken)
       .post('/connections')
-      .send({ name: 'f3', type: 'form-auth', config: { variant: 'password', loginUrl: 'https://example.test/login', username: 'u', password: 'p', token: 't' } });
+      .send({
+        name: 'f3',
+        type: 'form-auth',
+        config: { variant: 'password', loginUrl: 'https://example.test/login', username: 'u', password: 'p', token: 't' },
+      });
     expectError(mixed, 400, 'config_mismatch');
     expect(mixed.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'config.token' })]));
     expect((await listOf(org)).total).toBe(0);
@@ -201,7 +205,9 @@ describe('create', () => {
 
   test('400 unknown type, code unknown_connection_type, nothing stored', async () => {
     const org = await createTestOrg(h.services);
-    const res = await as(h.app, org.ownerToken).post('/connections').send({ name: 'x', type: 'not-a-type', config: { apiKey: 'k' } });
+    const res = await as(h.app, org.ownerToken)
+      .post('/connections')
+      .send({ name: 'x', type: 'not-a-type', config: { apiKey: 'k' } });
     expectError(res, 400, 'unknown_connection_type');
     expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'type' })]);
     const proto = await as(h.app, org.ownerToken).post('/connections').send({ name: 'y', type: 'toString', config: {} });
@@ -212,11 +218,15 @@ describe('create', () => {
   test('400 config mismatch with field-level details, secrets not echoed, nothing stored', async () => {
     const org = await createTestOrg(h.services);
     const leaked = secretValue('leak');
-    const missing = await as(h.app, org.ownerToken).post('/connections').send({ name: 'x', type: 'api-key', config: { headerName: 'X-Key' } });
+    const missing = await as(h.app, org.ownerToken)
+      .post('/connections')
+      .send({ name: 'x', type: 'api-key', config: { headerName: 'X-Key' } });
     expectError(missing, 400, 'config_mismatch');
     expect(missing.body.error.details).toEqual([{ path: 'config.apiKey', message: expect.any(String) }]);
 
-    const empty = await as(h.app, org.ownerToken).post('/connections').send({ name: 'x', type: 'api-key', config: { apiKey: '' } });
+    const empty = await as(h.app, org.ownerToken)
+      .post('/connections')
+      .send({ name: 'x', type: 'api-key', config: { apiKey: '' } });
     expectError(empty, 400, 'config_mismatch');
     expect(empty.body.error.details).toEqual([expect.objectContaining({ path: 'config.apiKey' })]);
 
@@ -227,7 +237,9 @@ describe('create', () => {
     expect(extra.body.error.details).toEqual([expect.objectContaining({ path: 'config.secretish' })]);
     expect(JSON.stringify(extra.body)).not.toContain(leaked);
 
-    const wrongType = await as(h.app, org.ownerToken).post('/connections').send({ name: 'x', type: 'api-key', config: { apiKey: 12345 } });
+    const wrongType = await as(h.app, org.ownerToken)
+      .post('/connections')
+      .send({ name: 'x', type: 'api-key', config: { apiKey: 12345 } });
     expectError(wrongType, 400, 'config_mismatch');
     expect(wrongType.body.error.details).toEqual([expect.objectContaining({ path: 'config.apiKey' })]);
 
@@ -276,7 +288,10 @@ describe('create', () => {
 
   test('concurrent creates of one name: exactly one wins, the other is duplicate_name', async () => {
     const org = await createTestOrg(h.services);
-    const send = () => as(h.app, org.ownerToken).post('/connections').send({ name: 'raced', type: 'api-key', config: { apiKey: 'k' } });
+    const send = () =>
+      as(h.app, org.ownerToken)
+        .post('/connections')
+        .send({ name: 'raced', type: 'api-key', config: { apiKey: 'k' } });
     const results = await Promise.all([send(), send(), send(), send()]);
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 400, 400, 400]);
@@ -287,7 +302,9 @@ describe('create', () => {
   test('400 for a name that is not an identifier', async () => {
     const org = await createTestOrg(h.services);
     for (const name of ['1abc', 'has space', 'has-dash', 'dot.name', '', 'ünïcode', '$x']) {
-      const res = await as(h.app, org.ownerToken).post('/connections').send({ name, type: 'api-key', config: { apiKey: 'k' } });
+      const res = await as(h.app, org.ownerToken)
+        .post('/connections')
+        .send({ name, type: 'api-key', config: { apiKey: 'k' } });
       expectError(res, 400, 'validation_failed');
       expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'name' })]));
     }
@@ -377,7 +394,9 @@ describe('update', () => {
     const org = await createTestOrg(h.services);
     const c = await create(org, { name: 'k', type: 'api-key', config: { apiKey: 'old', headerName: 'X-Old', prefix: 'Token' } });
     expect(await configOf(org, c.id)).toEqual({ apiKey: 'old', headerName: 'X-Old', prefix: 'Token' });
-    const res = await as(h.app, org.ownerToken).patch(`/connections/${c.id}`).send({ config: { apiKey: 'new' } });
+    const res = await as(h.app, org.ownerToken)
+      .patch(`/connections/${c.id}`)
+      .send({ config: { apiKey: 'new' } });
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(c.id);
     expect(res.body.config).toMatch(ENVELOPE);
@@ -389,7 +408,9 @@ describe('update', () => {
   test('PATCH config drops fields that have no default', async () => {
     const org = await createTestOrg(h.services);
     const c = await create(org, { name: 'sm', type: 'smtp', config: { host: 'h', username: 'u', password: 'p', from: 'x@example.test' } });
-    const res = await as(h.app, org.ownerToken).patch(`/connections/${c.id}`).send({ config: { host: 'h2', username: 'u2', password: 'p2' } });
+    const res = await as(h.app, org.ownerToken)
+      .patch(`/connections/${c.id}`)
+      .send({ config: { host: 'h2', username: 'u2', password: 'p2' } });
     expect(res.status).toBe(200);
     const cfg = await configOf(org, c.id);
     expect(cfg).toEqual({ host: 'h2', port: 587, secure: false, username: 'u2', password: 'p2' });
@@ -423,7 +444,9 @@ describe('update', () => {
     const org = await createTestOrg(h.services);
     const c = await create(org, { name: 'f', type: 'form-auth', config: { variant: 'password', loginUrl: 'https://e.test/l', username: 'u', password: 'p' } });
     expect(c.variant).toBe('password');
-    const res = await as(h.app, org.ownerToken).patch(`/connections/${c.id}`).send({ config: { variant: 'token', loginUrl: 'https://e.test/t', token: 'tok' } });
+    const res = await as(h.app, org.ownerToken)
+      .patch(`/connections/${c.id}`)
+      .send({ config: { variant: 'token', loginUrl: 'https://e.test/t', token: 'tok' } });
     expect(res.status).toBe(200);
     expect(res.body.variant).toBe('token');
     expect(await configOf(org, c.id)).toEqual({ variant: 'token', loginUrl: 'https://e.test/t', token: 'tok', tokenField: 'token' });
@@ -462,9 +485,7 @@ describe('update', () => {
     for (const body of [{ type: 'basic-auth' }, { name: 'n2', organizationId: UNKNOWN_ID }, { userId: UNKNOWN_ID }, { variant: 'x' }]) {
       const res = await as(h.app, org.ownerToken).patch(`/connections/${c.id}`).send(body);
       expectError(res, 400, 'validation_failed');
-      expect(res.body.error.details).toEqual(
-        expect.arrayContaining([{ path: Object.keys(body).find((k) => k !== 'name'), message: 'Unknown field' }]),
-      );
+      expect(res.body.error.details).toEqual(expect.arrayContaining([{ path: Object.keys(body).find((k) => k !== 'name'), message: 'Unknown field' }]));
     }
     expect(await rawRow(c.id)).toEqual(before);
   });
@@ -475,7 +496,9 @@ describe('update', () => {
     const b = await create(org, { name: 'beta', type: 'api-key', config: { apiKey: 'kb' } });
     const beforeB = await rawRow(b.id);
 
-    const dup = await as(h.app, org.ownerToken).patch(`/connections/${b.id}`).send({ name: 'alpha', config: { apiKey: 'changed' } });
+    const dup = await as(h.app, org.ownerToken)
+      .patch(`/connections/${b.id}`)
+      .send({ name: 'alpha', config: { apiKey: 'changed' } });
     expectError(dup, 400, 'duplicate_name');
     expect(await rawRow(b.id)).toEqual(beforeB);
     expect(await configOf(org, b.id)).toMatchObject({ apiKey: 'kb' });

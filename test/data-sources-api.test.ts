@@ -1,5 +1,5 @@
-import request from 'supertest';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import type request from 'supertest';
+import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => (h = await startHarness()));
@@ -8,8 +8,28 @@ afterAll(() => h.close());
 type Json = Record<string, any>;
 const BASE = '/dashboards/data-sources';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const SOURCE_FIELDS = ['connectionId', 'connectionName', 'createdAt', 'dataStoreTableName', 'effectiveHotPathMode', 'enabled', 'hotPathMode', 'id', 'name',
-  'organizationId', 'recordSchema', 'servingEngine', 'servingRelation', 'sharedFromOrganizationId', 'suid', 'syncConfig', 'type', 'updatedAt', 'userId', 'windowDimensions'];
+const SOURCE_FIELDS = [
+  'connectionId',
+  'connectionName',
+  'createdAt',
+  'dataStoreTableName',
+  'effectiveHotPathMode',
+  'enabled',
+  'hotPathMode',
+  'id',
+  'name',
+  'organizationId',
+  'recordSchema',
+  'servingEngine',
+  'servingRelation',
+  'sharedFromOrganizationId',
+  'suid',
+  'syncConfig',
+  'type',
+  'updatedAt',
+  'userId',
+  'windowDimensions',
+];
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 const owner = (org: TestOrg) => as(h.app, org.ownerToken);
@@ -27,16 +47,32 @@ const FIELDS: Json = {
 const schema = (fields: Json = FIELDS) => ({ name: 'Orders', fields });
 const sumExpr = { type: 'BinaryExpression', operator: '*', left: { type: 'Identifier', name: 'amount' }, right: { type: 'Identifier', name: 'qty' } };
 const calcBody = (name = 'total', expression: Json = sumExpr) => ({ name, label: 'Total', type: 'number', expression, formula: 'amount * qty', measure: true });
-const windowBody = (name = 'orderSeq', extra: Json = {}) => ({ name, label: 'Seq', function: 'row_number', partitionBy: ['region'], orderBy: 'placedAt', direction: 'asc', semantic: 'lifetime', ...extra });
+const windowBody = (name = 'orderSeq', extra: Json = {}) => ({
+  name,
+  label: 'Seq',
+  function: 'row_number',
+  partitionBy: ['region'],
+  orderBy: 'placedAt',
+  direction: 'asc',
+  semantic: 'lifetime',
+  ...extra,
+});
 
 /** Asserts the status, showing the body when it is not the expected one. */
 const expectStatus = (res: request.Response, status: number) => expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
 const seed = async (org: TestOrg, table: string, records: Record<string, Json>) =>
-  expectStatus(await owner(org).post(tableUrl(table)).send({ records: Object.entries(records).map(([key, value]) => ({ key, value })) }), 200);
+  expectStatus(
+    await owner(org)
+      .post(tableUrl(table))
+      .send({ records: Object.entries(records).map(([key, value]) => ({ key, value })) }),
+    200,
+  );
 const emptyTable = async (org: TestOrg, table: string) => expectStatus(await owner(org).post('/data-stores/tables').send({ tableName: table }), 201);
 
 async function createSource(org: TestOrg, table: string, extra: Json = {}): Promise<Json> {
-  const res = await owner(org).post(BASE).send({ name: 'Orders source', dataStoreTableName: table, recordSchema: schema(), ...extra });
+  const res = await owner(org)
+    .post(BASE)
+    .send({ name: 'Orders source', dataStoreTableName: table, recordSchema: schema(), ...extra });
   expectStatus(res, 201);
   return res.body;
 }
@@ -54,7 +90,10 @@ async function setup(records: Record<string, Json> = { a: { placedAt: '2024-01-0
 /** The serving relation's rows, key order, with numbers as JS numbers and dates as ISO strings. */
 async function servingRows(relation: string, columns = ['placedAt', 'amount', 'qty', 'region']): Promise<Json[]> {
   const rows: Json[] = await h.services.db.query(`SELECT ${['__key', ...columns.map((c) => `"${c}"`)].join(', ')} FROM analytics."${relation}" ORDER BY __key`);
-  const typed: Json[] = await h.services.db.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'analytics' AND table_name = $1 AND data_type = 'numeric'`, [relation]);
+  const typed: Json[] = await h.services.db.query(
+    `SELECT column_name FROM information_schema.columns WHERE table_schema = 'analytics' AND table_name = $1 AND data_type = 'numeric'`,
+    [relation],
+  );
   const numeric = new Set(typed.map((r) => r.column_name));
   const plain = (k: string, v: unknown) => (v instanceof Date ? v.toISOString() : numeric.has(k) && v !== null ? Number(v) : v);
   return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(k, v)])));
@@ -62,21 +101,45 @@ async function servingRows(relation: string, columns = ['placedAt', 'amount', 'q
 const servingKeys = async (relation: string) => (await servingRows(relation, [])).map((r) => r.__key);
 const relationExists = async (relation: string) => (await h.services.db.query(`SELECT to_regclass($1) AS r`, [`analytics."${relation}"`]))[0].r !== null;
 const columnsOf = async (relation: string) =>
-  (await h.services.db.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'analytics' AND table_name = $1 ORDER BY column_name`, [relation])).map((r: Json) => r.column_name);
+  (
+    await h.services.db.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'analytics' AND table_name = $1 ORDER BY column_name`, [
+      relation,
+    ])
+  ).map((r: Json) => r.column_name);
 const indexesOf = async (relation: string) =>
-  (await h.services.db.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'analytics' AND tablename = $1 ORDER BY indexname`, [relation])) as Json[];
+  (await h.services.db.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'analytics' AND tablename = $1 ORDER BY indexname`, [
+    relation,
+  ])) as Json[];
 
 describe('create, read, list', () => {
   test('POST creates a source with the full shape and builds the serving relation from existing records', async () => {
     const org = await createTestOrg(h.services);
     const table = newTable();
-    await seed(org, table, { k1: { placedAt: '2024-01-05T10:00:00Z', amount: 12.5, qty: 3, region: 'eu' }, k2: { placedAt: '2024-01-06', amount: '7', region: 'us' } });
+    await seed(org, table, {
+      k1: { placedAt: '2024-01-05T10:00:00Z', amount: 12.5, qty: 3, region: 'eu' },
+      k2: { placedAt: '2024-01-06', amount: '7', region: 'us' },
+    });
     const s = await createSource(org, table);
     expect(Object.keys(s).sort()).toEqual(SOURCE_FIELDS);
-    expect(s).toEqual(expect.objectContaining({ organizationId: org.organizationId, userId: org.ownerId, name: 'Orders source', type: 'custom', connectionId: null, connectionName: null,
-      dataStoreTableName: table, sharedFromOrganizationId: null, recordSchema: { ...schema(), calculatedFields: [] }, windowDimensions: [],
-      syncConfig: null, enabled: true, servingEngine: 'postgres', hotPathMode: 'retain', effectiveHotPathMode: 'retain',
-    }));
+    expect(s).toEqual(
+      expect.objectContaining({
+        organizationId: org.organizationId,
+        userId: org.ownerId,
+        name: 'Orders source',
+        type: 'custom',
+        connectionId: null,
+        connectionName: null,
+        dataStoreTableName: table,
+        sharedFromOrganizationId: null,
+        recordSchema: { ...schema(), calculatedFields: [] },
+        windowDimensions: [],
+        syncConfig: null,
+        enabled: true,
+        servingEngine: 'postgres',
+        hotPathMode: 'retain',
+        effectiveHotPathMode: 'retain',
+      }),
+    );
     expect(s.id).toMatch(UUID);
     expect(s.servingRelation).toBe(`ds_${s.id.replace(/-/g, '_')}`);
     expect(new Date(s.createdAt).toISOString()).toBe(s.createdAt);
@@ -128,7 +191,9 @@ describe('create, read, list', () => {
     const org = await createTestOrg(h.services);
     const table = newTable();
     await emptyTable(org, table);
-    const res = await owner(org).post(BASE).send({ name: 'x', dataStoreTableName: table, recordSchema: schema({ ...FIELDS, ...extra }) });
+    const res = await owner(org)
+      .post(BASE)
+      .send({ name: 'x', dataStoreTableName: table, recordSchema: schema({ ...FIELDS, ...extra }) });
     expectError(res, 400, 'validation_failed');
   });
 
@@ -138,7 +203,14 @@ describe('create, read, list', () => {
     await emptyTable(org, table);
     const none = { ...FIELDS, placedAt: { type: 'date', label: 'Placed at' } };
     const two = { ...FIELDS, shippedAt: { type: 'date', label: 'Shipped at', timeDimension: true } };
-    for (const fields of [none, two]) expectError(await owner(org).post(BASE).send({ name: 'x', dataStoreTableName: table, recordSchema: schema(fields) }), 400, 'validation_failed');
+    for (const fields of [none, two])
+      expectError(
+        await owner(org)
+          .post(BASE)
+          .send({ name: 'x', dataStoreTableName: table, recordSchema: schema(fields) }),
+        400,
+        'validation_failed',
+      );
     expect((await owner(org).get(BASE)).body).toEqual([]);
   });
 
@@ -147,9 +219,27 @@ describe('create, read, list', () => {
     const table = newTable();
     await emptyTable(org, table);
     const body = { name: 'x', dataStoreTableName: table, recordSchema: schema() };
-    expectError(await owner(org).post(BASE).send({ ...body, type: 'stripe' }), 400, 'unsupported_type');
-    expectError(await owner(org).post(BASE).send({ ...body, sharedFromOrganizationId: MISSING }), 400, 'share_inactive');
-    expectError(await owner(org).post(BASE).send({ ...body, dataStoreTableName: 'no_such_table' }), 400, 'unknown_table');
+    expectError(
+      await owner(org)
+        .post(BASE)
+        .send({ ...body, type: 'stripe' }),
+      400,
+      'unsupported_type',
+    );
+    expectError(
+      await owner(org)
+        .post(BASE)
+        .send({ ...body, sharedFromOrganizationId: MISSING }),
+      400,
+      'share_inactive',
+    );
+    expectError(
+      await owner(org)
+        .post(BASE)
+        .send({ ...body, dataStoreTableName: 'no_such_table' }),
+      400,
+      'unknown_table',
+    );
     expect((await owner(org).get(BASE)).body).toEqual([]);
     expectError(await owner(org).get(`${BASE}/${MISSING}`), 404);
     expectError(await owner(org).get(`${BASE}/not-a-uuid`), 400);
@@ -174,10 +264,25 @@ describe('serving relation in step with records', () => {
   test('single upsert, PUT, PATCH and record DELETE are reflected as soon as they return', async () => {
     const { org, table, source } = await setup({});
     const rel = source.servingRelation;
-    expectStatus(await owner(org).post(tableUrl(table)).send({ key: 'x', value: { placedAt: '2024-01-01', amount: 1, region: 'eu' } }), 201);
+    expectStatus(
+      await owner(org)
+        .post(tableUrl(table))
+        .send({ key: 'x', value: { placedAt: '2024-01-01', amount: 1, region: 'eu' } }),
+      201,
+    );
     expect(await servingRows(rel)).toEqual([{ __key: 'x', placedAt: '2024-01-01T00:00:00.000Z', amount: 1, qty: null, region: 'eu' }]);
-    expectStatus(await owner(org).put(`${tableUrl(table)}/records/y`).send({ value: { placedAt: '2024-01-02', amount: 2 } }), 201);
-    expectStatus(await owner(org).patch(`${tableUrl(table)}/records/x`).send({ value: { qty: 5 } }), 200);
+    expectStatus(
+      await owner(org)
+        .put(`${tableUrl(table)}/records/y`)
+        .send({ value: { placedAt: '2024-01-02', amount: 2 } }),
+      201,
+    );
+    expectStatus(
+      await owner(org)
+        .patch(`${tableUrl(table)}/records/x`)
+        .send({ value: { qty: 5 } }),
+      200,
+    );
     expect(await servingRows(rel)).toEqual([
       { __key: 'x', placedAt: '2024-01-01T00:00:00.000Z', amount: 1, qty: 5, region: 'eu' },
       { __key: 'y', placedAt: '2024-01-02T00:00:00.000Z', amount: 2, qty: null, region: null },
@@ -195,7 +300,11 @@ describe('serving relation in step with records', () => {
 
   test('a bulk import (CSV, numbers inferred) and a failed one: the serving relation follows what committed', async () => {
     const { org, table, source } = await setup({ a: { placedAt: '2024-01-01T00:00:00Z', amount: 1, region: 'eu' } });
-    const importCsv = (csv: string) => owner(org).post(`${tableUrl(table)}/import`).set('Content-Type', 'text/csv').send(csv);
+    const importCsv = (csv: string) =>
+      owner(org)
+        .post(`${tableUrl(table)}/import`)
+        .set('Content-Type', 'text/csv')
+        .send(csv);
     expectStatus(await importCsv('key,placedAt,amount,region\na,2024-02-01T00:00:00Z,5,us\nb,2024-02-02T00:00:00Z,6.5,eu\n'), 200);
     expect(await servingRows(source.servingRelation)).toEqual([
       { __key: 'a', placedAt: '2024-02-01T00:00:00.000Z', amount: 5, qty: null, region: 'us' },
@@ -208,16 +317,29 @@ describe('serving relation in step with records', () => {
 
   test('a write through the workflow path (dataStores.upsert) lands in the serving relation', async () => {
     const { org, table, source } = await setup({});
-    await h.services.dataStores.upsert(org.organizationId, table, [{ key: 'wf', value: { placedAt: '2024-05-01T00:00:00Z', amount: 9, region: 'apac' } }], 'workflow');
+    await h.services.dataStores.upsert(
+      org.organizationId,
+      table,
+      [{ key: 'wf', value: { placedAt: '2024-05-01T00:00:00Z', amount: 9, region: 'apac' } }],
+      'workflow',
+    );
     expect(await servingRows(source.servingRelation)).toEqual([{ __key: 'wf', placedAt: '2024-05-01T00:00:00.000Z', amount: 9, qty: null, region: 'apac' }]);
   });
 
   test('an expired record is excluded from preview', async () => {
     const { org, table, url, source } = await setup({ a: { amount: 1, qty: 1 }, b: { amount: 2, qty: 1 } });
-    expectStatus(await owner(org).post(tableUrl(table)).send({ key: 'c', value: { amount: 3, qty: 1 }, ttlSeconds: 3600 }), 201);
+    expectStatus(
+      await owner(org)
+        .post(tableUrl(table))
+        .send({ key: 'c', value: { amount: 3, qty: 1 }, ttlSeconds: 3600 }),
+      201,
+    );
     const [row] = await h.services.db.query(`SELECT __expires_at FROM analytics."${source.servingRelation}" WHERE __key = 'c'`);
     expect(row.__expires_at).toBeInstanceOf(Date);
-    await h.services.db.query(`UPDATE data_store_records SET expires_at = now() - interval '1 second' WHERE organization_id = $1 AND table_name = $2 AND key = 'c'`, [org.organizationId, table]);
+    await h.services.db.query(
+      `UPDATE data_store_records SET expires_at = now() - interval '1 second' WHERE organization_id = $1 AND table_name = $2 AND key = 'c'`,
+      [org.organizationId, table],
+    );
     const res = await owner(org).post(`${url}/calculated-fields/preview`).send({ expression: sumExpr, type: 'number' });
     expectStatus(res, 201);
     expect(res.body).toEqual({ values: [1, 2] });
@@ -227,11 +349,24 @@ describe('serving relation in step with records', () => {
 describe('PATCH and DELETE', () => {
   test('changing the time dimension needs confirmTimeFieldRekey; then the relation is rebuilt', async () => {
     const { org, url, source } = await setup({ a: { placedAt: '2024-01-01', shippedAt: '2024-02-01', amount: 1 } });
-    const fields = { ...FIELDS, placedAt: { type: 'date', label: 'Placed at' }, shippedAt: { type: 'date', label: 'Shipped at', timeDimension: true }, note: { type: 'string', label: 'Note' } };
-    expectError(await owner(org).patch(url).send({ recordSchema: schema(fields) }), 400, 'time_field_rekey_unconfirmed');
+    const fields = {
+      ...FIELDS,
+      placedAt: { type: 'date', label: 'Placed at' },
+      shippedAt: { type: 'date', label: 'Shipped at', timeDimension: true },
+      note: { type: 'string', label: 'Note' },
+    };
+    expectError(
+      await owner(org)
+        .patch(url)
+        .send({ recordSchema: schema(fields) }),
+      400,
+      'time_field_rekey_unconfirmed',
+    );
     expect((await owner(org).get(url)).body.recordSchema).toEqual({ ...schema(), calculatedFields: [] });
     expect(await columnsOf(source.servingRelation)).not.toContain('note');
-    const ok = await owner(org).patch(url).send({ recordSchema: schema(fields), confirmTimeFieldRekey: true });
+    const ok = await owner(org)
+      .patch(url)
+      .send({ recordSchema: schema(fields), confirmTimeFieldRekey: true });
     expectStatus(ok, 200);
     expect(ok.body.recordSchema.fields).toEqual(fields);
     expect(await columnsOf(source.servingRelation)).toEqual(['__expires_at', '__key', 'amount', 'note', 'placedAt', 'qty', 'region', 'shippedAt'].sort());
@@ -245,9 +380,21 @@ describe('PATCH and DELETE', () => {
     expectStatus(await owner(org).post(`${url}/calculated-fields`).send(calcBody()), 201);
     expectStatus(await owner(org).post(`${url}/window-dimensions`).send(windowBody()), 201);
     const { qty: _qty, ...withoutQty } = FIELDS;
-    expectError(await owner(org).patch(url).send({ recordSchema: schema(withoutQty) }), 400, 'validation_failed');
+    expectError(
+      await owner(org)
+        .patch(url)
+        .send({ recordSchema: schema(withoutQty) }),
+      400,
+      'validation_failed',
+    );
     const { region: _region, ...withoutRegion } = FIELDS;
-    expectError(await owner(org).patch(url).send({ recordSchema: schema(withoutRegion) }), 400, 'validation_failed');
+    expectError(
+      await owner(org)
+        .patch(url)
+        .send({ recordSchema: schema(withoutRegion) }),
+      400,
+      'validation_failed',
+    );
     expect(Object.keys((await owner(org).get(url)).body.recordSchema.fields).sort()).toEqual(Object.keys(FIELDS).sort());
   });
 
@@ -261,7 +408,10 @@ describe('PATCH and DELETE', () => {
     const on = await owner(org).patch(url).send({ enabled: true });
     expectStatus(on, 200);
     expect(on.body.effectiveHotPathMode).toBe('retain');
-    expect(await servingRows(source.servingRelation, ['amount'])).toEqual([{ __key: 'a', amount: 10 }, { __key: 'b', amount: 2 }]);
+    expect(await servingRows(source.servingRelation, ['amount'])).toEqual([
+      { __key: 'a', amount: 10 },
+      { __key: 'b', amount: 2 },
+    ]);
   });
 
   test('DELETE drops the serving relation and keeps the records', async () => {
@@ -314,12 +464,20 @@ describe('refresh-schema and reindex', () => {
   });
 
   test('reindex recreates the indexes (one per window dimension) and keeps the data', async () => {
-    const { org, url, source } = await setup({ a: { placedAt: '2024-01-01', amount: 1, region: 'eu' }, b: { placedAt: '2024-01-02', amount: 2, region: 'us' } });
+    const { org, url, source } = await setup({
+      a: { placedAt: '2024-01-01', amount: 1, region: 'eu' },
+      b: { placedAt: '2024-01-02', amount: 2, region: 'us' },
+    });
     const rel = source.servingRelation;
     const before = await servingRows(rel);
     expect((await indexesOf(rel)).map((i) => i.indexname)).toEqual([`${rel}_pkey`, `${rel}_time`]);
     expectStatus(await owner(org).post(`${url}/window-dimensions`).send(windowBody()), 201);
-    expectStatus(await owner(org).post(`${url}/window-dimensions`).send(windowBody('amountRank', { partitionBy: [], orderBy: 'amount', direction: 'desc' })), 201);
+    expectStatus(
+      await owner(org)
+        .post(`${url}/window-dimensions`)
+        .send(windowBody('amountRank', { partitionBy: [], orderBy: 'amount', direction: 'desc' })),
+      201,
+    );
     await h.services.db.query(`DROP INDEX analytics."${rel}_w1"`);
     const res = await owner(org).post(`${url}/reindex`);
     expectStatus(res, 201);
@@ -366,7 +524,8 @@ describe('calculated fields', () => {
     const { org, url } = await setup();
     expectStatus(await owner(org).post(`${url}/calculated-fields`).send(calcBody('total')), 201);
     expectStatus(await owner(org).post(`${url}/window-dimensions`).send(windowBody('seq')), 201);
-    for (const name of ['amount', 'total', 'seq', 'count']) expectError(await owner(org).post(`${url}/calculated-fields`).send(calcBody(name)), 400, 'validation_failed');
+    for (const name of ['amount', 'total', 'seq', 'count'])
+      expectError(await owner(org).post(`${url}/calculated-fields`).send(calcBody(name)), 400, 'validation_failed');
     expect((await owner(org).get(url)).body.recordSchema.calculatedFields.map((c: Json) => c.name)).toEqual(['total']);
   });
 
@@ -383,13 +542,27 @@ describe('calculated fields', () => {
     const records: Record<string, Json> = { k00: { amount: 10, qty: 0 }, k01: { amount: 10, qty: 'x' }, k02: { amount: 9, qty: 4 }, k03: { qty: 2 } };
     for (let i = 4; i < 25; i++) records[`k${String(i).padStart(2, '0')}`] = { amount: i, qty: 1 };
     const { org, url, source } = await setup(records);
-    const divide = (operator: string) => ({ type: 'BinaryExpression', operator, left: { type: 'Identifier', name: 'amount' }, right: { type: 'Identifier', name: 'qty' } });
-    const res = await owner(org).post(`${url}/calculated-fields/preview`).send({ expression: divide('/'), type: 'number' });
+    const divide = (operator: string) => ({
+      type: 'BinaryExpression',
+      operator,
+      left: { type: 'Identifier', name: 'amount' },
+      right: { type: 'Identifier', name: 'qty' },
+    });
+    const res = await owner(org)
+      .post(`${url}/calculated-fields/preview`)
+      .send({ expression: divide('/'), type: 'number' });
     expectStatus(res, 201);
     expect(res.body.values).toEqual([null, null, 2.25, null, ...Array.from({ length: 16 }, (_, i) => i + 4)]);
-    const mod = await owner(org).post(`${url}/calculated-fields/preview`).send({ expression: divide('%') });
+    const mod = await owner(org)
+      .post(`${url}/calculated-fields/preview`)
+      .send({ expression: divide('%') });
     expect(mod.body.values.slice(0, 4)).toEqual([null, null, 1, null]);
-    const literal = { type: 'BinaryExpression', operator: '-', left: { type: 'Identifier', name: 'amount' }, right: { type: 'Literal', value: 0.5, raw: '0.5' } };
+    const literal = {
+      type: 'BinaryExpression',
+      operator: '-',
+      left: { type: 'Identifier', name: 'amount' },
+      right: { type: 'Literal', value: 0.5, raw: '0.5' },
+    };
     expect((await owner(org).post(`${url}/calculated-fields/preview`).send({ expression: literal })).body.values.slice(0, 4)).toEqual([9.5, 9.5, 8.5, null]);
     expect((await owner(org).get(url)).body.recordSchema).toEqual(source.recordSchema);
   });
@@ -419,7 +592,11 @@ describe('window dimensions', () => {
 
   test('PATCH changes only the attributes given (partitionBy and direction are kept)', async () => {
     const { org, url } = await setup();
-    const created = (await owner(org).post(`${url}/window-dimensions`).send(windowBody('seq', { direction: 'desc' }))).body;
+    const created = (
+      await owner(org)
+        .post(`${url}/window-dimensions`)
+        .send(windowBody('seq', { direction: 'desc' }))
+    ).body;
     const patched = await owner(org).patch(`${url}/window-dimensions/${created.id}`).send({ label: 'Renamed' });
     expectStatus(patched, 200);
     expect(patched.body).toEqual({ ...created, label: 'Renamed' });
@@ -430,27 +607,53 @@ describe('window dimensions', () => {
     const { org, url } = await setup();
     expectStatus(await owner(org).post(`${url}/calculated-fields`).send(calcBody('total')), 201);
     expectStatus(await owner(org).post(`${url}/window-dimensions`).send(windowBody('seq')), 201);
-    for (const name of ['amount', 'total', 'seq']) expectError(await owner(org).post(`${url}/window-dimensions`).send(windowBody(name)), 400, 'validation_failed');
-    expectError(await owner(org).post(`${url}/window-dimensions`).send(windowBody('w2', { partitionBy: ['nope'] })), 400, 'validation_failed');
-    expectError(await owner(org).post(`${url}/window-dimensions`).send(windowBody('w3', { orderBy: 'nope' })), 400, 'validation_failed');
-    expectError(await owner(org).post(`${url}/window-dimensions`).send(windowBody('w4', { function: 'rank' })), 400, 'validation_failed');
+    for (const name of ['amount', 'total', 'seq'])
+      expectError(await owner(org).post(`${url}/window-dimensions`).send(windowBody(name)), 400, 'validation_failed');
+    expectError(
+      await owner(org)
+        .post(`${url}/window-dimensions`)
+        .send(windowBody('w2', { partitionBy: ['nope'] })),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await owner(org)
+        .post(`${url}/window-dimensions`)
+        .send(windowBody('w3', { orderBy: 'nope' })),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await owner(org)
+        .post(`${url}/window-dimensions`)
+        .send(windowBody('w4', { function: 'rank' })),
+      400,
+      'validation_failed',
+    );
     expect((await owner(org).get(url)).body.windowDimensions.map((w: Json) => w.name)).toEqual(['seq']);
   });
 });
 
 describe('tenant isolation', () => {
-  test("another organization gets 404 on every route of a source and cannot see or reuse its table", async () => {
+  test('another organization gets 404 on every route of a source and cannot see or reuse its table', async () => {
     const { org, table, url, source } = await setup();
     const calc = (await owner(org).post(`${url}/calculated-fields`).send(calcBody())).body;
     const win = (await owner(org).post(`${url}/window-dimensions`).send(windowBody())).body;
     const other = owner(await createTestOrg(h.services));
-    const calcsUrl = `${url}/calculated-fields`, winsUrl = `${url}/window-dimensions`;
+    const calcsUrl = `${url}/calculated-fields`,
+      winsUrl = `${url}/window-dimensions`;
     const calls: Array<[string, request.Test]> = [
-      ['GET', other.get(url)], ['PATCH', other.patch(url).send({ name: 'stolen' })], ['DELETE', other.delete(url)],
-      ['refresh', other.post(`${url}/refresh-schema`)], ['reindex', other.post(`${url}/reindex`)],
-      ['calc add', other.post(calcsUrl).send(calcBody('other'))], ['preview', other.post(`${calcsUrl}/preview`).send({ expression: sumExpr, type: 'number' })],
-      ['calc patch', other.patch(`${calcsUrl}/${calc.id}`).send({ label: 'x' })], ['calc delete', other.delete(`${calcsUrl}/${calc.id}`)],
-      ['window add', other.post(winsUrl).send(windowBody('other'))], ['window patch', other.patch(`${winsUrl}/${win.id}`).send({ label: 'x' })],
+      ['GET', other.get(url)],
+      ['PATCH', other.patch(url).send({ name: 'stolen' })],
+      ['DELETE', other.delete(url)],
+      ['refresh', other.post(`${url}/refresh-schema`)],
+      ['reindex', other.post(`${url}/reindex`)],
+      ['calc add', other.post(calcsUrl).send(calcBody('other'))],
+      ['preview', other.post(`${calcsUrl}/preview`).send({ expression: sumExpr, type: 'number' })],
+      ['calc patch', other.patch(`${calcsUrl}/${calc.id}`).send({ label: 'x' })],
+      ['calc delete', other.delete(`${calcsUrl}/${calc.id}`)],
+      ['window add', other.post(winsUrl).send(windowBody('other'))],
+      ['window patch', other.patch(`${winsUrl}/${win.id}`).send({ label: 'x' })],
       ['window delete', other.delete(`${winsUrl}/${win.id}`)],
     ];
     for (const [what, call] of calls) {
@@ -479,10 +682,27 @@ describe('concurrency', () => {
 
   test('writes racing a rebuild all reach the rebuilt serving relation', async () => {
     const records: Record<string, Json> = {};
-    for (let i = 0; i < 500; i++) records[`k${String(i).padStart(4, '0')}`] = { placedAt: '2024-01-05T10:00:00Z', shippedAt: '2024-02-01T00:00:00Z', amount: i, qty: 1, region: 'eu' };
+    for (let i = 0; i < 500; i++)
+      records[`k${String(i).padStart(4, '0')}`] = { placedAt: '2024-01-05T10:00:00Z', shippedAt: '2024-02-01T00:00:00Z', amount: i, qty: 1, region: 'eu' };
     const { org, table, source, url } = await setup(records);
-    const writes = Array.from({ length: 20 }, (_, i) => owner(org).post(tableUrl(table)).send({ key: `w${String(i).padStart(2, '0')}`, value: { placedAt: '2024-03-01T00:00:00Z', shippedAt: '2024-03-02T00:00:00Z', amount: 1000 + i, qty: 1, region: 'us' } }));
-    const rekey = owner(org).patch(url).send({ recordSchema: schema({ ...FIELDS, placedAt: { type: 'date', label: 'Placed at' }, shippedAt: { type: 'date', label: 'Shipped at', timeDimension: true } }), confirmTimeFieldRekey: true });
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      owner(org)
+        .post(tableUrl(table))
+        .send({
+          key: `w${String(i).padStart(2, '0')}`,
+          value: { placedAt: '2024-03-01T00:00:00Z', shippedAt: '2024-03-02T00:00:00Z', amount: 1000 + i, qty: 1, region: 'us' },
+        }),
+    );
+    const rekey = owner(org)
+      .patch(url)
+      .send({
+        recordSchema: schema({
+          ...FIELDS,
+          placedAt: { type: 'date', label: 'Placed at' },
+          shippedAt: { type: 'date', label: 'Shipped at', timeDimension: true },
+        }),
+        confirmTimeFieldRekey: true,
+      });
     const [rekeyed, ...written] = await Promise.all([rekey, ...writes]);
     expectStatus(rekeyed, 200);
     for (const res of written) expect([200, 201]).toContain(res.status);

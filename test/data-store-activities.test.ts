@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { createDataStoreActivities } from '../activities/data-stores';
-import { as, createTestOrg, Harness, startHarness } from './harness';
+import { as, createTestOrg, type Harness, startHarness } from './harness';
 
 let h: Harness;
 let activities: ReturnType<typeof createDataStoreActivities>;
@@ -16,16 +16,26 @@ describe('data store step activities', () => {
     const written = await activities.writeDataStoreRecords({
       organizationId: org.organizationId,
       tableName: 'leads',
-      records: [{ key: 'l1', value: { score: 3 } }, { key: 'l2', value: { score: 9 }, ttlSeconds: 60 }],
+      records: [
+        { key: 'l1', value: { score: 3 } },
+        { key: 'l2', value: { score: 9 }, ttlSeconds: 60 },
+      ],
     });
     expect(written).toEqual({ created: 2, updated: 0, keys: ['l1', 'l2'] });
 
     const viaApi = await as(h.app, org.tokens.viewer).get('/data-stores/tables/leads');
-    expect(viaApi.body.data.map((r: { key: string; value: unknown }) => [r.key, r.value])).toEqual([['l1', { score: 3 }], ['l2', { score: 9 }]]);
+    expect(viaApi.body.data.map((r: { key: string; value: unknown }) => [r.key, r.value])).toEqual([
+      ['l1', { score: 3 }],
+      ['l2', { score: 9 }],
+    ]);
     const tables = await as(h.app, org.tokens.viewer).get('/data-stores/tables');
     expect(tables.body.data).toEqual([expect.objectContaining({ tableName: 'leads', createdVia: 'workflow', recordCount: 2 })]);
 
-    const again = await activities.writeDataStoreRecords({ organizationId: org.organizationId, tableName: 'leads', records: [{ key: 'l1', value: { score: 4 } }] });
+    const again = await activities.writeDataStoreRecords({
+      organizationId: org.organizationId,
+      tableName: 'leads',
+      records: [{ key: 'l1', value: { score: 4 } }],
+    });
     expect(again).toMatchObject({ created: 0, updated: 1 });
     expect(await activities.readDataStoreRecord({ organizationId: org.organizationId, tableName: 'leads', key: 'l1' })).toMatchObject({ value: { score: 4 } });
     expect(await activities.readDataStoreRecord({ organizationId: org.organizationId, tableName: 'leads', key: 'nope' })).toBeNull();

@@ -2,7 +2,7 @@ import { RecordPurger } from '../src/data-stores/record-purger';
 import { DataStoresRepository } from '../src/data-stores/data-stores.repository';
 import request from 'supertest';
 import { ROLES, roleHas } from '../src/auth/roles';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -60,7 +60,9 @@ async function insert(org: TestOrg, body: Json): Promise<Json> {
 
 /** Batch upsert as the owner; the table is created if needed. */
 async function seed(org: TestOrg, table: string, records: Record<string, Json>) {
-  const res = await owner(org).post(tableUrl(table)).send({ records: recordsOf(records) });
+  const res = await owner(org)
+    .post(tableUrl(table))
+    .send({ records: recordsOf(records) });
   expectStatus(res, 200);
   return res.body as { created: number; updated: number; data: Json[] };
 }
@@ -79,8 +81,7 @@ async function read(org: TestOrg, table: string, query: Query = {}) {
 }
 
 const keysOf = async (org: TestOrg, table: string, query: Query = {}) => (await read(org, table, query)).data.map((r) => r.key as string);
-const filtered = (org: TestOrg, table: string, where: unknown, query: Query = {}) =>
-  keysOf(org, table, { where: JSON.stringify(where), ...query });
+const filtered = (org: TestOrg, table: string, where: unknown, query: Query = {}) => keysOf(org, table, { where: JSON.stringify(where), ...query });
 
 async function getRecord(org: TestOrg, table: string, key: string) {
   const res = await owner(org).get(recordUrl(table, key));
@@ -120,20 +121,16 @@ async function expire(org: TestOrg, table: string, key: string) {
  * runs, to line up concurrent requests deterministically; commits after.
  * `untilBlocked(n)` resolves once n sessions wait, directly or in a chain, on this lock.
  */
-async function withRowLocked<T>(
-  org: TestOrg,
-  table: string,
-  key: string,
-  during: (untilBlocked: (count: number) => Promise<void>) => Promise<T>,
-): Promise<T> {
+async function withRowLocked<T>(org: TestOrg, table: string, key: string, during: (untilBlocked: (count: number) => Promise<void>) => Promise<T>): Promise<T> {
   const runner = h.services.db.createQueryRunner();
   await runner.connect();
   await runner.startTransaction();
   try {
-    const locked = await runner.query(
-      `SELECT id FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = $3 FOR UPDATE`,
-      [org.organizationId, table, key],
-    );
+    const locked = await runner.query(`SELECT id FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = $3 FOR UPDATE`, [
+      org.organizationId,
+      table,
+      key,
+    ]);
     expect(locked).toHaveLength(1);
     const [{ pid }] = await runner.query(`SELECT pg_backend_pid() AS pid`);
     const untilBlocked = async (count: number) => {
@@ -188,7 +185,9 @@ describe('POST /data-stores (insert)', () => {
   test('a second insert of the same table and key is 409 record_exists and leaves the stored record as it was', async () => {
     const org = await createTestOrg(h.services);
     const first = await insert(org, { tableName: 'orders', key: 'k', value: { v: 1 } });
-    const dup = await owner(org).post('/data-stores').send({ tableName: 'orders', key: 'k', value: { v: 2 }, ttlSeconds: 60 });
+    const dup = await owner(org)
+      .post('/data-stores')
+      .send({ tableName: 'orders', key: 'k', value: { v: 2 }, ttlSeconds: 60 });
     expectError(dup, 409, 'record_exists');
     expect(await getRecord(org, 'orders', 'k')).toEqual(first);
     expect((await dbRows(org, 'orders')).map((r) => [r.key, r.value, r.expires_at])).toEqual([
@@ -252,7 +251,10 @@ describe('POST /data-stores (insert)', () => {
 
   test('400 for expiry problems: past expiresAt, both expiresAt and ttlSeconds, malformed values; nothing stored', async () => {
     const org = await createTestOrg(h.services);
-    const post = (extra: Json) => owner(org).post('/data-stores').send({ tableName: 't', key: 'k', value: {}, ...extra });
+    const post = (extra: Json) =>
+      owner(org)
+        .post('/data-stores')
+        .send({ tableName: 't', key: 'k', value: {}, ...extra });
     const future = new Date(Date.now() + 3_600_000).toISOString();
     expectInvalid(await post({ expiresAt: new Date(Date.now() - 60_000).toISOString() }), 'expiresAt');
     expectInvalid(await post({ expiresAt: future, ttlSeconds: 60 }), 'ttlSeconds');
@@ -330,7 +332,13 @@ describe('POST /data-stores (insert)', () => {
   test('inserting again once the first record has expired (real TTL) succeeds with 201', async () => {
     const org = await createTestOrg(h.services);
     const first = await insert(org, { tableName: 't', key: 'k', value: { v: 1 }, ttlSeconds: 1 });
-    expectError(await owner(org).post('/data-stores').send({ tableName: 't', key: 'k', value: { v: 2 } }), 409, 'record_exists');
+    expectError(
+      await owner(org)
+        .post('/data-stores')
+        .send({ tableName: 't', key: 'k', value: { v: 2 } }),
+      409,
+      'record_exists',
+    );
     await sleep(Math.max(0, ms(first.expiresAt) - Date.now()) + 200);
     const second = await insert(org, { tableName: 't', key: 'k', value: { v: 2 } });
     expect(second).toMatchObject({ value: { v: 2 }, expiresAt: null });
@@ -466,7 +474,10 @@ describe('/data-stores/tables', () => {
     expectStatus(imported, 200);
     await insert(org, { tableName: 'imported', key: 'c', value: {} });
     await insert(org, { tableName: 'api-made', key: 'a', value: {} });
-    const intoApiTable = await owner(org).post(`${tableUrl('api-made')}/import`).set('Content-Type', 'application/x-ndjson').send('{"key":"b","value":{}}\n');
+    const intoApiTable = await owner(org)
+      .post(`${tableUrl('api-made')}/import`)
+      .set('Content-Type', 'application/x-ndjson')
+      .send('{"key":"b","value":{}}\n');
     expectStatus(intoApiTable, 200);
     expect((await tablesOf(org)).data.map((t) => [t.tableName, t.createdVia, t.recordCount])).toEqual([
       ['api-made', 'api', 2],
@@ -478,12 +489,16 @@ describe('/data-stores/tables', () => {
 describe('POST /data-stores/tables/{tableName} (upsert)', () => {
   test('single form: 201 when new, 200 when replaced (value replaced whole, id and createdAt kept, updatedAt advances)', async () => {
     const org = await createTestOrg(h.services);
-    const created = await owner(org).post(tableUrl('t')).send({ key: 'k', value: { a: 1, b: { c: 2 } } });
+    const created = await owner(org)
+      .post(tableUrl('t'))
+      .send({ key: 'k', value: { a: 1, b: { c: 2 } } });
     expectStatus(created, 201);
     expectRecordShape(created.body);
     expect(created.body).toMatchObject({ tableName: 't', key: 'k', value: { a: 1, b: { c: 2 } }, expiresAt: null });
 
-    const replaced = await owner(org).post(tableUrl('t')).send({ key: 'k', value: { z: true } });
+    const replaced = await owner(org)
+      .post(tableUrl('t'))
+      .send({ key: 'k', value: { z: true } });
     expectStatus(replaced, 200);
     expect(replaced.body).toMatchObject({ id: created.body.id, suid: created.body.suid, createdAt: created.body.createdAt, value: { z: true } });
     expect(replaced.body.value).toEqual({ z: true });
@@ -497,7 +512,13 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
     await seed(org, 't', { a: { v: 'a0' }, b: { v: 'b0' } });
     const res = await owner(org)
       .post(tableUrl('t'))
-      .send({ records: [{ key: 'b', value: { v: 'b1' } }, { key: 'c', value: { v: 'c1' } }, { key: 'd', value: { v: 'd1' }, ttlSeconds: 60 }] });
+      .send({
+        records: [
+          { key: 'b', value: { v: 'b1' } },
+          { key: 'c', value: { v: 'c1' } },
+          { key: 'd', value: { v: 'd1' }, ttlSeconds: 60 },
+        ],
+      });
     expectStatus(res, 200);
     expect(Object.keys(res.body).sort()).toEqual(['created', 'data', 'updated']);
     expect(res.body).toMatchObject({ created: 2, updated: 1 });
@@ -513,7 +534,9 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
       ['d', { v: 'd1' }],
     ]);
     // A batch of one answers in the batch form too.
-    const one = await owner(org).post(tableUrl('t')).send({ records: [{ key: 'e', value: {} }] });
+    const one = await owner(org)
+      .post(tableUrl('t'))
+      .send({ records: [{ key: 'e', value: {} }] });
     expectStatus(one, 200);
     expect(one.body).toMatchObject({ created: 1, updated: 0, data: [expect.objectContaining({ key: 'e' })] });
   });
@@ -522,13 +545,30 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
     const org = await createTestOrg(h.services);
     const res = await owner(org)
       .post(tableUrl('t'))
-      .send({ records: [{ key: 'k1', value: {} }, { key: 'k2', value: {} }, { key: 'k1', value: { again: true } }] });
+      .send({
+        records: [
+          { key: 'k1', value: {} },
+          { key: 'k2', value: {} },
+          { key: 'k1', value: { again: true } },
+        ],
+      });
     expectInvalid(res, 'records.2.key', 'duplicate_keys');
     await expectNothingStored(org);
 
     await seed(org, 't', { k1: { v: 0 } });
     const before = await dbRows(org);
-    expectInvalid(await owner(org).post(tableUrl('t')).send({ records: [{ key: 'k1', value: { v: 1 } }, { key: 'k1', value: { v: 2 } }] }), 'records.1.key', 'duplicate_keys');
+    expectInvalid(
+      await owner(org)
+        .post(tableUrl('t'))
+        .send({
+          records: [
+            { key: 'k1', value: { v: 1 } },
+            { key: 'k1', value: { v: 2 } },
+          ],
+        }),
+      'records.1.key',
+      'duplicate_keys',
+    );
     expect(await dbRows(org)).toEqual(before);
   });
 
@@ -543,14 +583,22 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
       [{ key: 'b', value: {}, extra: 1 }, 'records.1.extra'],
     ];
     for (const [bad, path] of cases) {
-      expectInvalid(await owner(org).post(tableUrl('t')).send({ records: [{ key: 'a', value: {} }, bad] }), path);
+      expectInvalid(
+        await owner(org)
+          .post(tableUrl('t'))
+          .send({ records: [{ key: 'a', value: {} }, bad] }),
+        path,
+      );
     }
     await expectNothingStored(org);
   });
 
   test('single-form and envelope errors are 400; more than 1000 records is 400, exactly 1000 is fine', async () => {
     const org = await createTestOrg(h.services);
-    const post = (body: unknown) => owner(org).post(tableUrl('t')).send(body as object);
+    const post = (body: unknown) =>
+      owner(org)
+        .post(tableUrl('t'))
+        .send(body as object);
     expectInvalid(await post({ key: 'k' }), 'value');
     expectInvalid(await post({ value: {} }), 'key');
     expectInvalid(await post({ key: 'k', value: 'x' }), 'value');
@@ -577,9 +625,7 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
   test('30 parallel upserts of one key: all succeed, exactly one 201, one row, and the final value is one of those written', async () => {
     const org = await createTestOrg(h.services);
     expectStatus(await owner(org).post('/data-stores/tables').send({ tableName: 'hot' }), 201);
-    const results = await Promise.all(
-      Array.from({ length: 30 }, (_, writer) => owner(org).post(tableUrl('hot')).send({ key: 'k', value: { writer } })),
-    );
+    const results = await Promise.all(Array.from({ length: 30 }, (_, writer) => owner(org).post(tableUrl('hot')).send({ key: 'k', value: { writer } })));
     for (const r of results) expect([200, 201]).toContain(r.status);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
@@ -599,9 +645,20 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
     // The batch starts first and waits on `block`; meanwhile a later single upsert creates `k`;
     // the batch then replaces `k`, using its own (earlier) statement time as updatedAt.
     const { batch, single } = await withRowLocked(org, 't', 'block', async (untilBlocked) => {
-      const batch = start(owner(org).post(tableUrl('t')).send({ records: [{ key: 'block', value: { by: 'batch' } }, { key: 'k', value: { by: 'batch' } }] }));
+      const batch = start(
+        owner(org)
+          .post(tableUrl('t'))
+          .send({
+            records: [
+              { key: 'block', value: { by: 'batch' } },
+              { key: 'k', value: { by: 'batch' } },
+            ],
+          }),
+      );
       await untilBlocked(1);
-      const single = await owner(org).post(tableUrl('t')).send({ key: 'k', value: { by: 'single' } });
+      const single = await owner(org)
+        .post(tableUrl('t'))
+        .send({ key: 'k', value: { by: 'single' } });
       return { batch, single };
     });
     expectStatus(single, 201);
@@ -616,7 +673,13 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
 
   test('parallel upserts into a new table register it exactly once', async () => {
     const org = await createTestOrg(h.services);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => owner(org).post(tableUrl('fresh')).send({ key: `k${i}`, value: { i } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        owner(org)
+          .post(tableUrl('fresh'))
+          .send({ key: `k${i}`, value: { i } }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect((await dbRows(org, 'fresh')).filter((r) => r.key === '__meta__')).toHaveLength(1);
     expect((await tablesOf(org)).data).toEqual([expect.objectContaining({ tableName: 'fresh', recordCount: 20 })]);
@@ -627,7 +690,11 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
     const keys = Array.from({ length: 20 }, (_, i) => `k${String(i).padStart(2, '0')}`);
     await seed(org, 't', Object.fromEntries(keys.map((k) => [k, { v: -1 }])));
     const batch = (ordered: string[], writer: string) =>
-      start(owner(org).post(tableUrl('t')).send({ records: ordered.map((key) => ({ key, value: { writer } })) }));
+      start(
+        owner(org)
+          .post(tableUrl('t'))
+          .send({ records: ordered.map((key) => ({ key, value: { writer } })) }),
+      );
     // Both batches queue up behind a lock on the middle key, so they meet there: each then
     // holds the half of the rows the other one needs next.
     const results = await withRowLocked(org, 't', 'k10', async (untilBlocked) => {
@@ -659,7 +726,24 @@ describe('GET /data-stores/tables/{tableName} (read)', () => {
 
   test('prefix: case-sensitive, unicode, LIKE wildcards taken literally, no match gives an empty page', async () => {
     const org = await createTestOrg(h.services);
-    const keys = ['order:1', 'order:2', 'order:10', 'orders', 'Order:3', 'refund:1', 'ördér:1', 'ördér:2', 'ördéz', '😀a', '😀b', '😁', 'a_b', 'axb', 'a%c', 'abc'];
+    const keys = [
+      'order:1',
+      'order:2',
+      'order:10',
+      'orders',
+      'Order:3',
+      'refund:1',
+      'ördér:1',
+      'ördér:2',
+      'ördéz',
+      '😀a',
+      '😀b',
+      '😁',
+      'a_b',
+      'axb',
+      'a%c',
+      'abc',
+    ];
     await seed(org, 't', Object.fromEntries(keys.map((k) => [k, {}])));
     const cases: Array<[string, string[]]> = [
       ['order:', ['order:1', 'order:10', 'order:2']],
@@ -849,7 +933,12 @@ describe('GET /data-stores/tables/{tableName} (read)', () => {
   test('a NUL character in prefix, after or where is a 400, not a database error (500)', async () => {
     const org = await createTestOrg(h.services);
     await seed(org, 't', { a: {} });
-    const queries: Query[] = [{ prefix: 'a\u0000' }, { after: '\u0000' }, { where: JSON.stringify({ 'a\u0000': 1 }) }, { where: JSON.stringify({ a: '\u0000' }) }];
+    const queries: Query[] = [
+      { prefix: 'a\u0000' },
+      { after: '\u0000' },
+      { where: JSON.stringify({ 'a\u0000': 1 }) },
+      { where: JSON.stringify({ a: '\u0000' }) },
+    ];
     const statuses = [];
     for (const query of queries) statuses.push({ query, status: (await owner(org).get(tableUrl('t')).query(query)).status });
     expect(statuses).toEqual(queries.map((query) => ({ query, status: 400 })));
@@ -882,7 +971,12 @@ describe('/data-stores/tables/{tableName}/records/{key}', () => {
       const created = await put(org, 't', key, { value: { key } }, 201);
       expect(created.key).toBe(key);
       expect(await getRecord(org, 't', key)).toEqual(created);
-      expectStatus(await owner(org).patch(recordUrl('t', key)).send({ value: { patched: true } }), 200);
+      expectStatus(
+        await owner(org)
+          .patch(recordUrl('t', key))
+          .send({ value: { patched: true } }),
+        200,
+      );
     }
     expect(await keysOf(org, 't')).toEqual([...keys].sort(bytewise));
     for (const key of keys) {
@@ -926,7 +1020,9 @@ describe('/data-stores/tables/{tableName}/records/{key}', () => {
     const org = await createTestOrg(h.services);
     const created = await put(org, 't', 'k', { value: { a: 1, nested: { x: 1, y: 2 }, keep: 'k' }, ttlSeconds: 3600 }, 201);
 
-    const merged = await owner(org).patch(recordUrl('t', 'k')).send({ value: { a: 2, nested: { x: 9 }, added: true } });
+    const merged = await owner(org)
+      .patch(recordUrl('t', 'k'))
+      .send({ value: { a: 2, nested: { x: 9 }, added: true } });
     expectStatus(merged, 200);
     // Top level only: `nested` is replaced, not merged.
     expect(merged.body.value).toEqual({ a: 2, nested: { x: 9 }, keep: 'k', added: true });
@@ -958,7 +1054,13 @@ describe('/data-stores/tables/{tableName}/records/{key}', () => {
     expectInvalid(await patch({ value: [1] }), 'value');
     expectInvalid(await patch({ value: { b: '\u0000' } }), 'value.b');
     expectError(await patch({ value: { b: 1 } }, 'missing'), 404, 'not_found');
-    expectError(await owner(org).patch(recordUrl('nope', 'k')).send({ value: { b: 1 } }), 404, 'not_found');
+    expectError(
+      await owner(org)
+        .patch(recordUrl('nope', 'k'))
+        .send({ value: { b: 1 } }),
+      404,
+      'not_found',
+    );
     expect(await dbRows(org)).toEqual(before);
   });
 
@@ -968,18 +1070,28 @@ describe('/data-stores/tables/{tableName}/records/{key}', () => {
     await put(org, 't', 'k', { value: big }, 201);
     const before = await dbRow(org, 't', 'k');
     // Each part alone is well under the limit; merged they are over it.
-    const res = await owner(org).patch(recordUrl('t', 'k')).send({ value: { b: 'y'.repeat(70_000) }, ttlSeconds: 60 });
+    const res = await owner(org)
+      .patch(recordUrl('t', 'k'))
+      .send({ value: { b: 'y'.repeat(70_000) }, ttlSeconds: 60 });
     expectInvalid(res, 'value');
     expect(await dbRow(org, 't', 'k')).toEqual(before);
     // Replacing the big field instead keeps it under the limit.
-    const ok = await owner(org).patch(recordUrl('t', 'k')).send({ value: { a: 'small', b: 'y'.repeat(70_000) } });
+    const ok = await owner(org)
+      .patch(recordUrl('t', 'k'))
+      .send({ value: { a: 'small', b: 'y'.repeat(70_000) } });
     expectStatus(ok, 200);
   });
 
   test('parallel PATCHes of different fields all land (no lost update)', async () => {
     const org = await createTestOrg(h.services);
     await put(org, 't', 'k', { value: { base: true } }, 201);
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => owner(org).patch(recordUrl('t', 'k')).send({ value: { [`f${i}`]: i } })));
+    const results = await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        owner(org)
+          .patch(recordUrl('t', 'k'))
+          .send({ value: { [`f${i}`]: i } }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(15).fill(200));
     expect((await getRecord(org, 't', 'k')).value).toEqual({ base: true, ...Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${i}`, i])) });
   });
@@ -992,7 +1104,13 @@ describe('/data-stores/tables/{tableName}/records/{key}', () => {
     expectStatus(res, 200);
     expect(res.body).toEqual(a);
     expectError(await owner(org).get(recordUrl('t', 'a')), 404, 'not_found');
-    expectError(await owner(org).patch(recordUrl('t', 'a')).send({ value: { v: 3 } }), 404, 'not_found');
+    expectError(
+      await owner(org)
+        .patch(recordUrl('t', 'a'))
+        .send({ value: { v: 3 } }),
+      404,
+      'not_found',
+    );
     expectError(await owner(org).delete(recordUrl('t', 'a')), 404, 'not_found');
     expectError(await owner(org).delete(recordUrl('nope', 'a')), 404, 'not_found');
     expectInvalid(await owner(org).delete(recordUrl('t', '__meta__')), 'params.key');
@@ -1049,7 +1167,9 @@ describe('TTL and purge', () => {
   test('an expired record is invisible to every read, not counted, and cannot be patched or deleted', async () => {
     const org = await createTestOrg(h.services);
     await seed(org, 't', { live: { s: 'x' }, later: { s: 'x' }, gone: { s: 'x' } });
-    await owner(org).put(recordUrl('t', 'later')).send({ value: { s: 'x' }, ttlSeconds: 3600 });
+    await owner(org)
+      .put(recordUrl('t', 'later'))
+      .send({ value: { s: 'x' }, ttlSeconds: 3600 });
     await expire(org, 't', 'gone');
 
     expectError(await owner(org).get(recordUrl('t', 'gone')), 404, 'not_found');
@@ -1061,7 +1181,13 @@ describe('TTL and purge', () => {
     expect(all.total).toBe(3);
     expect(all.data.map((r) => r.key)).toEqual(['__meta__', 'later', 'live']);
     expect((await tablesOf(org)).data[0].recordCount).toBe(2);
-    expectError(await owner(org).patch(recordUrl('t', 'gone')).send({ value: { s: 'y' } }), 404, 'not_found');
+    expectError(
+      await owner(org)
+        .patch(recordUrl('t', 'gone'))
+        .send({ value: { s: 'y' } }),
+      404,
+      'not_found',
+    );
     expectError(await owner(org).delete(recordUrl('t', 'gone')), 404, 'not_found');
     // Still physically there until the purge runs.
     expect(await dbRow(org, 't', 'gone')).toBeDefined();
@@ -1101,17 +1227,26 @@ describe('TTL and purge', () => {
     for (const key of ['k', 'b1']) await expire(org, 't', key);
     await sleep(5);
 
-    const single = await owner(org).post(tableUrl('t')).send({ key: 'k', value: { v: 2 } });
+    const single = await owner(org)
+      .post(tableUrl('t'))
+      .send({ key: 'k', value: { v: 2 } });
     expectStatus(single, 201);
     expect(single.body).toMatchObject({ value: { v: 2 }, expiresAt: null });
     expect(single.body.updatedAt).toBe(single.body.createdAt);
     expect(ms(single.body.createdAt)).toBeGreaterThan(ms(old.createdAt));
 
-    const batch = await owner(org).post(tableUrl('t')).send({ records: recordsOf({ b1: { v: 1 }, b2: { v: 1 } }) });
+    const batch = await owner(org)
+      .post(tableUrl('t'))
+      .send({ records: recordsOf({ b1: { v: 1 }, b2: { v: 1 } }) });
     expect(batch.body).toMatchObject({ created: 1, updated: 1 });
 
     await expire(org, 't', 'k');
-    expectStatus(await owner(org).put(recordUrl('t', 'k')).send({ value: { v: 3 } }), 201);
+    expectStatus(
+      await owner(org)
+        .put(recordUrl('t', 'k'))
+        .send({ value: { v: 3 } }),
+      201,
+    );
   });
 });
 
@@ -1129,7 +1264,11 @@ describe('permissions', () => {
     ['POST /data-stores/tables/t (batch)', (c) => c.post(tableUrl('t')).send({ records: [{ key: 'n3', value: {} }] }), 200],
     [
       'POST /data-stores/tables/t/import',
-      (c) => c.post(`${tableUrl('t')}/import`).set('Content-Type', 'application/x-ndjson').send('{"key":"n4","value":{}}\n'),
+      (c) =>
+        c
+          .post(`${tableUrl('t')}/import`)
+          .set('Content-Type', 'application/x-ndjson')
+          .send('{"key":"n4","value":{}}\n'),
       200,
     ],
     ['PUT record', (c) => c.put(recordUrl('t', 'k')).send({ value: { v: 2 } }), 200],
@@ -1247,7 +1386,15 @@ describe('tenant isolation', () => {
       expectError(await inA(owner(b).get(tableUrl('secret'))), 403, 'no_organization_access');
       expectError(await inA(owner(b).get(recordUrl('secret', 'k'))), 403, 'no_organization_access');
       expectError(await inA(owner(b).post('/data-stores').send({ tableName: 'secret', key: 'x', value: {} })), 403, 'no_organization_access');
-      expectError(await inA(owner(b).put(recordUrl('secret', 'k')).send({ value: { owner: 'b' } })), 403, 'no_organization_access');
+      expectError(
+        await inA(
+          owner(b)
+            .put(recordUrl('secret', 'k'))
+            .send({ value: { owner: 'b' } }),
+        ),
+        403,
+        'no_organization_access',
+      );
       expectError(await inA(owner(b).delete(tableUrl('secret'))), 403, 'no_organization_access');
     }
     expect(await dbRows(a)).toEqual(before);

@@ -11,7 +11,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../src/app/app';
 import { createServices } from '../src/app/services';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -120,9 +120,7 @@ const pathsOf = (res: request.Response) => detailsOf(res).map((d) => d.path);
 /** An app like h.app but whose import limit is `importLimitBytes`, on the same database and Temporal connection. */
 function appWithImportLimit(importLimitBytes: number): Express {
   const { config, logger, db, keyring, temporal } = h.services;
-  return createApp(
-    createServices({ config: { ...config, dataStores: { ...config.dataStores, importLimitBytes } }, logger, db, keyring, temporal }),
-  );
+  return createApp(createServices({ config: { ...config, dataStores: { ...config.dataStores, importLimitBytes } }, logger, db, keyring, temporal }));
 }
 
 /** Sends `chunks` with Transfer-Encoding: chunked (no Content-Length) to a listening copy of `app`. */
@@ -157,11 +155,7 @@ describe('CSV import', () => {
     const res = await importCsv(
       org,
       'people',
-      csv(
-        'key,name,age,active,score,zip,big,sci,note',
-        'p1,Ann,42,true,1.5,007,12345678901234567890,1.5e3,',
-        'p2,Bob,-3,false,0,0,9007199254740991,2E-2,x',
-      ),
+      csv('key,name,age,active,score,zip,big,sci,note', 'p1,Ann,42,true,1.5,007,12345678901234567890,1.5e3,', 'p2,Bob,-3,false,0,0,9007199254740991,2E-2,x'),
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ tableName: 'people', format: 'csv', records: 2, created: 2, updated: 0 });
@@ -174,11 +168,7 @@ describe('CSV import', () => {
 
   test('cells that only look like numbers or booleans stay text', async () => {
     const org = await createTestOrg(h.services);
-    const res = await importCsv(
-      org,
-      't',
-      csv('key,a,b,c,d,e,f,g,h', 'k,TRUE,False,1e400,+1,1.,.5, 7 ,9007199254740993'),
-    );
+    const res = await importCsv(org, 't', csv('key,a,b,c,d,e,f,g,h', 'k,TRUE,False,1e400,+1,1.,.5, 7 ,9007199254740993'));
     expect(res.status).toBe(200);
     expect((await valuesOf(org, 't')).k).toEqual({ a: 'TRUE', b: 'False', c: '1e400', d: '+1', e: '1.', f: '.5', g: ' 7 ', h: '9007199254740993' });
   });
@@ -285,10 +275,7 @@ describe('CSV import', () => {
   test('records are readable one by one, and keys and values with backslashes and unicode round-trip exactly', async () => {
     const org = await createTestOrg(h.services);
     const keys = ['C:\\dir\\file', '\\N', 'ünïcödé-€-😀', 'with space', 'a/b?c#d'];
-    const text = csv(
-      'key,v,w',
-      ...keys.map((k, i) => `"${k}","\\N","\\.\\\\ tab\there ${i}"`),
-    );
+    const text = csv('key,v,w', ...keys.map((k, i) => `"${k}","\\N","\\.\\\\ tab\there ${i}"`));
     const res = await importCsv(org, 'tricky', text);
     expect(res.status).toBe(200);
     expect(res.body.created).toBe(keys.length);
@@ -434,7 +421,10 @@ describe('JSON and NDJSON import', () => {
     expect(Date.parse(recs.c.expiresAt) - before).toBeGreaterThanOrEqual(59_000);
     expect(Date.parse(recs.c.expiresAt) - before).toBeLessThanOrEqual(62_000);
 
-    const again = await importJson(org, 'docs', [{ key: 'a', value: { replaced: true } }, { key: 'z', value: {} }]);
+    const again = await importJson(org, 'docs', [
+      { key: 'a', value: { replaced: true } },
+      { key: 'z', value: {} },
+    ]);
     expect(again.body).toEqual({ tableName: 'docs', format: 'json', records: 2, created: 1, updated: 1 });
     expect((await valuesOf(org, 'docs')).a).toEqual({ replaced: true });
     expect(await tableEntry(org, 'docs')).toMatchObject({ createdVia: 'import', recordCount: 4 });
@@ -629,7 +619,11 @@ describe('all or nothing: repeated keys', () => {
 
   test('repeats in JSON and NDJSON name items and lines', async () => {
     const org = await createTestOrg(h.services);
-    const json = await importJson(org, 'jd', [{ key: 'x', value: {} }, { key: 'y', value: {} }, { key: 'x', value: { n: 2 } }]);
+    const json = await importJson(org, 'jd', [
+      { key: 'x', value: {} },
+      { key: 'y', value: {} },
+      { key: 'x', value: { n: 2 } },
+    ]);
     expectError(json, 400, 'import_rejected');
     expect(detailsOf(json)).toEqual([{ path: 'item 2.key', message: expect.stringContaining('item 0') }]);
     const nd = await importNdjson(org, 'jd', '{"key":"x","value":{}}\n\n{"key":"x","value":{}}\n');
@@ -672,8 +666,16 @@ describe('unreadable files', () => {
 
   // BUG (import-formats.ts formatFailure): a parse error while the upload is still arriving comes back as 500 (see the report).
   test.each([
-    { format: 'csv' as const, body: (rows: string[]) => csv('key,n', 'a,99', ...rows.map((k, i) => `${k},${i}`), 'z,1,extra', 'y,2'), message: /CSV.*line 20003/ },
-    { format: 'json' as const, body: (rows: string[]) => `[${rows.map((key) => JSON.stringify({ key, value: {} })).join(',')},{"key":"z",value}]`, message: /JSON/ },
+    {
+      format: 'csv' as const,
+      body: (rows: string[]) => csv('key,n', 'a,99', ...rows.map((k, i) => `${k},${i}`), 'z,1,extra', 'y,2'),
+      message: /CSV.*line 20003/,
+    },
+    {
+      format: 'json' as const,
+      body: (rows: string[]) => `[${rows.map((key) => JSON.stringify({ key, value: {} })).join(',')},{"key":"z",value}]`,
+      message: /JSON/,
+    },
   ])('$format: a syntax error after 20,000 good rows is 400 import_unreadable and leaves an existing table unchanged', async ({ format, body, message }) => {
     const org = await createTestOrg(h.services);
     await seed(org, 'stays', [{ key: 'a', value: { n: 1 } }]);
@@ -851,12 +853,10 @@ describe('size limit', () => {
   test('a chunked upload without Content-Length is cut off at the limit with 413; nothing stored', async () => {
     const org = await createTestOrg(h.services);
     const body = Buffer.from(overLimit.csv);
-    const res = await postChunked(
-      small,
-      '/data-stores/tables/chunked/import',
-      { Authorization: `Bearer ${org.ownerToken}`, 'Content-Type': 'text/csv' },
-      [body.subarray(0, 700), body.subarray(700)],
-    );
+    const res = await postChunked(small, '/data-stores/tables/chunked/import', { Authorization: `Bearer ${org.ownerToken}`, 'Content-Type': 'text/csv' }, [
+      body.subarray(0, 700),
+      body.subarray(700),
+    ]);
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
     await expectNoTable(org, 'chunked');
@@ -935,15 +935,18 @@ describe('permissions and tenancy', () => {
 describe('large and concurrent imports', () => {
   const ROWS = 20_000;
   const bigFile = (n: (i: number) => string, badAt?: number) =>
-    csv(
-      'key,n,label',
-      ...Array.from({ length: ROWS }, (_, i) => (i === badAt ? `,${n(i)},bad` : `row${String(i).padStart(5, '0')},${n(i)},label ${i}`)),
-    );
+    csv('key,n,label', ...Array.from({ length: ROWS }, (_, i) => (i === badAt ? `,${n(i)},bad` : `row${String(i).padStart(5, '0')},${n(i)},label ${i}`)));
   const slow = { timeoutMs: 30_000 };
 
   test('20,000 rows land completely; failing re-imports of 20,000 rows leave them unchanged', async () => {
     const org = await createTestOrg(h.services);
-    const res = await importFile(org, 'big', 'csv', bigFile((i) => String(i)), slow);
+    const res = await importFile(
+      org,
+      'big',
+      'csv',
+      bigFile((i) => String(i)),
+      slow,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ tableName: 'big', format: 'csv', records: ROWS, created: ROWS, updated: 0 });
     expect(await rowCount(org, 'big')).toBe(ROWS + 1);
@@ -963,7 +966,13 @@ describe('large and concurrent imports', () => {
     expect(last.body.value).toEqual({ n: 19999, label: 'label 19999' });
 
     // Every value changed, one bad row in the middle (file line 10,002).
-    const failed = await importFile(org, 'big', 'csv', bigFile((i) => String(i + 1_000_000), 10_000), slow);
+    const failed = await importFile(
+      org,
+      'big',
+      'csv',
+      bigFile((i) => String(i + 1_000_000), 10_000),
+      slow,
+    );
     expectError(failed, 400, 'import_rejected');
     expect(pathsOf(failed)).toEqual(['line 10002.key']);
     expect(failed.body.error.message).toMatch(/20000 record/);
@@ -1018,9 +1027,7 @@ describe('after failed imports', () => {
     expect(await tableEntry(org, 'pool')).toMatchObject({ recordCount: 3000 });
 
     // More concurrent requests than the pool has connections all complete.
-    const reads = await Promise.all(
-      Array.from({ length: 12 }, () => as(h.app, org.tokens.viewer).get('/data-stores/tables/pool?limit=1').timeout(5000)),
-    );
+    const reads = await Promise.all(Array.from({ length: 12 }, () => as(h.app, org.tokens.viewer).get('/data-stores/tables/pool?limit=1').timeout(5000)));
     for (const r of reads) expect(r.status).toBe(200);
     // No client was left checked out (stuck in a transaction or a COPY).
     expect(checkedOut()).toBe(outBefore);
@@ -1042,7 +1049,10 @@ describe('after failed imports', () => {
     const { port } = server.address() as AddressInfo;
     const stalled = Array.from({ length: 12 }, () => {
       const req = http.request({
-        host: '127.0.0.1', port, path: '/data-stores/tables/stalled/import', method: 'POST',
+        host: '127.0.0.1',
+        port,
+        path: '/data-stores/tables/stalled/import',
+        method: 'POST',
         headers: { Authorization: `Bearer ${org.ownerToken}`, 'Content-Type': 'application/x-ndjson' },
       });
       req.on('error', () => undefined);

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { ROLE_PERMISSIONS, ROLES, Role, Permission } from '../src/auth/roles';
-import { as, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { ROLE_PERMISSIONS, ROLES, type Role, type Permission } from '../src/auth/roles';
+import { as, createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -93,19 +93,25 @@ describe('create', () => {
   test('a key of 255 characters is accepted, 256 is rejected', async () => {
     const org = await createTestOrg(h.services);
     const k255 = 'K' + 'x'.repeat(254);
-    const ok = await as(h.app, org.ownerToken).post('/environments').send({ name: 'keys', variables: { [k255]: 'v' } });
+    const ok = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 'keys', variables: { [k255]: 'v' } });
     expect(ok.status).toBe(201);
     expect(ok.body.variables.map((v: { key: string }) => v.key)).toEqual([k255]);
     expect(await valuesOf(org, ok.body.id)).toEqual({ [k255]: 'v' });
 
     const k256 = 'K' + 'x'.repeat(255);
-    const bad = await as(h.app, org.ownerToken).post('/environments').send({ name: 'keys2', variables: { [k256]: 'v' } });
+    const bad = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 'keys2', variables: { [k256]: 'v' } });
     expectError(bad, 400);
     expect(bad.body.error.details.some((d: { path: string }) => d.path.startsWith('variables'))).toBe(true);
     // Also through the single-variable and replace endpoints.
     const single = await as(h.app, org.ownerToken).put(`/environments/${ok.body.id}/variables/${k256}`).send({ value: 'v' });
     expectError(single, 400);
-    const replace = await as(h.app, org.ownerToken).put(`/environments/${ok.body.id}/variables`).send({ variables: { [k256]: 'v' } });
+    const replace = await as(h.app, org.ownerToken)
+      .put(`/environments/${ok.body.id}/variables`)
+      .send({ variables: { [k256]: 'v' } });
     expectError(replace, 400);
     expect(await valuesOf(org, ok.body.id)).toEqual({ [k255]: 'v' });
     expect((await as(h.app, org.ownerToken).get('/environments')).body.total).toBe(1);
@@ -114,12 +120,16 @@ describe('create', () => {
   test('a value of 10,000 characters is accepted, 10,001 is rejected', async () => {
     const org = await createTestOrg(h.services);
     const v10k = 'a'.repeat(9_999) + 'z';
-    const ok = await as(h.app, org.ownerToken).post('/environments').send({ name: 'vals', variables: { BIG: v10k } });
+    const ok = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 'vals', variables: { BIG: v10k } });
     expect(ok.status).toBe(201);
     expect(await valuesOf(org, ok.body.id)).toEqual({ BIG: v10k });
 
     const v10k1 = 'a'.repeat(10_001);
-    const bad = await as(h.app, org.ownerToken).post('/environments').send({ name: 'vals2', variables: { BIG: v10k1 } });
+    const bad = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 'vals2', variables: { BIG: v10k1 } });
     expectError(bad, 400);
     expect(bad.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'variables.BIG' })]));
     expect((await as(h.app, org.ownerToken).get('/environments')).body.total).toBe(1);
@@ -135,7 +145,9 @@ describe('create', () => {
   test('a duplicate name gives 400 duplicate_name and creates nothing', async () => {
     const org = await createTestOrg(h.services);
     await createEnv(org, 'dup', { A: '1' });
-    const res = await as(h.app, org.ownerToken).post('/environments').send({ name: 'dup', variables: { B: '2' } });
+    const res = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 'dup', variables: { B: '2' } });
     expectError(res, 400, 'duplicate_name');
     expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'name' })]));
     const list = await as(h.app, org.ownerToken).get('/environments');
@@ -171,7 +183,13 @@ describe('values', () => {
     const secret2 = 'SECOND-MARKER-' + Math.random().toString(36).slice(2);
     expect((await as(h.app, org.ownerToken).put(`/environments/${env.id}/variables/THREE`).send({ value: secret2 })).status).toBe(200);
     const secret3 = 'THIRD-MARKER-' + Math.random().toString(36).slice(2);
-    expect((await as(h.app, org.ownerToken).put(`/environments/${env.id}/variables`).send({ variables: { THREE: secret2, FOUR: secret3 } })).status).toBe(200);
+    expect(
+      (
+        await as(h.app, org.ownerToken)
+          .put(`/environments/${env.id}/variables`)
+          .send({ variables: { THREE: secret2, FOUR: secret3 } })
+      ).status,
+    ).toBe(200);
     const all = JSON.stringify(await rawRows(env.id));
     expect(all).not.toContain(secret2);
     expect(all).not.toContain(secret3);
@@ -203,7 +221,9 @@ describe('variables', () => {
   test('PUT /environments/{id}/variables replaces all: removed keys are gone, kept keys updated', async () => {
     const org = await createTestOrg(h.services);
     const env = await createEnv(org, 'rep', { KEEP: 'old', DROP: 'gone-value', ALSO_DROP: 'x' });
-    const res = await as(h.app, org.ownerToken).put(`/environments/${env.id}/variables`).send({ variables: { KEEP: 'new', ADDED: 'added' } });
+    const res = await as(h.app, org.ownerToken)
+      .put(`/environments/${env.id}/variables`)
+      .send({ variables: { KEEP: 'new', ADDED: 'added' } });
     expect(res.status).toBe(200);
     expect(res.body.variables.map((v: { key: string }) => v.key)).toEqual(['ADDED', 'KEEP']);
     expect(await valuesOf(org, env.id)).toEqual({ KEEP: 'new', ADDED: 'added' });
@@ -227,7 +247,9 @@ describe('variables', () => {
     expect(await valuesOf(org, env.id)).toEqual({ A: 'a1', B: 'b1' });
     expect(await rawRows(env.id)).toEqual(before);
 
-    const badKey = await as(h.app, org.ownerToken).put(`/environments/${env.id}/variables`).send({ variables: { A: 'a3', 'bad key': 'v' } });
+    const badKey = await as(h.app, org.ownerToken)
+      .put(`/environments/${env.id}/variables`)
+      .send({ variables: { A: 'a3', 'bad key': 'v' } });
     expectError(badKey, 400);
     expect(await valuesOf(org, env.id)).toEqual({ A: 'a1', B: 'b1' });
   });
@@ -271,8 +293,12 @@ describe('variables', () => {
     };
     expect(await flags()).toEqual({ BASE_URL: false, TOKEN: true });
     // A write without the flag keeps it; with it, sets it.
-    expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/BASE_URL`).send({ value: 'https://v2.example.test' })).status).toBe(200);
-    expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/TOKEN`).send({ value: 'tok-value-2', secret: false })).status).toBe(200);
+    expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/BASE_URL`).send({ value: 'https://v2.example.test' })).status).toBe(
+      200,
+    );
+    expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/TOKEN`).send({ value: 'tok-value-2', secret: false })).status).toBe(
+      200,
+    );
     expect((await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/NEW`).send({ value: 'fresh' })).status).toBe(200);
     expect(await flags()).toEqual({ BASE_URL: false, NEW: true, TOKEN: false });
     const replaced = await as(h.app, org.ownerToken)
@@ -284,14 +310,24 @@ describe('variables', () => {
     // The value stays encrypted at rest whatever the flag.
     expect(JSON.stringify(await rawRows(created.body.id))).not.toContain('v3.example.test');
     expectError(await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables/X`).send({ value: 'v', secret: 'no' }), 400);
-    expectError(await as(h.app, org.ownerToken).put(`/environments/${created.body.id}/variables`).send({ variables: { X: { value: 'v', extra: 1 } } }), 400);
+    expectError(
+      await as(h.app, org.ownerToken)
+        .put(`/environments/${created.body.id}/variables`)
+        .send({ variables: { X: { value: 'v', extra: 1 } } }),
+      400,
+    );
   });
 
   test('single-variable routes on an unknown environment give 404', async () => {
     const org = await createTestOrg(h.services);
     expectError(await as(h.app, org.ownerToken).put(`/environments/${UNKNOWN_ID}/variables/A`).send({ value: '1' }), 404);
     expectError(await as(h.app, org.ownerToken).delete(`/environments/${UNKNOWN_ID}/variables/A`), 404);
-    expectError(await as(h.app, org.ownerToken).put(`/environments/${UNKNOWN_ID}/variables`).send({ variables: { A: '1' } }), 404);
+    expectError(
+      await as(h.app, org.ownerToken)
+        .put(`/environments/${UNKNOWN_ID}/variables`)
+        .send({ variables: { A: '1' } }),
+      404,
+    );
     expectError(await as(h.app, org.ownerToken).get(`/environments/${UNKNOWN_ID}/variables`), 404);
     const count = await h.services.db.query(`SELECT count(*)::int AS n FROM environment_variables WHERE environment_id = $1`, [UNKNOWN_ID]);
     expect(count[0].n).toBe(0);
@@ -330,7 +366,12 @@ describe('rename and delete', () => {
     expectError(await as(h.app, org.ownerToken).get(`/environments/${env.id}/variables`), 404, 'not_found');
     expectError(await as(h.app, org.ownerToken).patch(`/environments/${env.id}`).send({ name: 'x' }), 404, 'not_found');
     expectError(await as(h.app, org.ownerToken).delete(`/environments/${env.id}`), 404, 'not_found');
-    expectError(await as(h.app, org.ownerToken).put(`/environments/${env.id}/variables`).send({ variables: { A: '1' } }), 404);
+    expectError(
+      await as(h.app, org.ownerToken)
+        .put(`/environments/${env.id}/variables`)
+        .send({ variables: { A: '1' } }),
+      404,
+    );
     expectError(await as(h.app, org.ownerToken).put(`/environments/${env.id}/variables/A`).send({ value: '1' }), 404);
     expect((await as(h.app, org.ownerToken).get('/environments')).body.total).toBe(0);
     expect(await rawRows(env.id)).toEqual([]);
@@ -358,20 +399,56 @@ describe('permissions', () => {
   const names = async (org: TestOrg) => (await as(h.app, org.ownerToken).get('/environments')).body.data.map((e: { name: string }) => e.name);
   const calls: Call[] = [
     { name: 'GET /environments', permission: 'workflows:view', ok: 200, run: (t) => as(h.app, t).get('/environments') },
-    { name: 'POST /environments', permission: 'secrets:admin', ok: 201, run: (t) => as(h.app, t).post('/environments').send({ name: 'created_by_role', variables: { NEW: 'n' } }),
-      effect: async (org) => expect(await names(org)).toEqual(['created_by_role', 'subject']) },
+    {
+      name: 'POST /environments',
+      permission: 'secrets:admin',
+      ok: 201,
+      run: (t) =>
+        as(h.app, t)
+          .post('/environments')
+          .send({ name: 'created_by_role', variables: { NEW: 'n' } }),
+      effect: async (org) => expect(await names(org)).toEqual(['created_by_role', 'subject']),
+    },
     { name: 'GET /environments/{id}', permission: 'workflows:view', ok: 200, run: (t, _o, id) => as(h.app, t).get(`/environments/${id}`) },
-    { name: 'PATCH /environments/{id}', permission: 'secrets:admin', ok: 200, run: (t, _o, id) => as(h.app, t).patch(`/environments/${id}`).send({ name: 'renamed' }),
-      effect: async (org) => expect(await names(org)).toEqual(['renamed']) },
-    { name: 'DELETE /environments/{id}', permission: 'secrets:admin', ok: 200, run: (t, _o, id) => as(h.app, t).delete(`/environments/${id}`),
-      effect: async (org) => expect(await names(org)).toEqual([]) },
+    {
+      name: 'PATCH /environments/{id}',
+      permission: 'secrets:admin',
+      ok: 200,
+      run: (t, _o, id) => as(h.app, t).patch(`/environments/${id}`).send({ name: 'renamed' }),
+      effect: async (org) => expect(await names(org)).toEqual(['renamed']),
+    },
+    {
+      name: 'DELETE /environments/{id}',
+      permission: 'secrets:admin',
+      ok: 200,
+      run: (t, _o, id) => as(h.app, t).delete(`/environments/${id}`),
+      effect: async (org) => expect(await names(org)).toEqual([]),
+    },
     { name: 'GET /environments/{id}/variables', permission: 'secrets:view', ok: 200, run: (t, _o, id) => as(h.app, t).get(`/environments/${id}/variables`) },
-    { name: 'PUT /environments/{id}/variables', permission: 'secrets:admin', ok: 200, run: (t, _o, id) => as(h.app, t).put(`/environments/${id}/variables`).send({ variables: { REPLACED: 'r' } }),
-      effect: async (org, id) => expect(await valuesOf(org, id)).toEqual({ REPLACED: 'r' }) },
-    { name: 'PUT /environments/{id}/variables/{key}', permission: 'secrets:admin', ok: 200, run: (t, _o, id) => as(h.app, t).put(`/environments/${id}/variables/ORIG`).send({ value: 'changed' }),
-      effect: async (org, id) => expect(await valuesOf(org, id)).toEqual({ ORIG: 'changed' }) },
-    { name: 'DELETE /environments/{id}/variables/{key}', permission: 'secrets:admin', ok: 200, run: (t, _o, id) => as(h.app, t).delete(`/environments/${id}/variables/ORIG`),
-      effect: async (org, id) => expect(await valuesOf(org, id)).toEqual({}) },
+    {
+      name: 'PUT /environments/{id}/variables',
+      permission: 'secrets:admin',
+      ok: 200,
+      run: (t, _o, id) =>
+        as(h.app, t)
+          .put(`/environments/${id}/variables`)
+          .send({ variables: { REPLACED: 'r' } }),
+      effect: async (org, id) => expect(await valuesOf(org, id)).toEqual({ REPLACED: 'r' }),
+    },
+    {
+      name: 'PUT /environments/{id}/variables/{key}',
+      permission: 'secrets:admin',
+      ok: 200,
+      run: (t, _o, id) => as(h.app, t).put(`/environments/${id}/variables/ORIG`).send({ value: 'changed' }),
+      effect: async (org, id) => expect(await valuesOf(org, id)).toEqual({ ORIG: 'changed' }),
+    },
+    {
+      name: 'DELETE /environments/{id}/variables/{key}',
+      permission: 'secrets:admin',
+      ok: 200,
+      run: (t, _o, id) => as(h.app, t).delete(`/environments/${id}/variables/ORIG`),
+      effect: async (org, id) => expect(await valuesOf(org, id)).toEqual({}),
+    },
   ];
   const cases = calls.flatMap((c) => ROLES.map((role) => [c.name, role, c] as const));
 
@@ -432,7 +509,9 @@ describe('organization isolation', () => {
         await as(h.app, token).get(`/environments/${env.id}`),
         await as(h.app, token).get(`/environments/${env.id}/variables`),
         await as(h.app, token).patch(`/environments/${env.id}`).send({ name: 'hijacked' }),
-        await as(h.app, token).put(`/environments/${env.id}/variables`).send({ variables: { SECRET: 'overwritten' } }),
+        await as(h.app, token)
+          .put(`/environments/${env.id}/variables`)
+          .send({ variables: { SECRET: 'overwritten' } }),
         await as(h.app, token).put(`/environments/${env.id}/variables/SECRET`).send({ value: 'overwritten' }),
         await as(h.app, token).put(`/environments/${env.id}/variables/NEW_KEY`).send({ value: 'planted' }),
         await as(h.app, token).delete(`/environments/${env.id}/variables/SECRET`),

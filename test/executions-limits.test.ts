@@ -79,10 +79,17 @@ describe('listing runs with large inputs', () => {
     const ran = await a.runAndWait(wf.id, input);
     const full = await a.readExecution(ran.id);
     expect(full.input).toEqual(input);
-    const listed = (await a.listExecutions({ workflowId: wf.id, limit: '1' })).data[0] as unknown as { id: string; inputSummary: { keyCount: number; keys: string[] } };
+    const listed = (await a.listExecutions({ workflowId: wf.id, limit: '1' })).data[0] as unknown as {
+      id: string;
+      inputSummary: { keyCount: number; keys: string[] };
+    };
     expect(listed.id).toBe(ran.id);
     expect(listed.inputSummary.keyCount).toBe(15);
-    expect(listed.inputSummary.keys).toEqual(Object.keys(full.input).slice(0, 10).map((k) => k.slice(0, 64)));
+    expect(listed.inputSummary.keys).toEqual(
+      Object.keys(full.input)
+        .slice(0, 10)
+        .map((k) => k.slice(0, 64)),
+    );
   });
 
   test('the single read still has the full input', async () => {
@@ -133,7 +140,7 @@ describe('steps with values over the inline limit', () => {
     expect(stepOf(waited as never, 'fetch').output).toEqual(fetch.output);
   });
 
-  test('a reference\'s route answers the full value, as many bytes as it said', async () => {
+  test("a reference's route answers the full value, as many bytes as it said", async () => {
     const e = await a.readExecution(executionId);
     const ref = stepOf(e, 'fetch').output as Omitted;
     const res = await as(h.app, org.ownerToken).get(ref.$omitted.href);
@@ -153,7 +160,18 @@ describe('steps with values over the inline limit', () => {
     expect(res.body).toEqual({ statusCode: 200, body: { fine: true } });
 
     const at = new Date();
-    const row = { stepId: 'nothing', stepType: 'core.http', seq: 99, status: 'failed' as const, attempt: 1, input: undefined, output: undefined, error: 'x', startedAt: at, finishedAt: at };
+    const row = {
+      stepId: 'nothing',
+      stepType: 'core.http',
+      seq: 99,
+      status: 'failed' as const,
+      attempt: 1,
+      input: undefined,
+      output: undefined,
+      error: 'x',
+      startedAt: at,
+      finishedAt: at,
+    };
     await h.services.executionsRepository.recordStep(org.organizationId, executionId, row);
     const none = await as(h.app, org.ownerToken).get(`/executions/${executionId}/steps/nothing/output`);
     expect(none.status).toBe(200);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../src/app/app';
-import { createServices, Services } from '../src/app/services';
+import { createServices, type Services } from '../src/app/services';
 import { createActivityDeps } from '../activities/deps';
 import { type Config, loadConfig } from '../src/config/config';
 import { createWorker } from '../src/temporal/worker';
@@ -55,7 +55,12 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     startWorker: async (steps = {}) => {
       quietTemporalRuntime();
       const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });
-      const { worker, connection } = await createWorker({ address: config.temporal.address!, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps });
+      const { worker, connection } = await createWorker({
+        address: config.temporal.address!,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        deps,
+      });
       const running = worker.run();
       const stop = async () => {
         if (!workers.delete(stop)) return;

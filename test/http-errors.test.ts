@@ -1,6 +1,6 @@
 import request from 'supertest';
 import Ajv2020 from 'ajv/dist/2020';
-import { as, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -53,7 +53,9 @@ beforeAll(async () => {
 describe('one error body shape', () => {
   test('validation, auth, permission, not found and conflict errors share it, each with the request id', async () => {
     const other = await createTestOrg(h.services);
-    const env = await as(h.app, org.ownerToken).post('/environments').send({ name: `shape_${Date.now()}` });
+    const env = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: `shape_${Date.now()}` });
     expect(env.status).toBe(201);
     const viewer = (await as(h.app, org.ownerToken).get('/organization/members')).body.data.find((m: { role: string }) => m.role === 'viewer');
 
@@ -164,7 +166,11 @@ describe('request bodies', () => {
     for (const d of res.body.error.details) expect(d.message).toBe('Unknown field');
     expect((await as(h.app, org.ownerToken).get('/environments')).body.data.map((e: { name: string }) => e.name)).not.toContain('unknown_fields');
 
-    const env = (await as(h.app, org.ownerToken).post('/environments').send({ name: `uf_${Date.now()}` })).body;
+    const env = (
+      await as(h.app, org.ownerToken)
+        .post('/environments')
+        .send({ name: `uf_${Date.now()}` })
+    ).body;
     const patch = await as(h.app, org.ownerToken).patch(`/environments/${env.id}`).send({ organizationId: org.organizationId });
     expectErrorBody(patch, 400);
     expect(paths(patch)).toEqual(['organizationId']);
@@ -179,7 +185,9 @@ describe('request bodies', () => {
   });
 
   test('wrong types give 400 naming every bad field', async () => {
-    const res = await as(h.app, org.ownerToken).post('/environments').send({ name: 42, description: ['x'], variables: { A: 5, B: 'ok', C: null } });
+    const res = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 42, description: ['x'], variables: { A: 5, B: 'ok', C: null } });
     expectErrorBody(res, 400, 'validation_failed');
     expect(paths(res)).toEqual(['description', 'name', 'variables.A', 'variables.C']);
 
@@ -244,7 +252,14 @@ describe('API reference', () => {
     expect(typeof doc.info?.version).toBe('string');
     expect(doc.paths).toBeDefined();
 
-    for (const p of ['/connections', '/connections/{id}', '/environments', '/environments/{id}', '/environments/{id}/variables', '/environments/{id}/variables/{key}']) {
+    for (const p of [
+      '/connections',
+      '/connections/{id}',
+      '/environments',
+      '/environments/{id}',
+      '/environments/{id}/variables',
+      '/environments/{id}/variables/{key}',
+    ]) {
       expect(Object.keys(doc.paths)).toContain(p);
     }
     expect(Object.keys(doc.paths['/environments']).sort()).toEqual(['get', 'post']);
@@ -318,7 +333,8 @@ describe('API reference', () => {
     for (const name of names) {
       const schema = doc.components.schemas[name];
       expect({ name, valid: ajv.validateSchema(schema), errors: ajv.errors }).toEqual({ name, valid: true, errors: null });
-      ajv.getSchema(`https://flowbase.test/openapi.json#/components/schemas/${name}`) ?? ajv.compile({ $ref: `https://flowbase.test/openapi.json#/components/schemas/${name}` });
+      ajv.getSchema(`https://flowbase.test/openapi.json#/components/schemas/${name}`) ??
+        ajv.compile({ $ref: `https://flowbase.test/openapi.json#/components/schemas/${name}` });
     }
 
     // The documented Error schema accepts a real error body and the Environment schema a real environment.
@@ -326,7 +342,9 @@ describe('API reference', () => {
     const realError = await as(h.app, org.ownerToken).post('/environments').send({ name: '!' });
     expect(validateError(realError.body)).toBe(true);
     const validateEnv = ajv.compile({ $ref: 'https://flowbase.test/openapi.json#/components/schemas/Environment' });
-    const realEnv = await as(h.app, org.ownerToken).post('/environments').send({ name: `doc_${Date.now()}`, variables: { A: '1' } });
+    const realEnv = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: `doc_${Date.now()}`, variables: { A: '1' } });
     expect(validateEnv(realEnv.body)).toBe(true);
     expect(validateEnv({ ...realEnv.body, id: 'nope', variables: 'x' })).toBe(false);
   });

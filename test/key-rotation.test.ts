@@ -1,7 +1,7 @@
 import { generateMasterKey, MasterKeyring } from '../src/crypto/master-keyring';
 import { OrganizationKeys } from '../src/crypto/organization-keys';
 import { SecretBox } from '../src/crypto/secret-box';
-import { as, createTestOrg, Harness, startHarness } from './harness';
+import { as, createTestOrg, type Harness, startHarness } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -28,7 +28,9 @@ test('re-wrapping every organization key under a new master key keeps every secr
   // Afterwards the old key is no longer needed, and no longer works.
   const after = new SecretBox(new OrganizationKeys(h.services.db, new MasterKeyring(newKey)));
   const [row] = await h.services.db.query('SELECT config_encrypted FROM connections WHERE id = $1', [created.body.id]);
-  expect(JSON.parse(await after.decrypt(org.organizationId, `connection:${created.body.id}`, row.config_encrypted))).toMatchObject({ password: 'before-rotation' });
+  expect(JSON.parse(await after.decrypt(org.organizationId, `connection:${created.body.id}`, row.config_encrypted))).toMatchObject({
+    password: 'before-rotation',
+  });
   const stale = new SecretBox(new OrganizationKeys(h.services.db, new MasterKeyring(oldKey)));
   await expect(stale.decrypt(org.organizationId, `connection:${created.body.id}`, row.config_encrypted)).rejects.toThrow('could not be decrypted');
 });

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { PERMISSIONS, ROLE_PERMISSIONS, ROLES, Role } from '../src/auth/roles';
+import { PERMISSIONS, ROLE_PERMISSIONS, ROLES, type Role } from '../src/auth/roles';
 import { hashToken } from '../src/auth/token-secret';
-import { as, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -110,7 +110,7 @@ describe('active organization', () => {
     expect(await count()).toBe(before);
   });
 
-  test('X-Organization-Id naming any organization but the token\'s own gives 403 no_organization_access', async () => {
+  test("X-Organization-Id naming any organization but the token's own gives 403 no_organization_access", async () => {
     const a = await createTestOrg(h.services);
     const b = await createTestOrg(h.services);
     for (const ref of [b.organizationId, b.organizationSuid, '00000000-0000-4000-8000-000000000000', 'nosuchsuid00', "x' OR '1'='1"]) {
@@ -131,7 +131,9 @@ describe('active organization', () => {
 
 /** Invites an address as `by` and accepts without a token (a new account); the new member's personal token. */
 async function inviteAndJoin(org: TestOrg, by: string, email: string, role: Role, name?: string) {
-  const invited = await as(h.app, by).post('/organization/invitations').send({ email, role, ...(name ? { name } : {}) });
+  const invited = await as(h.app, by)
+    .post('/organization/invitations')
+    .send({ email, role, ...(name ? { name } : {}) });
   expect(invited.status).toBe(201);
   const accepted = await request(h.app).post('/invitations/accept').send({ code: invited.body.code });
   expect(accepted.status).toBe(201);
@@ -175,52 +177,61 @@ describe('invitations and members', () => {
     expectError(await as(h.app, org.ownerToken).post('/organization/members').send({ email: newEmail(), role: 'viewer' }), 404, 'route_not_found');
   });
 
-  test.each(['owner', 'admin'] as const)('%s invites; the invitation grants nothing until accepted; then role changes and removal apply at once', async (role) => {
-    const org = await createTestOrg(h.services);
-    const email = newEmail();
-    const invited = await as(h.app, org.tokens[role]).post('/organization/invitations').send({ email: email.toUpperCase(), name: 'New Person', role: 'viewer' });
-    expect(invited.status).toBe(201);
-    expect(invited.body).toMatchObject({ email, name: 'New Person', role: 'viewer', organizationId: org.organizationId });
-    expect(invited.body.code).toMatch(/^fbi_/);
-    expect(new Date(invited.body.expiresAt).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
-    // Nothing is granted yet: no member, no user to mint a token for.
-    expect((await members(org)).map((m) => m.email)).not.toContain(email);
-    const open = await as(h.app, org.tokens[role]).get('/organization/invitations');
-    expect(open.body.data).toEqual([expect.objectContaining({ id: invited.body.id, email, role: 'viewer' })]);
-    expect(JSON.stringify(open.body)).not.toContain(invited.body.code);
+  test.each(['owner', 'admin'] as const)(
+    '%s invites; the invitation grants nothing until accepted; then role changes and removal apply at once',
+    async (role) => {
+      const org = await createTestOrg(h.services);
+      const email = newEmail();
+      const invited = await as(h.app, org.tokens[role])
+        .post('/organization/invitations')
+        .send({ email: email.toUpperCase(), name: 'New Person', role: 'viewer' });
+      expect(invited.status).toBe(201);
+      expect(invited.body).toMatchObject({ email, name: 'New Person', role: 'viewer', organizationId: org.organizationId });
+      expect(invited.body.code).toMatch(/^fbi_/);
+      expect(new Date(invited.body.expiresAt).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+      // Nothing is granted yet: no member, no user to mint a token for.
+      expect((await members(org)).map((m) => m.email)).not.toContain(email);
+      const open = await as(h.app, org.tokens[role]).get('/organization/invitations');
+      expect(open.body.data).toEqual([expect.objectContaining({ id: invited.body.id, email, role: 'viewer' })]);
+      expect(JSON.stringify(open.body)).not.toContain(invited.body.code);
 
-    const accepted = await request(h.app).post('/invitations/accept').send({ code: invited.body.code });
-    expect(accepted.status).toBe(201);
-    expect(accepted.body).toMatchObject({ role: 'viewer', organization: { id: org.organizationId } });
-    expect(accepted.body.token).toMatchObject({ kind: 'personal', organizationId: org.organizationId, userId: accepted.body.userId });
-    const userId = accepted.body.userId as string;
-    const memberToken = accepted.body.token.token as string;
-    expect((await members(org)).find((m) => m.userId === userId)).toMatchObject({ role: 'viewer', email, name: 'New Person' });
-    expect((await as(h.app, org.tokens[role]).get('/organization/invitations')).body.total).toBe(0);
-    expect((await as(h.app, memberToken).get('/organization')).body).toMatchObject({ id: org.organizationId, role: 'viewer' });
-    expectError(await as(h.app, memberToken).post('/environments').send({ name: 'nope' }), 403, 'missing_permission');
-    // A code is used once.
-    expectError(await request(h.app).post('/invitations/accept').send({ code: invited.body.code }), 404, 'not_found');
+      const accepted = await request(h.app).post('/invitations/accept').send({ code: invited.body.code });
+      expect(accepted.status).toBe(201);
+      expect(accepted.body).toMatchObject({ role: 'viewer', organization: { id: org.organizationId } });
+      expect(accepted.body.token).toMatchObject({ kind: 'personal', organizationId: org.organizationId, userId: accepted.body.userId });
+      const userId = accepted.body.userId as string;
+      const memberToken = accepted.body.token.token as string;
+      expect((await members(org)).find((m) => m.userId === userId)).toMatchObject({ role: 'viewer', email, name: 'New Person' });
+      expect((await as(h.app, org.tokens[role]).get('/organization/invitations')).body.total).toBe(0);
+      expect((await as(h.app, memberToken).get('/organization')).body).toMatchObject({ id: org.organizationId, role: 'viewer' });
+      expectError(await as(h.app, memberToken).post('/environments').send({ name: 'nope' }), 403, 'missing_permission');
+      // A code is used once.
+      expectError(await request(h.app).post('/invitations/accept').send({ code: invited.body.code }), 404, 'not_found');
 
-    const changed = await as(h.app, org.tokens[role]).patch(`/organization/members/${userId}`).send({ role: 'developer' });
-    expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ userId, role: 'developer' });
-    expect((await as(h.app, memberToken).get('/organization')).body.role).toBe('developer');
-    expect((await as(h.app, memberToken).post('/environments').send({ name: 'now_allowed' })).status).toBe(201);
+      const changed = await as(h.app, org.tokens[role]).patch(`/organization/members/${userId}`).send({ role: 'developer' });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({ userId, role: 'developer' });
+      expect((await as(h.app, memberToken).get('/organization')).body.role).toBe('developer');
+      expect((await as(h.app, memberToken).post('/environments').send({ name: 'now_allowed' })).status).toBe(201);
 
-    const removed = await as(h.app, org.tokens[role]).delete(`/organization/members/${userId}`);
-    expect(removed.status).toBe(200);
-    expect(removed.body).toMatchObject({ userId, role: 'developer' });
-    expect((await members(org)).map((m) => m.userId)).not.toContain(userId);
-    // The token belonged to the membership and went with it.
-    expectError(await as(h.app, memberToken).get('/organization'), 401, 'unauthorized');
-  });
+      const removed = await as(h.app, org.tokens[role]).delete(`/organization/members/${userId}`);
+      expect(removed.status).toBe(200);
+      expect(removed.body).toMatchObject({ userId, role: 'developer' });
+      expect((await members(org)).map((m) => m.userId)).not.toContain(userId);
+      // The token belonged to the membership and went with it.
+      expectError(await as(h.app, memberToken).get('/organization'), 401, 'unauthorized');
+    },
+  );
 
   test('inviting an existing member gives 409 (e-mail compared case-insensitively)', async () => {
     const org = await createTestOrg(h.services);
     const viewer = await memberFor(org, 'viewer');
     expectError(await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: viewer.email, role: 'admin' }), 409, 'already_member');
-    expectError(await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: viewer.email.toUpperCase(), role: 'admin' }), 409, 'already_member');
+    expectError(
+      await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: viewer.email.toUpperCase(), role: 'admin' }),
+      409,
+      'already_member',
+    );
     expect((await as(h.app, org.ownerToken).get('/organization/invitations')).body.total).toBe(0);
   });
 
@@ -401,7 +412,9 @@ describe('the owner role', () => {
     const [first, second] = [r1.status, r2.status].sort();
     expect(first).toBe(200);
     expect([400, 403]).toContain(second);
-    const owners = (await h.services.db.query(`SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1 AND role = 'owner'`, [org.organizationId]))[0].n;
+    const owners = (
+      await h.services.db.query(`SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1 AND role = 'owner'`, [org.organizationId])
+    )[0].n;
     expect(owners).toBe(1);
   });
 });
@@ -553,7 +566,9 @@ describe('tokens', () => {
     for (const token of [delegated.body.token, child.body.token]) {
       expectError(await as(h.app, token).post('/organizations').send({ name: 'in their name' }), 403, 'personal_token_required');
     }
-    const invited = await as(h.app, (await createTestOrg(h.services)).ownerToken).post('/organization/invitations').send({ email: dev.email, role: 'owner' });
+    const invited = await as(h.app, (await createTestOrg(h.services)).ownerToken)
+      .post('/organization/invitations')
+      .send({ email: dev.email, role: 'owner' });
     expectError(await as(h.app, child.body.token).post('/invitations/accept').send({ code: invited.body.code }), 403, 'personal_token_required');
     // Revoking the delegated token revokes what was minted with it.
     expect((await as(h.app, org.tokens.admin).delete(`/organization/members/${dev.userId}/tokens/${delegated.body.id}`)).status).toBe(200);
@@ -593,7 +608,12 @@ describe('tokens', () => {
   test('a member holds at most 100 live tokens; revoking one makes room; lists are paged', async () => {
     const org = await createTestOrg(h.services);
     const minted = [];
-    for (let i = 1; i < 100; i++) minted.push(await as(h.app, org.tokens.analyst).post('/tokens').send({ name: `t${i}` }));
+    for (let i = 1; i < 100; i++)
+      minted.push(
+        await as(h.app, org.tokens.analyst)
+          .post('/tokens')
+          .send({ name: `t${i}` }),
+      );
     expect(minted.every((r) => r.status === 201)).toBe(true);
     expectError(await as(h.app, org.tokens.analyst).post('/tokens').send({ name: 'one too many' }), 400, 'too_many_tokens');
     const page = await as(h.app, org.tokens.analyst).get('/tokens?limit=10&offset=5');

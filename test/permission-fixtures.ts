@@ -31,7 +31,12 @@ export const DATA_SOURCE_SCHEMA = {
   },
 };
 export const AMOUNT = { type: 'Identifier', name: 'amount' };
-export const calculatedFieldBody = () => ({ name: uniqueName('calc'), label: 'Double', type: 'number', expression: { type: 'BinaryExpression', operator: '*', left: AMOUNT, right: { type: 'Literal', value: 2 } } });
+export const calculatedFieldBody = () => ({
+  name: uniqueName('calc'),
+  label: 'Double',
+  type: 'number',
+  expression: { type: 'BinaryExpression', operator: '*', left: AMOUNT, right: { type: 'Literal', value: 2 } },
+});
 export const windowDimensionBody = () => ({ name: uniqueName('seq'), label: 'Seq', function: 'row_number', partitionBy: ['region'], orderBy: 'placedAt' });
 /** A record value without the organization's marker: writes by any caller may use it. */
 export const recordValue = () => ({ placedAt: '2024-01-05T10:00:00Z', amount: 3, region: 'probe' });
@@ -96,37 +101,81 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
 
   const make: Makers = {
     connection: async () =>
-      (await expectOk(owner().post('/connections').send({ name: uniqueName('conn'), type: 'api-key', config: { apiKey: `${marker}_key` } }), 201)).id,
+      (
+        await expectOk(
+          owner()
+            .post('/connections')
+            .send({ name: uniqueName('conn'), type: 'api-key', config: { apiKey: `${marker}_key` } }),
+          201,
+        )
+      ).id,
     environment: async () => {
       const key = 'API_KEY';
-      const body = await expectOk(owner().post('/environments').send({ name: uniqueName('env'), variables: { [key]: `${marker}_env` } }), 201);
+      const body = await expectOk(
+        owner()
+          .post('/environments')
+          .send({ name: uniqueName('env'), variables: { [key]: `${marker}_env` } }),
+        201,
+      );
       return { id: body.id, key };
     },
     workflow: async () => (await a.createWorkflow(workflowSteps())).id,
     trigger: async () => (await a.createTrigger(workflow.id)).id,
     table: async () => {
       const table = uniqueName('tbl');
-      await expectOk(owner().post(`/data-stores/tables/${table}`).send({ key: 'k', value: { ...recordValue(), region: marker } }), 201);
+      await expectOk(
+        owner()
+          .post(`/data-stores/tables/${table}`)
+          .send({ key: 'k', value: { ...recordValue(), region: marker } }),
+        201,
+      );
       return table;
     },
     record: async () => {
       const key = uniqueName('rec');
-      await expectOk(owner().put(`/data-stores/tables/${table}/records/${key}`).send({ value: { ...recordValue(), region: marker } }), 201);
+      await expectOk(
+        owner()
+          .put(`/data-stores/tables/${table}/records/${key}`)
+          .send({ value: { ...recordValue(), region: marker } }),
+        201,
+      );
       return key;
     },
     dataSource: async () =>
-      (await expectOk(owner().post('/dashboards/data-sources').send({ name: uniqueName('src'), dataStoreTableName: table, recordSchema: DATA_SOURCE_SCHEMA }), 201)).id,
-    calculatedField: async () => (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/calculated-fields`).send(calculatedFieldBody()), 201)).id,
-    windowDimension: async () => (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/window-dimensions`).send(windowDimensionBody()), 201)).id,
+      (
+        await expectOk(
+          owner()
+            .post('/dashboards/data-sources')
+            .send({ name: uniqueName('src'), dataStoreTableName: table, recordSchema: DATA_SOURCE_SCHEMA }),
+          201,
+        )
+      ).id,
+    calculatedField: async () =>
+      (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/calculated-fields`).send(calculatedFieldBody()), 201)).id,
+    windowDimension: async () =>
+      (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/window-dimensions`).send(windowDimensionBody()), 201)).id,
     invitation: async () => {
-      const body = await expectOk(owner().post('/organization/invitations').send({ email: `${uniqueName('invited')}@example.test`, role: 'viewer' }), 201);
+      const body = await expectOk(
+        owner()
+          .post('/organization/invitations')
+          .send({ email: `${uniqueName('invited')}@example.test`, role: 'viewer' }),
+        201,
+      );
       return { id: body.id, code: body.code };
     },
     member: async () => {
       const { code } = await make.invitation();
       return (await expectOk(request(app).post('/invitations/accept').send({ code }), 201)).userId;
     },
-    tokenOf: async (token) => (await expectOk(as(app, token).post('/tokens').send({ name: uniqueName('tok') }), 201)).id,
+    tokenOf: async (token) =>
+      (
+        await expectOk(
+          as(app, token)
+            .post('/tokens')
+            .send({ name: uniqueName('tok') }),
+          201,
+        )
+      ).id,
   };
 
   const connectionId = await make.connection();
@@ -161,11 +210,27 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     calculatedFieldId,
     windowDimensionId,
     own: [
-      marker, org.organizationId, org.organizationSuid, ...Object.values(userIds), spareMemberId, connectionId, environment.id,
-      workflow.id, workflow.name, trigger.id, trigger.name, authTrigger.id, execution.id, dataSourceId, cube, calculatedFieldId, windowDimensionId,
+      marker,
+      org.organizationId,
+      org.organizationSuid,
+      ...Object.values(userIds),
+      spareMemberId,
+      connectionId,
+      environment.id,
+      workflow.id,
+      workflow.name,
+      trigger.id,
+      trigger.name,
+      authTrigger.id,
+      execution.id,
+      dataSourceId,
+      cube,
+      calculatedFieldId,
+      windowDimensionId,
       openInvitation.id,
       // Names B may also use in its own namespace: the matrix sends them only in calls whose traces it removes (data store routes).
-      table, recordKey,
+      table,
+      recordKey,
     ],
     make,
   };

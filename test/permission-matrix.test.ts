@@ -116,7 +116,13 @@ let h: Harness;
 let A: OrgFixtures;
 let B: TestOrg;
 
-const r = (method: string, path: string, access: Access, build: RouteCase['build'], extra: Partial<RouteCase> = {}): RouteCase => ({ method, path, access, build, ...extra });
+const r = (method: string, path: string, access: Access, build: RouteCase['build'], extra: Partial<RouteCase> = {}): RouteCase => ({
+  method,
+  path,
+  access,
+  build,
+  ...extra,
+});
 
 /** Writing a name that is free in B creates it there: B gets a creation of its own, never A's record. */
 const createdInOwnNamespace = (res: request.Response) =>
@@ -147,9 +153,14 @@ const MATRIX: RouteCase[] = [
   r('GET', '/organization/members', 'members:admin', () => ({ url: '/organization/members' })),
   r('PATCH', '/organization/members/:userId', 'members:admin', ({ a }) => ({ url: `/organization/members/${a.spareMemberId}`, body: { role: 'viewer' } })),
   r('DELETE', '/organization/members/:userId', 'members:admin', async ({ a, fresh }) => ({ url: `/organization/members/${await fresh(a.make.member)}` })),
-  r('POST', '/organization/invitations', 'members:admin', () => ({ url: '/organization/invitations', body: { email: `${uniqueName('probe')}@example.test`, role: 'viewer' } })),
+  r('POST', '/organization/invitations', 'members:admin', () => ({
+    url: '/organization/invitations',
+    body: { email: `${uniqueName('probe')}@example.test`, role: 'viewer' },
+  })),
   r('GET', '/organization/invitations', 'members:admin', () => ({ url: '/organization/invitations' })),
-  r('DELETE', '/organization/invitations/:id', 'members:admin', async ({ a, fresh }) => ({ url: `/organization/invitations/${(await fresh(a.make.invitation)).id}` })),
+  r('DELETE', '/organization/invitations/:id', 'members:admin', async ({ a, fresh }) => ({
+    url: `/organization/invitations/${(await fresh(a.make.invitation)).id}`,
+  })),
   r('POST', '/invitations/accept', 'public', async ({ a, fresh }) => ({ url: '/invitations/accept', body: { code: (await fresh(a.make.invitation)).code } })),
   r('GET', '/tokens', 'member', () => ({ url: '/tokens' })),
   r('POST', '/tokens', 'member', () => ({ url: '/tokens', body: { name: 'probe' } })),
@@ -159,7 +170,10 @@ const MATRIX: RouteCase[] = [
     return { url: `/tokens/${await fresh(() => a.make.tokenOf(a.org.tokens[role]), role)}` };
   }),
   r('GET', '/organization/members/:userId/tokens', 'members:admin', ({ a }) => ({ url: `/organization/members/${a.userIds.viewer}/tokens` })),
-  r('POST', '/organization/members/:userId/tokens', 'members:admin', ({ a }) => ({ url: `/organization/members/${a.userIds.viewer}/tokens`, body: { name: 'delegated' } })),
+  r('POST', '/organization/members/:userId/tokens', 'members:admin', ({ a }) => ({
+    url: `/organization/members/${a.userIds.viewer}/tokens`,
+    body: { name: 'delegated' },
+  })),
   r('DELETE', '/organization/members/:userId/tokens/:id', 'members:admin', async ({ a, fresh }) => ({
     url: `/organization/members/${a.userIds.viewer}/tokens/${await fresh(() => a.make.tokenOf(a.org.tokens.viewer))}`,
   })),
@@ -168,7 +182,10 @@ const MATRIX: RouteCase[] = [
   r('GET', '/connections/types/list', 'public', () => ({ url: '/connections/types/list' })),
   r('GET', '/connections/types/:type/schema', 'public', () => ({ url: '/connections/types/api-key/schema' })),
   r('GET', '/connections', 'secrets:view', () => ({ url: '/connections' })),
-  r('POST', '/connections', 'secrets:admin', () => ({ url: '/connections', body: { name: uniqueName('conn'), type: 'api-key', config: { apiKey: 'probe-key' } } })),
+  r('POST', '/connections', 'secrets:admin', () => ({
+    url: '/connections',
+    body: { name: uniqueName('conn'), type: 'api-key', config: { apiKey: 'probe-key' } },
+  })),
   r('GET', '/connections/:id', 'secrets:view', ({ a }) => ({ url: `/connections/${a.connection.id}` })),
   r('PATCH', '/connections/:id', 'secrets:admin', ({ a }) => ({ url: `/connections/${a.connection.id}`, body: { metadata: { probed: true } } })),
   r('DELETE', '/connections/:id', 'secrets:admin', async ({ a, fresh }) => ({ url: `/connections/${await fresh(a.make.connection)}` })),
@@ -181,8 +198,14 @@ const MATRIX: RouteCase[] = [
   r('PATCH', '/environments/:id', 'secrets:admin', ({ a }) => ({ url: `/environments/${a.environment.id}`, body: { description: 'probed' } })),
   r('DELETE', '/environments/:id', 'secrets:admin', async ({ a, fresh }) => ({ url: `/environments/${(await fresh(a.make.environment)).id}` })),
   r('GET', '/environments/:id/variables', 'secrets:view', ({ a }) => ({ url: `/environments/${a.environment.id}/variables` })),
-  r('PUT', '/environments/:id/variables', 'secrets:admin', ({ a }) => ({ url: `/environments/${a.environment.id}/variables`, body: { variables: { [a.environment.key]: a.environment.value } } })),
-  r('PUT', '/environments/:id/variables/:key', 'secrets:admin', ({ a }) => ({ url: `/environments/${a.environment.id}/variables/${a.environment.key}`, body: { value: a.environment.value } })),
+  r('PUT', '/environments/:id/variables', 'secrets:admin', ({ a }) => ({
+    url: `/environments/${a.environment.id}/variables`,
+    body: { variables: { [a.environment.key]: a.environment.value } },
+  })),
+  r('PUT', '/environments/:id/variables/:key', 'secrets:admin', ({ a }) => ({
+    url: `/environments/${a.environment.id}/variables/${a.environment.key}`,
+    body: { value: a.environment.value },
+  })),
   r('DELETE', '/environments/:id/variables/:key', 'secrets:admin', async ({ a, fresh }) => {
     const environment = await fresh(a.make.environment);
     return { url: `/environments/${environment.id}/variables/${environment.key}` };
@@ -215,41 +238,82 @@ const MATRIX: RouteCase[] = [
 
   // Data stores (README table). Tables are named per organization: B writing A's table name writes a table of B's own.
   r('GET', '/data-stores', 'workflows:view', () => ({ url: '/data-stores' })),
-  r('POST', '/data-stores', 'workflows:admin', ({ a }) => ({ url: '/data-stores', body: { tableName: a.table, key: uniqueName('ins'), value: recordValue() } }), dataStoreRoute),
+  r(
+    'POST',
+    '/data-stores',
+    'workflows:admin',
+    ({ a }) => ({ url: '/data-stores', body: { tableName: a.table, key: uniqueName('ins'), value: recordValue() } }),
+    dataStoreRoute,
+  ),
   r('GET', '/data-stores/tables', 'workflows:view', () => ({ url: '/data-stores/tables' })),
   r('POST', '/data-stores/tables', 'workflows:admin', () => ({ url: '/data-stores/tables', body: { tableName: uniqueName('tbl') } })),
   r('GET', '/data-stores/tables/:tableName', 'workflows:view', ({ a }) => ({ url: tableIn(a) })),
   r('POST', '/data-stores/tables/:tableName', 'workflows:admin', ({ a }) => ({ url: tableIn(a), body: { key: uniqueName('up'), value: recordValue() } }), {
-    ...dataStoreRoute, ownerOfB: createdInOwnNamespace,
+    ...dataStoreRoute,
+    ownerOfB: createdInOwnNamespace,
   }),
   r('DELETE', '/data-stores/tables/:tableName', 'workflows:admin', async ({ a, fresh }) => ({ url: `/data-stores/tables/${await fresh(a.make.table)}` })),
-  r('POST', '/data-stores/tables/:tableName/import', 'workflows:admin', ({ a }) => ({
-    url: `${tableIn(a)}/import`, raw: { type: 'application/json', data: JSON.stringify([{ key: uniqueName('imp'), value: recordValue() }]) },
-  }), { ...dataStoreRoute, ownerOfB: createdInOwnNamespace }),
+  r(
+    'POST',
+    '/data-stores/tables/:tableName/import',
+    'workflows:admin',
+    ({ a }) => ({
+      url: `${tableIn(a)}/import`,
+      raw: { type: 'application/json', data: JSON.stringify([{ key: uniqueName('imp'), value: recordValue() }]) },
+    }),
+    { ...dataStoreRoute, ownerOfB: createdInOwnNamespace },
+  ),
   r('GET', '/data-stores/tables/:tableName/records/:key', 'workflows:view', ({ a }) => ({ url: recordIn(a) })),
   r('PUT', '/data-stores/tables/:tableName/records/:key', 'workflows:admin', ({ a }) => ({ url: recordIn(a), body: { value: recordValue() } }), {
-    ...dataStoreRoute, ownerOfB: createdInOwnNamespace,
+    ...dataStoreRoute,
+    ownerOfB: createdInOwnNamespace,
   }),
-  r('PATCH', '/data-stores/tables/:tableName/records/:key', 'workflows:admin', ({ a }) => ({ url: recordIn(a), body: { value: { amount: 4 } } }), dataStoreRoute),
-  r('DELETE', '/data-stores/tables/:tableName/records/:key', 'workflows:admin', async ({ a, fresh }) => ({ url: `${tableIn(a)}/records/${await fresh(a.make.record)}` })),
+  r(
+    'PATCH',
+    '/data-stores/tables/:tableName/records/:key',
+    'workflows:admin',
+    ({ a }) => ({ url: recordIn(a), body: { value: { amount: 4 } } }),
+    dataStoreRoute,
+  ),
+  r('DELETE', '/data-stores/tables/:tableName/records/:key', 'workflows:admin', async ({ a, fresh }) => ({
+    url: `${tableIn(a)}/records/${await fresh(a.make.record)}`,
+  })),
 
   // Data sources (README: dashboards:view to read and preview, dashboards:admin to change).
   r('GET', '/dashboards/data-sources', 'dashboards:view', () => ({ url: '/dashboards/data-sources' })),
   // B names A's table: it is unknown in B (400), never a source over A's records.
-  r('POST', '/dashboards/data-sources', 'dashboards:admin', ({ a }) => ({ url: '/dashboards/data-sources', body: { name: uniqueName('src'), dataStoreTableName: a.table, recordSchema: DATA_SOURCE_SCHEMA } })),
+  r('POST', '/dashboards/data-sources', 'dashboards:admin', ({ a }) => ({
+    url: '/dashboards/data-sources',
+    body: { name: uniqueName('src'), dataStoreTableName: a.table, recordSchema: DATA_SOURCE_SCHEMA },
+  })),
   r('GET', '/dashboards/data-sources/:dataSourceId', 'dashboards:view', ({ a }) => ({ url: sourceIn(a) })),
   r('PATCH', '/dashboards/data-sources/:dataSourceId', 'dashboards:admin', ({ a }) => ({ url: sourceIn(a), body: { name: 'Probed source' } })),
   r('DELETE', '/dashboards/data-sources/:dataSourceId', 'dashboards:admin', async ({ a, fresh }) => ({ url: sourceIn(a, await fresh(a.make.dataSource)) })),
   r('POST', '/dashboards/data-sources/:dataSourceId/refresh-schema', 'dashboards:admin', ({ a }) => ({ url: `${sourceIn(a)}/refresh-schema` })),
   r('POST', '/dashboards/data-sources/:dataSourceId/reindex', 'dashboards:admin', ({ a }) => ({ url: `${sourceIn(a)}/reindex` })),
-  r('POST', '/dashboards/data-sources/:dataSourceId/calculated-fields', 'dashboards:admin', ({ a }) => ({ url: `${sourceIn(a)}/calculated-fields`, body: calculatedFieldBody() })),
-  r('POST', '/dashboards/data-sources/:dataSourceId/calculated-fields/preview', 'dashboards:view', ({ a }) => ({ url: `${sourceIn(a)}/calculated-fields/preview`, body: { expression: AMOUNT } })),
-  r('PATCH', '/dashboards/data-sources/:dataSourceId/calculated-fields/:fieldId', 'dashboards:admin', ({ a }) => ({ url: `${sourceIn(a)}/calculated-fields/${a.calculatedFieldId}`, body: { label: 'Probed' } })),
+  r('POST', '/dashboards/data-sources/:dataSourceId/calculated-fields', 'dashboards:admin', ({ a }) => ({
+    url: `${sourceIn(a)}/calculated-fields`,
+    body: calculatedFieldBody(),
+  })),
+  r('POST', '/dashboards/data-sources/:dataSourceId/calculated-fields/preview', 'dashboards:view', ({ a }) => ({
+    url: `${sourceIn(a)}/calculated-fields/preview`,
+    body: { expression: AMOUNT },
+  })),
+  r('PATCH', '/dashboards/data-sources/:dataSourceId/calculated-fields/:fieldId', 'dashboards:admin', ({ a }) => ({
+    url: `${sourceIn(a)}/calculated-fields/${a.calculatedFieldId}`,
+    body: { label: 'Probed' },
+  })),
   r('DELETE', '/dashboards/data-sources/:dataSourceId/calculated-fields/:fieldId', 'dashboards:admin', async ({ a, fresh }) => ({
     url: `${sourceIn(a)}/calculated-fields/${await fresh(a.make.calculatedField)}`,
   })),
-  r('POST', '/dashboards/data-sources/:dataSourceId/window-dimensions', 'dashboards:admin', ({ a }) => ({ url: `${sourceIn(a)}/window-dimensions`, body: windowDimensionBody() })),
-  r('PATCH', '/dashboards/data-sources/:dataSourceId/window-dimensions/:fieldId', 'dashboards:admin', ({ a }) => ({ url: `${sourceIn(a)}/window-dimensions/${a.windowDimensionId}`, body: { label: 'Probed' } })),
+  r('POST', '/dashboards/data-sources/:dataSourceId/window-dimensions', 'dashboards:admin', ({ a }) => ({
+    url: `${sourceIn(a)}/window-dimensions`,
+    body: windowDimensionBody(),
+  })),
+  r('PATCH', '/dashboards/data-sources/:dataSourceId/window-dimensions/:fieldId', 'dashboards:admin', ({ a }) => ({
+    url: `${sourceIn(a)}/window-dimensions/${a.windowDimensionId}`,
+    body: { label: 'Probed' },
+  })),
   r('DELETE', '/dashboards/data-sources/:dataSourceId/window-dimensions/:fieldId', 'dashboards:admin', async ({ a, fresh }) => ({
     url: `${sourceIn(a)}/window-dimensions/${await fresh(a.make.windowDimension)}`,
   })),
@@ -257,9 +321,13 @@ const MATRIX: RouteCase[] = [
   // Analytics (README: dashboards:view). B naming A's source gets nothing of A's rows.
   r('GET', '/dashboards/analytics/meta', 'dashboards:view', () => ({ url: '/dashboards/analytics/meta' })),
   r('POST', '/dashboards/analytics/query', 'dashboards:view', ({ a }) => ({ url: '/dashboards/analytics/query', body: { query: query(a) } })),
-  r('POST', '/dashboards/analytics/export-csv', 'dashboards:view', ({ a }) => ({ url: '/dashboards/analytics/export-csv', body: { query: query(a), title: 'probe' } })),
+  r('POST', '/dashboards/analytics/export-csv', 'dashboards:view', ({ a }) => ({
+    url: '/dashboards/analytics/export-csv',
+    body: { query: query(a), title: 'probe' },
+  })),
   r('POST', '/dashboards/analytics/distinct-values', 'dashboards:view', ({ a }) => ({
-    url: '/dashboards/analytics/distinct-values', body: { dataSourceId: a.dataSource.id, dimension: 'region' },
+    url: '/dashboards/analytics/distinct-values',
+    body: { dataSourceId: a.dataSource.id, dimension: 'region' },
   })),
 ];
 
@@ -331,11 +399,14 @@ function judge(c: RouteCase, caller: Caller, probe: Probe, res: request.Response
       return `A's owner got nothing of A from this list, so B's answer proves nothing: ${ownerAnswer.slice(0, 300)}`;
     }
     if (c.ownerOfB) return c.ownerOfB(res);
-    if (c.path.includes(':')) return res.status === 404 && errorCode(res) === 'not_found' ? undefined : `expected 404 not_found for A's resource, got ${show(res)}`;
+    if (c.path.includes(':'))
+      return res.status === 404 && errorCode(res) === 'not_found' ? undefined : `expected 404 not_found for A's resource, got ${show(res)}`;
     return res.status !== 401 && res.status !== 403 && res.status < 500 ? undefined : `expected B's own answer, got ${show(res)}`;
   }
   if (may(caller, c.access)) return passedAuthorization(res) ? undefined : `the ${caller} role may call it (${c.access}), got ${show(res)}`;
-  return res.status === 403 && errorCode(res) === 'missing_permission' ? undefined : `the ${caller} role lacks ${c.access}: expected 403 missing_permission, got ${show(res)}`;
+  return res.status === 403 && errorCode(res) === 'missing_permission'
+    ? undefined
+    : `the ${caller} role lacks ${c.access}: expected 403 missing_permission, got ${show(res)}`;
 }
 
 test('the matrix lists exactly the routes the router has', () => {
@@ -364,7 +435,13 @@ test('the walk sees routes however they are registered', () => {
   probe.all('/hook/:name', noop);
   probe.use('/static', noop, noop);
   expect(registeredRoutes(probe)).toEqual([
-    'ALL /hook/:name', 'DELETE /items/:id', 'GET /items', 'GET /items/:id', 'PATCH /admin/:id', 'POST /items', 'USE /static',
+    'ALL /hook/:name',
+    'DELETE /items/:id',
+    'GET /items',
+    'GET /items/:id',
+    'PATCH /admin/:id',
+    'POST /items',
+    'USE /static',
   ]);
 });
 

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { Client } from 'pg';
-import request from 'supertest';
+import type request from 'supertest';
 import { allowLongStatements } from '../src/db/statement-timeouts';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 /**
  * Resource limits: statement timeouts, the export pool and its stalled-reader
@@ -118,7 +118,9 @@ describe('statement timeouts of the service pool', () => {
 
   test('an API request whose statement runs past the timeout answers 504 query_timeout, and the pool is not held', async () => {
     const org = await createTestOrg(h.services);
-    const env = await as(h.app, org.ownerToken).post('/environments').send({ name: 'locked', variables: { K: 'v' } });
+    const env = await as(h.app, org.ownerToken)
+      .post('/environments')
+      .send({ name: 'locked', variables: { K: 'v' } });
     // Another connection holds the environment's row: the variable write waits on it until its statement is cancelled.
     const locker = new Client({ connectionString: process.env.DATABASE_URL });
     await locker.connect();
@@ -143,7 +145,9 @@ describe('analytics fairness between organizations', () => {
   let dsA: string;
   let dsB: string;
   const query = (app: Harness['app'], org: TestOrg, ds: string, limit: number) =>
-    as(app, org.ownerToken).post('/dashboards/analytics/query').send({ query: { measures: [`${ds}.count`], dimensions: [`${ds}.city`], limit } });
+    as(app, org.ownerToken)
+      .post('/dashboards/analytics/query')
+      .send({ query: { measures: [`${ds}.count`], dimensions: [`${ds}.city`], limit } });
   const stats = (org: TestOrg) => h.services.analytics.slots.queries.stats(org.organizationId);
 
   beforeAll(async () => {
@@ -156,7 +160,10 @@ describe('analytics fairness between organizations', () => {
   async function saturate(limits: number[]) {
     const pending = limits.map((limit) => started(query(h.app, a, dsA, limit)));
     await until(() => stats(a).running === 2 && stats(a).waiting === 2, "a's share is taken and two wait");
-    await until(async () => (await backends('flowbase-analytics', dsA)).filter((x) => x.wait_event_type === 'Lock').length === 2, "a's two queries wait on the lock");
+    await until(
+      async () => (await backends('flowbase-analytics', dsA)).filter((x) => x.wait_event_type === 'Lock').length === 2,
+      "a's two queries wait on the lock",
+    );
     return pending;
   }
 
@@ -188,7 +195,9 @@ describe('analytics fairness between organizations', () => {
       expectError(refused, 429, 'analytics_busy');
       expect(refused.headers['retry-after']).toMatch(/^\d+$/);
       // The source's id is its relation's name without the prefix, with dashes.
-      const distinct = await as(h.app, a.ownerToken).post('/dashboards/analytics/distinct-values').send({ dataSourceId: dsA.slice(3).replace(/_/g, '-'), dimension: 'city' });
+      const distinct = await as(h.app, a.ownerToken)
+        .post('/dashboards/analytics/distinct-values')
+        .send({ dataSourceId: dsA.slice(3).replace(/_/g, '-'), dimension: 'city' });
       expectError(distinct, 429, 'analytics_busy');
       expect((await query(h.app, b, dsB, 11)).status).toBe(201);
     } finally {
@@ -204,9 +213,13 @@ describe('statement timeout of analytics', () => {
     const ds = await source(org, 'slow', 10, (i) => `c${i}`);
     const unlock = await lockRelation(ds);
     try {
-      const res = await as(hSlow.app, org.ownerToken).post('/dashboards/analytics/query').send({ query: { measures: [`${ds}.count`] } });
+      const res = await as(hSlow.app, org.ownerToken)
+        .post('/dashboards/analytics/query')
+        .send({ query: { measures: [`${ds}.count`] } });
       expectError(res, 504, 'query_timeout');
-      const csv = await as(hSlow.app, org.ownerToken).post('/dashboards/analytics/export-csv').send({ title: 'slow', query: { dimensions: [`${ds}.city`] } });
+      const csv = await as(hSlow.app, org.ownerToken)
+        .post('/dashboards/analytics/export-csv')
+        .send({ title: 'slow', query: { dimensions: [`${ds}.city`] } });
       expectError(csv, 504, 'query_timeout');
       expect(await backends('flowbase-analytics', ds)).toEqual([]);
       expect(await backends('flowbase-export', ds)).toEqual([]);
@@ -267,11 +280,17 @@ describe('CSV exports', () => {
       const reads = await Promise.all(Array.from({ length: 12 }, () => as(h.app, org.ownerToken).get('/data-stores/tables')));
       expect(reads.map((r) => r.status)).toEqual(Array(12).fill(200));
       // Another organization's export runs on the export pool's other connection.
-      const theirs = await as(h.app, other.ownerToken).post('/dashboards/analytics/export-csv').send({ title: 's', query: { dimensions: [`${small}.city`] } });
+      const theirs = await as(h.app, other.ownerToken)
+        .post('/dashboards/analytics/export-csv')
+        .send({ title: 's', query: { dimensions: [`${small}.city`] } });
       expect(theirs.status).toBe(200);
       expect(theirs.text.trim().split('\n')).toHaveLength(6);
       // The organization's second export waits for its first.
-      const second = started(as(h.app, org.ownerToken).post('/dashboards/analytics/export-csv').send({ title: 'b', query: { ...bigExport.query, limit: 3 } }));
+      const second = started(
+        as(h.app, org.ownerToken)
+          .post('/dashboards/analytics/export-csv')
+          .send({ title: 'b', query: { ...bigExport.query, limit: 3 } }),
+      );
       await until(() => h.services.analytics.slots.exports.stats(org.organizationId).waiting === 1, 'the second export waits');
       expect(second.settled).toBe(false);
       expect(await alive(pid)).toBe(true);
@@ -310,7 +329,9 @@ describe('CSV exports', () => {
       expect(text.endsWith('\r\n0\r\n\r\n')).toBe(false);
 
       // The organization's export turn is free again.
-      const next = await as(hCut.app, org.ownerToken).post('/dashboards/analytics/export-csv').send({ title: 'b', query: { ...bigExport.query, limit: 3 } });
+      const next = await as(hCut.app, org.ownerToken)
+        .post('/dashboards/analytics/export-csv')
+        .send({ title: 'b', query: { ...bigExport.query, limit: 3 } });
       expect(next.status).toBe(200);
       expect(next.text.trim().split('\n')).toHaveLength(4);
     } finally {

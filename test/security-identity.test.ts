@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { as, createConnection, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createConnection, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 /**
  * The cross-organization secret theft found against the earlier token model,
@@ -103,9 +103,15 @@ test('member-issued tokens: an admin mints for nobody at or above their rank, an
   const adminUser = (await as(h.app, org.tokens.admin).get('/tokens')).body.data[0].userId as string;
   // The owner of org is impersonated by nobody: not by its admin.
   expectError(await as(h.app, org.tokens.admin).post(`/organization/members/${org.ownerId}/tokens`).send({ name: 'impersonate' }), 403, 'insufficient_role');
-  const peer = await as(h.app, org.ownerToken).post('/organization/invitations').send({ email: `peer-${Date.now()}@example.test`, role: 'admin' });
+  const peer = await as(h.app, org.ownerToken)
+    .post('/organization/invitations')
+    .send({ email: `peer-${Date.now()}@example.test`, role: 'admin' });
   const peerJoined = await request(h.app).post('/invitations/accept').send({ code: peer.body.code });
-  expectError(await as(h.app, org.tokens.admin).post(`/organization/members/${peerJoined.body.userId}/tokens`).send({ name: 'peer' }), 403, 'insufficient_role');
+  expectError(
+    await as(h.app, org.tokens.admin).post(`/organization/members/${peerJoined.body.userId}/tokens`).send({ name: 'peer' }),
+    403,
+    'insufficient_role',
+  );
   expectError(await as(h.app, org.tokens.admin).post(`/organization/members/${adminUser}/tokens`).send({ name: 'self' }), 400, 'own_tokens');
   await expectNoWayIn([org.tokens.admin, org.tokens.developer, org.ownerToken], target);
 });

@@ -65,7 +65,7 @@ describe('a core.http step redirected to another origin', () => {
     await createConnection(h.app, org, { name: connection, type: 'api-key', config: { apiKey: 'ssrf-test-key-0001' } });
   });
 
-  test('the other origin receives none of the step headers, the connection\'s Authorization included', async () => {
+  test("the other origin receives none of the step headers, the connection's Authorization included", async () => {
     first.on('/hop', (_req, res) => res.writeHead(302, { location: `${second.url}/landing` }).end());
     const execution = await run(httpStep('call', { url: `${first.url}/hop`, headers: { 'X-Custom': 'custom-1', Accept: 'application/json' }, connection }));
     expect(execution.status).toBe('completed');

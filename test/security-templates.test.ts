@@ -76,20 +76,24 @@ test('paths into the objects behind $env and $connections read nothing; variable
   expect(execution.status).toBe('completed');
 });
 
-test('$env as a whole is the environment\'s values, as data', async () => {
+test("$env as a whole is the environment's values, as data", async () => {
   const { res } = await answerOf('{{ $env }}', { A: { value: 'one', secret: false }, B: { value: 'two', secret: false } });
   expect(res.body).toEqual({ A: 'one', B: 'two' });
 });
 
 test('a connection must be named: $connections alone or by a computed name is refused when the workflow is saved', async () => {
   for (const body of ['{{ $connections }}', '{{ $connections[initial.name] }}', '{% for c in $connections %}{{ c }}{% endfor %}']) {
-    const res = await as(h.app, org.ownerToken).post('/workflows').send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', body)] });
+    const res = await as(h.app, org.ownerToken)
+      .post('/workflows')
+      .send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', body)] });
     expectError(res, 400, 'invalid_definition');
-    expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'steps.0.input.webhookResponse.body', message: expect.stringContaining('$connections') })]);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({ path: 'steps.0.input.webhookResponse.body', message: expect.stringContaining('$connections') }),
+    ]);
   }
 });
 
-describe('masking and the caller\'s answer', () => {
+describe("masking and the caller's answer", () => {
   test('the caller gets exactly what the return step wrote; the record and Temporal history hold the secret masked', async () => {
     const { res, execution } = await answerOf({ url: '{{ $env.BASE }}/orders', token: 'Bearer {{ $env.TOKEN }}' }, { BASE: BASE_URL, TOKEN: SECRET });
     expect(res.status).toBe(200);
@@ -110,7 +114,9 @@ describe('masking and the caller\'s answer', () => {
     expect(stepOf(execution, 'answer').output.body).toEqual({ url: `${BASE_URL}/orders` });
     const environments = await as(h.app, org.ownerToken).get('/environments?limit=1000');
     const env = environments.body.data.find((e: { name: string }) => e.name === environment);
-    expect(env.variables).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'BASE', secret: false }), expect.objectContaining({ key: 'TOKEN', secret: true })]));
+    expect(env.variables).toEqual(
+      expect.arrayContaining([expect.objectContaining({ key: 'BASE', secret: false }), expect.objectContaining({ key: 'TOKEN', secret: true })]),
+    );
   });
 
   test('secret values transformed by filters are masked in every form the step recorded', async () => {
@@ -171,26 +177,38 @@ describe('masking and the caller\'s answer', () => {
 });
 
 describe('definitions', () => {
-  test.each(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'not-an-identifier'])('step id %s is refused naming the field', async (stepId) => {
-    const res = await as(h.app, org.ownerToken)
-      .post('/workflows')
-      .send({ name: `wf-${Date.now()}`, steps: [returnStep('ok', { a: 1 }), { stepId, stepType: 'core.return', input: { webhookResponse: { statusCode: 200 } } }] });
-    expectError(res, 400);
-    expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'steps.1.stepId' })]));
-  });
+  test.each(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'not-an-identifier'])(
+    'step id %s is refused naming the field',
+    async (stepId) => {
+      const res = await as(h.app, org.ownerToken)
+        .post('/workflows')
+        .send({
+          name: `wf-${Date.now()}`,
+          steps: [returnStep('ok', { a: 1 }), { stepId, stepType: 'core.return', input: { webhookResponse: { statusCode: 200 } } }],
+        });
+      expectError(res, 400);
+      expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'steps.1.stepId' })]));
+    },
+  );
 
   // How long the check takes is measured by npm run bench:templates, not asserted here.
   test('a 1 MB hostile template is refused, naming the field', async () => {
     const hostile = '{{'.repeat(450_000);
-    const res = await as(h.app, org.ownerToken).post('/workflows').send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', hostile)] });
+    const res = await as(h.app, org.ownerToken)
+      .post('/workflows')
+      .send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', hostile)] });
     expectError(res, 400, 'invalid_definition');
-    expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'steps.0.input.webhookResponse.body', message: expect.stringContaining('limit') })]);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({ path: 'steps.0.input.webhookResponse.body', message: expect.stringContaining('limit') }),
+    ]);
   });
 
   test('a megabyte of hostile templates each under the length limit is analysed and refused, with short messages', async () => {
     const under = '{{'.repeat(49_999);
     const body = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, under]));
-    const res = await as(h.app, org.ownerToken).post('/workflows').send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', body)] });
+    const res = await as(h.app, org.ownerToken)
+      .post('/workflows')
+      .send({ name: `wf-${Date.now()}`, steps: [returnStep('answer', body)] });
     expectError(res, 400, 'invalid_definition');
     expect(res.body.error.details).toHaveLength(10);
     for (const detail of res.body.error.details) expect(detail.message.length).toBeLessThan(400);

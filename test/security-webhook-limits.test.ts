@@ -41,8 +41,14 @@ test('a burst on one trigger: its burst is accepted, the rest is 429 with Retry-
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(res.headers['x-execution-id']).toBeUndefined();
   }
-  await eventually(() => executions(org), (n) => n === 5);
-  await eventually(async () => stub.calls('/ping').length, (n) => n === 5);
+  await eventually(
+    () => executions(org),
+    (n) => n === 5,
+  );
+  await eventually(
+    async () => stub.calls('/ping').length,
+    (n) => n === 5,
+  );
   expect(await executions(org)).toBe(5);
 });
 
@@ -57,5 +63,8 @@ test("the organization's bucket spans its triggers: a fresh trigger is refused o
   const answers = await Promise.all(Array.from({ length: 5 }, () => request(h.app).post(second.path).send({})));
   expect(answers.map((r) => r.status).sort()).toEqual([202, 202, 202, 429, 429]);
   expect(answers.find((r) => r.status === 429)!.body.error.message).toMatch(/organization/);
-  await eventually(() => executions(org), (n) => n === 8);
+  await eventually(
+    () => executions(org),
+    (n) => n === 8,
+  );
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { as, createTestOrg, Harness, startHarness } from './harness';
+import { as, createTestOrg, type Harness, startHarness } from './harness';
 
 let h: Harness;
 beforeAll(async () => {

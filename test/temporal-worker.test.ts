@@ -3,7 +3,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../activities/deps';
 import { createWorker } from '../src/temporal/worker';
 import { diagnosticsWorkflow } from '../workflows';
-import { createTestOrg, Harness, startHarness } from './harness';
+import { createTestOrg, type Harness, startHarness } from './harness';
 
 let h: Harness;
 beforeAll(async () => {

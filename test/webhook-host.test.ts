@@ -44,12 +44,10 @@ function readRecord(tableName: string, key: string) {
 describe('synchronous webhooks (with a return step)', () => {
   test('answer with the return step: status, templated body, an object from a single expression, custom headers and X-Execution-Id', async () => {
     const { path } = await a.createHook([
-      returnStep(
-        'answer',
-        { greeting: 'hello {{ initial.name }}', order: '{{ initial.order }}', count: '{{ initial.order.items.size }}' },
-        201,
-        { 'X-Custom': 'for-{{ initial.name }}', 'Cache-Control': 'no-store' },
-      ),
+      returnStep('answer', { greeting: 'hello {{ initial.name }}', order: '{{ initial.order }}', count: '{{ initial.order.items.size }}' }, 201, {
+        'X-Custom': 'for-{{ initial.name }}',
+        'Cache-Control': 'no-store',
+      }),
     ]);
 
     const res = await post(h, path).send({ name: 'ada', order: { id: 7, items: ['a', 'b'] } });
@@ -67,7 +65,11 @@ describe('synchronous webhooks (with a return step)', () => {
     const table = uniqueName('bg');
     const { path } = await a.createHook([
       returnStep('answer', { accepted: '{{ initial.key }}' }),
-      { stepId: 'remember', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.key }}', value: { seenBy: '{{ answer.body.accepted }}' } } },
+      {
+        stepId: 'remember',
+        stepType: 'data-store.set',
+        input: { tableName: table, key: '{{ initial.key }}', value: { seenBy: '{{ answer.body.accepted }}' } },
+      },
     ]);
 
     const res = await post(h, path).send({ key: 'k1' });
@@ -91,10 +93,7 @@ describe('synchronous webhooks (with a return step)', () => {
   // times out and the run fails; README 4.1 says the answer goes "as soon as it runs".
   test('the caller is answered as soon as the return step runs, while a later step is still in flight', async () => {
     const later = stub.gate();
-    const { path } = await a.createHook([
-      returnStep('answer', { accepted: true }),
-      httpStep('later', { url: later.url, timeoutMs: 6_000 }),
-    ]);
+    const { path } = await a.createHook([returnStep('answer', { accepted: true }), httpStep('later', { url: later.url, timeoutMs: 6_000 })]);
 
     const res = await post(h, path).send({});
     later.open();
@@ -225,10 +224,7 @@ describe('environments', () => {
   async function envHook() {
     const tag = uniqueName('env-probe');
     const hook = await a.createHook(
-      [
-        httpStep('probe', { url: `${stub.url}/${tag}`, searchParams: { region: '{{ $env.REGION }}' } }),
-        returnStep('answer', { var: '{{ $env.VAR }}' }),
-      ],
+      [httpStep('probe', { url: `${stub.url}/${tag}`, searchParams: { region: '{{ $env.REGION }}' } }), returnStep('answer', { var: '{{ $env.VAR }}' })],
       { environment: defaultEnv },
     );
     return { ...hook, probePath: `/${tag}` };
@@ -286,7 +282,7 @@ describe('calls that are refused before any run starts', () => {
     expectError(await post(h, `/w/@${org.organizationSuid}/no-such-trigger`).send({}), 404, 'not_found');
   });
 
-  test('another organization\'s trigger is 404 under this organization\'s suid', async () => {
+  test("another organization's trigger is 404 under this organization's suid", async () => {
     const other = await createTestOrg(h.services);
     expectError(await post(h, `/w/@${other.organizationSuid}/${hook.trigger.name}`).send({}), 404, 'not_found');
   });
@@ -323,7 +319,12 @@ describe('failing runs', () => {
     const env = await a.createEnvironment({ API_KEY: SECRET });
     const { path } = await a.createHook(
       [
-        httpStep('callCrm', { url: `${stub.url}/status/400`, method: 'POST', headers: { 'X-Api-Key': '{{ $env.API_KEY }}' }, body: { key: '{{ $env.API_KEY }}' } }),
+        httpStep('callCrm', {
+          url: `${stub.url}/status/400`,
+          method: 'POST',
+          headers: { 'X-Api-Key': '{{ $env.API_KEY }}' },
+          body: { key: '{{ $env.API_KEY }}' },
+        }),
         returnStep('answer', { unreachable: true }),
       ],
       { environment: env },
@@ -423,10 +424,7 @@ describe('with a 1.5 s synchronous wait', () => {
 
   test('a return step not reached in time: 202 running with the execution id; the run later completes', async () => {
     const slow = stub.gate();
-    const { path } = await ia.createHook([
-      httpStep('slow', { url: slow.url }),
-      returnStep('answer', { late: true }),
-    ]);
+    const { path } = await ia.createHook([httpStep('slow', { url: slow.url }), returnStep('answer', { late: true })]);
 
     // The stub holds the step's answer until after the caller has given up waiting.
     const res = await post(impatient, path).send({});
@@ -443,4 +441,3 @@ describe('with a 1.5 s synchronous wait', () => {
     expect(execution.steps.map((s) => s.stepId)).toEqual(['slow', 'answer']);
   });
 });
-

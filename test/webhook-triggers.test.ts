@@ -1,5 +1,5 @@
 import { triggerSecretMatches } from '../src/webhooks/trigger-secret';
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,7 +18,8 @@ async function workflowOf(org: TestOrg, name = 'hooked') {
   return res.body.id as string;
 }
 
-const storedHash = async (id: string) => (await h.services.db.query('SELECT secret_hash FROM webhook_triggers WHERE id = $1', [id]))[0].secret_hash as string | null;
+const storedHash = async (id: string) =>
+  (await h.services.db.query('SELECT secret_hash FROM webhook_triggers WHERE id = $1', [id]))[0].secret_hash as string | null;
 
 describe('webhook triggers', () => {
   test('without authentication: no secret; the URL names the organization suid and the slug', async () => {

@@ -162,7 +162,9 @@ export function workflowApi(app: Express, org: TestOrg) {
 
     /** POST /workflows/:id/test, waited for: the execution with its steps. */
     async testRun(workflowId: string, initial?: Record<string, unknown>): Promise<Execution> {
-      const res = await owner().post(`/workflows/${workflowId}/test`).send(initial ? { initial } : {});
+      const res = await owner()
+        .post(`/workflows/${workflowId}/test`)
+        .send(initial ? { initial } : {});
       expect(res.status).toBe(200);
       return res.body;
     },
@@ -176,7 +178,11 @@ export function workflowApi(app: Express, org: TestOrg) {
 
     /** Polls GET /executions/:id until its status leaves `running`; throws past the deadline. */
     awaitEnd(id: string, timeoutMs = 30_000): Promise<Execution> {
-      return eventually(() => readExecution(id), (execution) => execution.status !== 'running', timeoutMs);
+      return eventually(
+        () => readExecution(id),
+        (execution) => execution.status !== 'running',
+        timeoutMs,
+      );
     },
   };
 }

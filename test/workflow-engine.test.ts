@@ -1,4 +1,4 @@
-import { as, createConnection, Harness, quietTemporalRuntime, startHarness, TestOrg } from './harness';
+import { as, createConnection, type Harness, quietTemporalRuntime, startHarness, type TestOrg } from './harness';
 import { inTurn, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
 import { eventually, httpStep, returnStep, startWorkflowHarness, stepOf, uniqueName, workflowApi, type Step } from './workflow-api';
@@ -77,7 +77,9 @@ describe('core.http requests', () => {
   });
 
   test('bodyType text sends the rendered text as text/plain', async () => {
-    const execution = await runToEnd([httpStep('call', { url: `${stub.url}/text-body`, method: 'POST', bodyType: 'text', body: 'hello {{ initial.name }}' })], { name: 'Ada' });
+    const execution = await runToEnd([httpStep('call', { url: `${stub.url}/text-body`, method: 'POST', bodyType: 'text', body: 'hello {{ initial.name }}' })], {
+      name: 'Ada',
+    });
     expect(execution.status).toBe('completed');
     const [seen] = stub.calls('/text-body');
     expect(seen.body).toBe('hello Ada');
@@ -149,7 +151,13 @@ describe('core.http SSRF guard inside a run', () => {
 });
 
 describe('large step outputs', () => {
-  const items = Array.from({ length: 30_000 }, (_, i) => ({ id: `item-${i}`, name: `Item number ${i}`, tags: ['alpha', 'beta', 'gamma'], price: i * 1.5, notes: 'x'.repeat(20) }));
+  const items = Array.from({ length: 30_000 }, (_, i) => ({
+    id: `item-${i}`,
+    name: `Item number ${i}`,
+    tags: ['alpha', 'beta', 'gamma'],
+    price: i * 1.5,
+    notes: 'x'.repeat(20),
+  }));
   const payload = JSON.stringify({ items });
 
   beforeAll(() => {
@@ -158,7 +166,10 @@ describe('large step outputs', () => {
   });
 
   test('a 3 MB response completes the run and a later step reads a field from it', async () => {
-    const execution = await runToEnd([httpStep('big', { url: `${stub.url}/big` }), returnStep('answer', { first: '{{ big.body.items[0].id }}', count: '{{ big.body.items | size }}' })]);
+    const execution = await runToEnd([
+      httpStep('big', { url: `${stub.url}/big` }),
+      returnStep('answer', { first: '{{ big.body.items[0].id }}', count: '{{ big.body.items | size }}' }),
+    ]);
     expect(execution.status).toBe('completed');
     expect(stepOf(execution, 'answer').output).toEqual({ statusCode: 200, body: { first: 'item-0', count: '30000' } });
   });
@@ -189,7 +200,11 @@ describe('many step outputs, each under the offload threshold', () => {
     const steps = Array.from({ length: 40 }, (_, i) => httpStep(`part${i}`, { url: `${stub.url}/medium` }));
     const execution = await runToEnd([...steps, returnStep('answer', { last: '{{ part39.body.items[0].id }}' })]);
     const temporal = await h.services.temporal.client.workflow.getHandle(execution.id).describe();
-    expect({ temporal: temporal.status.name, execution: execution.status, error: execution.error }).toEqual({ temporal: 'COMPLETED', execution: 'completed', error: null });
+    expect({ temporal: temporal.status.name, execution: execution.status, error: execution.error }).toEqual({
+      temporal: 'COMPLETED',
+      execution: 'completed',
+      error: null,
+    });
   });
 });
 
@@ -230,7 +245,11 @@ describe('worker restarts', () => {
           },
         },
         { stepId: 'prev', stepType: 'data-store.get', input: { tableName: table, key: 'counter' } },
-        { stepId: 'count', stepType: 'data-store.set', input: { tableName: table, key: 'counter', value: { writes: '{{ prev.value.writes | default: 0 | plus: 1 }}' } } },
+        {
+          stepId: 'count',
+          stepType: 'data-store.set',
+          input: { tableName: table, key: 'counter', value: { writes: '{{ prev.value.writes | default: 0 | plus: 1 }}' } },
+        },
         returnStep('answer', { label: '{{ think.object.label }}', writes: '{{ prev.value.writes | default: 0 | plus: 1 }}' }),
       ]);
       const started = await as(rh.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: {} });

@@ -59,7 +59,7 @@ describe('listing executions', () => {
     failed = await a.runAndWait(bad.id, { n: 3 });
   });
 
-  test('filtering by workflowId lists only that workflow\'s runs, newest first', async () => {
+  test("filtering by workflowId lists only that workflow's runs, newest first", async () => {
     const list = await a.listExecutions({ workflowId: ok.id });
     expect(list.total).toBe(2);
     expect(list.data.map((e) => e.id)).toEqual([second.id, first.id]);
@@ -122,7 +122,18 @@ describe('listing executions', () => {
 
     test('cannot have a step recorded into the execution', async () => {
       const at = new Date();
-      const row = { stepId: 'intruder', stepType: 'core.http', seq: 99, status: 'completed' as const, attempt: 1, input: null, output: { x: 1 }, error: null, startedAt: at, finishedAt: at };
+      const row = {
+        stepId: 'intruder',
+        stepType: 'core.http',
+        seq: 99,
+        status: 'completed' as const,
+        attempt: 1,
+        input: null,
+        output: { x: 1 },
+        error: null,
+        startedAt: at,
+        finishedAt: at,
+      };
       await h.services.executionsRepository.recordStep(stranger.organizationId, first.id, row);
       expect(stepIds(await a.readExecution(first.id))).not.toContain('intruder');
       await h.services.executionsRepository.recordStep(org.organizationId, first.id, row);
@@ -132,14 +143,23 @@ describe('listing executions', () => {
 });
 
 describe('reading one execution', () => {
-  test('a completed run shows its status, timing and each step\'s rendered input and output', async () => {
+  test("a completed run shows its status, timing and each step's rendered input and output", async () => {
     const wf = await a.createWorkflow([
       { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items/{{ initial.item }}`, searchParams: { q: '{{ initial.q }}' } } },
       returnStep('answer', { url: '{{ fetch.body.url }}' }),
     ]);
     const ran = await a.runAndWait(wf.id, { item: 'abc', q: 'x y' });
     const e = await a.readExecution(ran.id);
-    expect(e).toMatchObject({ id: ran.id, workflowId: wf.id, workflowVersion: 1, mode: 'api', status: 'completed', input: { item: 'abc', q: 'x y' }, error: null, rerunOf: null });
+    expect(e).toMatchObject({
+      id: ran.id,
+      workflowId: wf.id,
+      workflowVersion: 1,
+      mode: 'api',
+      status: 'completed',
+      input: { item: 'abc', q: 'x y' },
+      error: null,
+      rerunOf: null,
+    });
     expect(Date.parse(e.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(e.startedAt));
     expect(e.durationMs).toBe(Date.parse(e.finishedAt!) - Date.parse(e.startedAt));
     expect(stepIds(e)).toEqual(['fetch', 'answer']);
@@ -156,7 +176,7 @@ describe('reading one execution', () => {
     expect(answer).toMatchObject({ stepType: 'core.return', status: 'completed', output: { statusCode: 200, body: { url: '/items/abc?q=x+y' } } });
   });
 
-  test('a failed run shows the failing step with its error, and the run\'s error names it', async () => {
+  test("a failed run shows the failing step with its error, and the run's error names it", async () => {
     const wf = await a.createWorkflow([returnStep('early', { fine: true }), httpStep('explode', `${stub.url}/fail`), returnStep('never', {})]);
     const ran = await a.runAndWait(wf.id);
     const e = await a.readExecution(ran.id);
@@ -249,13 +269,15 @@ describe('running a workflow by id', () => {
 
   test('POST /workflows/:id/runs with wait answers 200 with the ended execution and its steps', async () => {
     const wf = await a.createWorkflow([returnStep('answer', { got: '{{ initial.x }}' })]);
-    const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: { x: 'sync' }, wait: true });
+    const res = await as(h.app, org.ownerToken)
+      .post(`/workflows/${wf.id}/runs`)
+      .send({ input: { x: 'sync' }, wait: true });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', mode: 'api', input: { x: 'sync' }, finishedAt: expect.any(String) });
     expect(res.body.steps).toEqual([expect.objectContaining({ stepId: 'answer', status: 'completed', output: { statusCode: 200, body: { got: 'sync' } } })]);
   });
 
-  test('POST /workflows/:id/test runs with the definition\'s initial by default', async () => {
+  test("POST /workflows/:id/test runs with the definition's initial by default", async () => {
     const wf = await a.createWorkflow([returnStep('answer', { who: '{{ initial.who }}' })], { initial: { who: 'sample' } });
     const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/test`).send({});
     expect(res.status).toBe(200);
@@ -265,7 +287,9 @@ describe('running a workflow by id', () => {
 
   test('POST /workflows/:id/test runs with the given initial instead', async () => {
     const wf = await a.createWorkflow([returnStep('answer', { who: '{{ initial.who }}' })], { initial: { who: 'sample' } });
-    const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/test`).send({ initial: { who: 'given' } });
+    const res = await as(h.app, org.ownerToken)
+      .post(`/workflows/${wf.id}/test`)
+      .send({ initial: { who: 'given' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', mode: 'test', input: { who: 'given' } });
     expect(res.body.steps[0].output.body).toEqual({ who: 'given' });

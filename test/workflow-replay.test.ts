@@ -101,7 +101,12 @@ async function historyOf(name: string, workflowId: string): Promise<History> {
 const replay = (history: History, workflowId: string) => Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
 
 function fixtureFiles(): string[] {
-  return fs.existsSync(HISTORY_DIR) ? fs.readdirSync(HISTORY_DIR).filter((f) => f.endsWith('.json')).sort() : [];
+  return fs.existsSync(HISTORY_DIR)
+    ? fs
+        .readdirSync(HISTORY_DIR)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
 }
 
 function loadFixture(file: string): History {
@@ -152,17 +157,23 @@ describe('histories of live runs replay on the current workflow code', () => {
       input: {
         condition: 'initial.amount > 100',
         then: [returnStep('large', { size: 'large' })],
-        else: [{ stepId: 'lookup', stepType: 'core.http', input: { url: `${stub.url}/lookup` } }, returnStep('small', { size: 'small', seen: '{{ lookup.body.url }}' })],
+        else: [
+          { stepId: 'lookup', stepType: 'core.http', input: { url: `${stub.url}/lookup` } },
+          returnStep('small', { size: 'small', seen: '{{ lookup.body.url }}' }),
+        ],
       },
     },
     returnStep('after', { done: true }),
   ];
 
   test('an HTTP step and a return step', async () => {
-    const id = await runToEnd([
-      { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items`, searchParams: { q: '{{ initial.q }}' } } },
-      returnStep('answer', { first: '{{ fetch.body.items[0].name }}' }),
-    ], { q: 'a b' });
+    const id = await runToEnd(
+      [
+        { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items`, searchParams: { q: '{{ initial.q }}' } } },
+        returnStep('answer', { first: '{{ fetch.body.items[0].name }}' }),
+      ],
+      { q: 'a b' },
+    );
     await expect(replay(await historyOf('http-and-return', id), id)).resolves.toBeUndefined();
   });
 
@@ -188,27 +199,33 @@ describe('histories of live runs replay on the current workflow code', () => {
 
   test('data store set and get steps', async () => {
     const table = uniqueName('replay');
-    const id = await runToEnd([
-      { stepId: 'save', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.id }}', value: { name: '{{ initial.name }}' } } },
-      { stepId: 'load', stepType: 'data-store.get', input: { tableName: table, key: '{{ initial.id }}' } },
-      returnStep('answer', { found: '{{ load.found }}', name: '{{ load.value.name }}' }),
-    ], { id: 'c-1', name: 'Ada' });
+    const id = await runToEnd(
+      [
+        { stepId: 'save', stepType: 'data-store.set', input: { tableName: table, key: '{{ initial.id }}', value: { name: '{{ initial.name }}' } } },
+        { stepId: 'load', stepType: 'data-store.get', input: { tableName: table, key: '{{ initial.id }}' } },
+        returnStep('answer', { found: '{{ load.found }}', name: '{{ load.value.name }}' }),
+      ],
+      { id: 'c-1', name: 'Ada' },
+    );
     await expect(replay(await historyOf('data-store', id), id)).resolves.toBeUndefined();
   });
 
   test('an ai.llm-call step (a regular activity)', async () => {
     llm.respondWith({ label: 'billing' });
-    const id = await runToEnd([
-      {
-        stepId: 'classify',
-        stepType: 'ai.llm-call',
-        input: {
-          provider: { provider: 'openai', connection: llmConnection, model: 'gpt-4o-mini' },
-          mode: { mode: 'structured_output', user_prompt: 'Classify: {{ initial.text }}', output_schema: { label: 'string: the category' } },
+    const id = await runToEnd(
+      [
+        {
+          stepId: 'classify',
+          stepType: 'ai.llm-call',
+          input: {
+            provider: { provider: 'openai', connection: llmConnection, model: 'gpt-4o-mini' },
+            mode: { mode: 'structured_output', user_prompt: 'Classify: {{ initial.text }}', output_schema: { label: 'string: the category' } },
+          },
         },
-      },
-      returnStep('answer', { label: '{{ classify.object.label }}' }),
-    ], { text: 'charged twice' });
+        returnStep('answer', { label: '{{ classify.object.label }}' }),
+      ],
+      { text: 'charged twice' },
+    );
     await expect(replay(await historyOf('llm-call', id), id)).resolves.toBeUndefined();
   });
 
@@ -250,7 +267,10 @@ describe('histories of live runs replay on the current workflow code', () => {
     const started = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: {} });
     expect(started.status).toBe(202);
     const id: string = started.body.executionId;
-    await eventually(async () => llm.requests.length, (n) => n > before);
+    await eventually(
+      async () => llm.requests.length,
+      (n) => n > before,
+    );
     expect((await as(h.app, org.ownerToken).post(`/executions/${id}/cancel`)).status).toBe(200);
     await closed(id);
     expect((await h.services.temporal.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');

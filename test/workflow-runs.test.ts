@@ -22,8 +22,16 @@ afterAll(async () => {
 test('a synchronous webhook answers with the return step, built from the HTTP step output', async () => {
   const wf = await a.createWorkflow(
     [
-      { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items`, method: 'POST', searchParams: { q: '{{ initial.q }}' }, body: { hello: '{{ initial.q }}' } } },
-      { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 201, body: { first: '{{ fetch.body.items[0].name }}', all: '{{ fetch.body }}' } } } },
+      {
+        stepId: 'fetch',
+        stepType: 'core.http',
+        input: { url: `${stub.url}/items`, method: 'POST', searchParams: { q: '{{ initial.q }}' }, body: { hello: '{{ initial.q }}' } },
+      },
+      {
+        stepId: 'answer',
+        stepType: 'core.return',
+        input: { webhookResponse: { statusCode: 201, body: { first: '{{ fetch.body.items[0].name }}', all: '{{ fetch.body }}' } } },
+      },
     ],
     { name: 'sync-smoke' },
   );

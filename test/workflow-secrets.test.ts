@@ -6,7 +6,7 @@ import { createActivityDeps } from '../activities/deps';
 import { createApp } from '../src/app/app';
 import { createLogger } from '../src/logging/logger';
 import { createWorker } from '../src/temporal/worker';
-import { as, createConnection, createTestOrg, Harness, startHarness, TestOrg } from './harness';
+import { as, createConnection, createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
 import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { historyText as historyTextOf, workflowApi, type Execution, type WorkflowApi } from './workflow-api';
 
@@ -31,7 +31,17 @@ const QUOTED_PASSWORD = 'qt-"live"\\9Z';
 const BEARER = `Bearer ${API_KEY}`;
 const BASIC = `Basic ${Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64')}`;
 /** Every value that must never be stored or logged (the username is not a secret). */
-const SECRETS = [SECRET_TOKEN, SECRET_URL, API_KEY, BASIC_PASSWORD, BEARER, BASIC, Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'), SPECIAL_PASSWORD, QUOTED_PASSWORD];
+const SECRETS = [
+  SECRET_TOKEN,
+  SECRET_URL,
+  API_KEY,
+  BASIC_PASSWORD,
+  BEARER,
+  BASIC,
+  Buffer.from(`${BASIC_USER}:${BASIC_PASSWORD}`).toString('base64'),
+  SPECIAL_PASSWORD,
+  QUOTED_PASSWORD,
+];
 
 let h: Harness;
 let app: Express;
@@ -71,7 +81,12 @@ beforeAll(async () => {
   a = workflowApi(app, org);
   const { config, db, keyring } = h.services;
   const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, httpAllowList: [stub.host] } } });
-  const { worker, connection } = await createWorker({ address: config.temporal.address!, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps });
+  const { worker, connection } = await createWorker({
+    address: config.temporal.address!,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps,
+  });
   const running = worker.run();
   stopWorker = async () => {
     worker.shutdown();
@@ -110,12 +125,22 @@ describe('a run using an env secret and connections', () => {
       {
         stepId: 'call',
         stepType: 'core.http',
-        input: { url: `${stub.url}/secret-call`, method: 'POST', headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api', body: { token: '{{ $env.SECRET_TOKEN }}' } },
+        input: {
+          url: `${stub.url}/secret-call`,
+          method: 'POST',
+          headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' },
+          connection: 'vault_api',
+          body: { token: '{{ $env.SECRET_TOKEN }}' },
+        },
       },
       { stepId: 'basic', stepType: 'core.http', input: { url: `${stub.url}/secret-basic`, connection: '{{ $connections.vault_basic }}' } },
       { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { status: '{{ call.status }}' } } } },
       // After the answer: a regular activity, whose input is kept in history.
-      { stepId: 'after', stepType: 'core.http', input: { url: `${stub.url}/secret-after`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
+      {
+        stepId: 'after',
+        stepType: 'core.http',
+        input: { url: `${stub.url}/secret-after`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' },
+      },
     ]);
     const trigger = await a.createTrigger(wf.id);
     webhookResponse = await request(app).post(trigger.path).send({ hello: 'world' });
@@ -216,7 +241,11 @@ describe('a step failing with an error that would echo a secret', () => {
 describe('a server that echoes the credentials back', () => {
   test('the stored step output shows [secret] in place of the echoed values', async () => {
     const wf = await createWorkflow([
-      { stepId: 'echo', stepType: 'core.http', input: { url: `${stub.url}/echo`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' } },
+      {
+        stepId: 'echo',
+        stepType: 'core.http',
+        input: { url: `${stub.url}/echo`, headers: { 'X-Secret-Token': '{{ $env.SECRET_TOKEN }}' }, connection: 'vault_api' },
+      },
     ]);
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
@@ -232,7 +261,9 @@ describe('a server that echoes the credentials back', () => {
 // A viewer may read executions (workflows:view) but not secrets (no secrets:view): the record must not reveal them.
 describe('secrets in encoded form', () => {
   test('a secret sent as a query parameter is masked in the recorded URL, in its URL-encoded form too', async () => {
-    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stub.url}/query-secret`, searchParams: { password: '{{ $env.SPECIAL_PASSWORD }}' } } }]);
+    const wf = await createWorkflow([
+      { stepId: 'call', stepType: 'core.http', input: { url: `${stub.url}/query-secret`, searchParams: { password: '{{ $env.SPECIAL_PASSWORD }}' } } },
+    ]);
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
     expect(new URL(stub.calls('/query-secret')[0].url, stub.url).searchParams.get('password')).toBe(SPECIAL_PASSWORD);
@@ -242,7 +273,9 @@ describe('secrets in encoded form', () => {
   });
 
   test('a secret with quotes and backslashes sent in a JSON body is masked in the recorded body, in its JSON-escaped form too', async () => {
-    const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: `${stub.url}/json-secret`, method: 'POST', body: { password: '{{ $env.QUOTED_PASSWORD }}' } } }]);
+    const wf = await createWorkflow([
+      { stepId: 'call', stepType: 'core.http', input: { url: `${stub.url}/json-secret`, method: 'POST', body: { password: '{{ $env.QUOTED_PASSWORD }}' } } },
+    ]);
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
     expect(JSON.parse(stub.calls('/json-secret')[0].body)).toEqual({ password: QUOTED_PASSWORD });

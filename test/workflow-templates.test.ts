@@ -36,7 +36,12 @@ describe('template roots', () => {
   test('initial.* and <stepId>.* (indexes included) resolve, with or without spaces inside the braces', async () => {
     const wf = await a.createWorkflow([
       http_('fetch', '/roots', { searchParams: { q: '{{initial.q}}' } }),
-      returnStep('answer', { spaced: '{{ fetch.body.items[0].name }}', tight: '{{fetch.body.items[1].name}}', input: '{{ initial.q }}', status: '{{ fetch.status }}' }),
+      returnStep('answer', {
+        spaced: '{{ fetch.body.items[0].name }}',
+        tight: '{{fetch.body.items[1].name}}',
+        input: '{{ initial.q }}',
+        status: '{{ fetch.status }}',
+      }),
     ]);
     const execution = await a.testRun(wf.id, { q: 'hello' });
     expect(execution.status).toBe('completed');
@@ -46,9 +51,12 @@ describe('template roots', () => {
 
   test('$env.KEY resolves with and without spaces inside the braces', async () => {
     const env = await a.createEnvironment({ REGION: 'eu-west-3' });
-    const wf = await a.createWorkflow([http_('call', '/env-root', { headers: { 'X-Tight': '{{$env.REGION}}', 'X-Spaced': '{{ $env.REGION }}', 'X-Mixed': 'region={{ $env.REGION }}' } })], {
-      environment: env,
-    });
+    const wf = await a.createWorkflow(
+      [http_('call', '/env-root', { headers: { 'X-Tight': '{{$env.REGION}}', 'X-Spaced': '{{ $env.REGION }}', 'X-Mixed': 'region={{ $env.REGION }}' } })],
+      {
+        environment: env,
+      },
+    );
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
     const [req] = stub.calls('/env-root');
@@ -60,7 +68,9 @@ describe('template roots', () => {
   test('$connections.<name>.<field> reads a field of the connection config', async () => {
     const name = uniqueName('conn');
     await createConnection(h.app, org, { name, type: 'api-key', config: { apiKey: 'ck-field-1234', headerName: 'X-Api-Key' } });
-    const wf = await a.createWorkflow([http_('call', '/connection-root', { headers: { 'X-Key': `{{ $connections.${name}.apiKey }}`, 'X-Tight': `{{$connections.${name}.apiKey}}` } })]);
+    const wf = await a.createWorkflow([
+      http_('call', '/connection-root', { headers: { 'X-Key': `{{ $connections.${name}.apiKey }}`, 'X-Tight': `{{$connections.${name}.apiKey}}` } }),
+    ]);
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
     const [req] = stub.calls('/connection-root');
@@ -71,7 +81,10 @@ describe('template roots', () => {
 
 describe('filters', () => {
   test('size counts an array and a string', async () => {
-    const wf = await a.createWorkflow([http_('fetch', '/size'), returnStep('answer', { items: '{{ fetch.body.items | size }}', word: '{{ fetch.body.word | size }}' })]);
+    const wf = await a.createWorkflow([
+      http_('fetch', '/size'),
+      returnStep('answer', { items: '{{ fetch.body.items | size }}', word: '{{ fetch.body.word | size }}' }),
+    ]);
     const execution = await a.testRun(wf.id);
     expect(answered(execution)).toEqual({ items: '3', word: '8' });
   });
@@ -85,7 +98,11 @@ describe('filters', () => {
   test('substring takes a start and a length, or a start alone', async () => {
     const wf = await a.createWorkflow([
       http_('fetch', '/substring'),
-      returnStep('answer', { both: '{{ fetch.body.word | substring: 2, 3 }}', startOnly: '{{ fetch.body.word | substring: 2 }}', initial: '{{ initial.code | substring: 0, 2 }}' }),
+      returnStep('answer', {
+        both: '{{ fetch.body.word | substring: 2, 3 }}',
+        startOnly: '{{ fetch.body.word | substring: 2 }}',
+        initial: '{{ initial.code | substring: 0, 2 }}',
+      }),
     ]);
     const execution = await a.testRun(wf.id, { code: 'FR-75' });
     expect(answered(execution)).toEqual({ both: 'cde', startOnly: 'cdefgh', initial: 'FR' });
@@ -108,7 +125,12 @@ describe('whole-value templates', () => {
   test('a field that is exactly one {{ expr }} keeps its JSON value; text around a template makes a string', async () => {
     const wf = await a.createWorkflow([
       http_('fetch', '/mixed'),
-      returnStep('answer', { list: '{{ fetch.body.items }}', first: '{{ fetch.body.items[0] }}', text: 'first is {{ fetch.body.items[0].name }}', count: 'count: {{ fetch.body.items | size }}' }),
+      returnStep('answer', {
+        list: '{{ fetch.body.items }}',
+        first: '{{ fetch.body.items[0] }}',
+        text: 'first is {{ fetch.body.items[0].name }}',
+        count: 'count: {{ fetch.body.items | size }}',
+      }),
     ]);
     const execution = await a.testRun(wf.id);
     expect(answered(execution)).toEqual({ list: FIXTURE.items, first: { name: 'first' }, text: 'first is first', count: 'count: 3' });
@@ -180,7 +202,10 @@ describe('connections applied to core.http', () => {
   test('an api-key connection by default sends Authorization: Bearer <key> (connection by name and by {{ $connections.x }})', async () => {
     const name = uniqueName('api');
     await createConnection(h.app, org, { name, type: 'api-key', config: { apiKey: 'ck-default-3456' } });
-    const wf = await a.createWorkflow([http_('byName', '/api-key-name', { connection: name }), http_('byTemplate', '/api-key-template', { connection: `{{ $connections.${name} }}` })]);
+    const wf = await a.createWorkflow([
+      http_('byName', '/api-key-name', { connection: name }),
+      http_('byTemplate', '/api-key-template', { connection: `{{ $connections.${name} }}` }),
+    ]);
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('completed');
     expect(stub.calls('/api-key-name')[0].headers.authorization).toBe('Bearer ck-default-3456');
@@ -245,7 +270,15 @@ describe('data store steps', () => {
   test('set then get in one run, with templates in the value; a missing key is found: false; the table is listed', async () => {
     const tableName = uniqueName('tpl');
     const wf = await a.createWorkflow([
-      { stepId: 'save', stepType: 'data-store.set', input: { tableName, key: 'user-{{ initial.id }}', value: { name: '{{ initial.name }}', tags: '{{ initial.tags }}', label: 'n={{ initial.tags | size }}' } } },
+      {
+        stepId: 'save',
+        stepType: 'data-store.set',
+        input: {
+          tableName,
+          key: 'user-{{ initial.id }}',
+          value: { name: '{{ initial.name }}', tags: '{{ initial.tags }}', label: 'n={{ initial.tags | size }}' },
+        },
+      },
       { stepId: 'load', stepType: 'data-store.get', input: { tableName, key: 'user-{{ initial.id }}' } },
       { stepId: 'missing', stepType: 'data-store.get', input: { tableName, key: 'nobody-{{ initial.id }}' } },
       returnStep('answer', { name: '{{ load.value.name }}', found: '{{ missing.found }}' }),

@@ -1,4 +1,4 @@
-import { as, createTestOrg, expectError, Harness, startHarness, TestOrg } from './harness';
+import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -11,7 +11,11 @@ const definition = (name: string, extra: object = {}) => ({
   name,
   initial: { userId: 42 },
   steps: [
-    { stepId: 'fetch', stepType: 'core.http', input: { url: 'https://api.example.test/users/{{ initial.userId }}', method: 'GET', searchParams: { full: 'true' }, retry: { limit: 2 } } },
+    {
+      stepId: 'fetch',
+      stepType: 'core.http',
+      input: { url: 'https://api.example.test/users/{{ initial.userId }}', method: 'GET', searchParams: { full: 'true' }, retry: { limit: 2 } },
+    },
     { stepId: 'reply', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { name: '{{ fetch.body.name }}' } } } },
   ],
   ...extra,
@@ -28,7 +32,12 @@ describe('workflow definitions', () => {
     const org = await createTestOrg(h.services);
     const body = definition('lookup-user');
     const created = await createWorkflow(org, body);
-    expect(created).toMatchObject({ name: 'lookup-user', version: 1, organizationId: org.organizationId, settings: { defaultEnvironmentId: null, defaultEnvironment: null } });
+    expect(created).toMatchObject({
+      name: 'lookup-user',
+      version: 1,
+      organizationId: org.organizationId,
+      settings: { defaultEnvironmentId: null, defaultEnvironment: null },
+    });
     expect(created.definition.steps).toEqual([{ ...body.steps[0], input: { ...body.steps[0].input } }, body.steps[1]]);
     expect((await as(h.app, org.tokens.viewer).get(`/workflows/${created.id}`)).body).toEqual(created);
     expect((await as(h.app, org.tokens.viewer).get('/workflows')).body).toEqual({ total: 1, data: [created] });
@@ -38,10 +47,34 @@ describe('workflow definitions', () => {
     const org = await createTestOrg(h.services);
     const cases: Array<[object, string, string]> = [
       [{ name: 'w', steps: [{ stepId: 'a', stepType: 'core.teleport', input: {} }] }, 'steps.0.stepType', 'validation_failed'],
-      [{ name: 'w', steps: [{ stepId: 'a-b', stepType: 'core.return', input: { webhookResponse: { statusCode: 200 } } }] }, 'steps.0.stepId', 'validation_failed'],
+      [
+        { name: 'w', steps: [{ stepId: 'a-b', stepType: 'core.return', input: { webhookResponse: { statusCode: 200 } } }] },
+        'steps.0.stepId',
+        'validation_failed',
+      ],
       [{ name: 'w', steps: [{ stepId: 'a', stepType: 'core.http', input: { url: '{{ initial.x ' } }] }, 'steps.0.input.url', 'invalid_definition'],
-      [{ name: 'w', steps: [{ stepId: 'a', stepType: 'core.http', input: { url: '{{ b.body }}' } }, { stepId: 'b', stepType: 'core.http', input: { url: 'x' } }] }, 'steps.0.input.url', 'invalid_definition'],
-      [{ name: 'w', steps: [{ stepId: 'a', stepType: 'core.http', input: { url: 'x' } }, { stepId: 'a', stepType: 'core.http', input: { url: 'y' } }] }, 'steps.1.stepId', 'invalid_definition'],
+      [
+        {
+          name: 'w',
+          steps: [
+            { stepId: 'a', stepType: 'core.http', input: { url: '{{ b.body }}' } },
+            { stepId: 'b', stepType: 'core.http', input: { url: 'x' } },
+          ],
+        },
+        'steps.0.input.url',
+        'invalid_definition',
+      ],
+      [
+        {
+          name: 'w',
+          steps: [
+            { stepId: 'a', stepType: 'core.http', input: { url: 'x' } },
+            { stepId: 'a', stepType: 'core.http', input: { url: 'y' } },
+          ],
+        },
+        'steps.1.stepId',
+        'invalid_definition',
+      ],
       [{ name: 'has space', steps: [] }, 'name', 'validation_failed'],
     ];
     for (const [body, path, code] of cases) {

@@ -105,7 +105,10 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       throw err;
     }
     // Only a step's own failure is described to callers; anything else is an internal error, named by the run.
-    const error = err instanceof StepFailed ? { stepId: err.stepId, message: err.message } : { message: 'The run failed on an internal error; an operator can see it in Temporal' };
+    const error =
+      err instanceof StepFailed
+        ? { stepId: err.stepId, message: err.message }
+        : { message: 'The run failed on an internal error; an operator can see it in Temporal' };
     answer ??= { kind: 'failed', ...error };
     await end({ status: 'failed', error });
     await settle();

@@ -184,9 +184,7 @@ describe('resolveAllowed', () => {
   test('an IP literal is judged without DNS; the refusal names the host and the kind of range', async () => {
     await expect(resolveAllowed(policy, '8.8.8.8', 443)).resolves.toBe('8.8.8.8');
     await expect(resolveAllowed(policy, '169.254.169.254', 80)).rejects.toThrow(
-      new OutboundRefused(
-        'Refused to connect to 169.254.169.254 (link-local address): address not allowed; an operator can allow it in HTTP_OUTBOUND_ALLOW',
-      ),
+      new OutboundRefused('Refused to connect to 169.254.169.254 (link-local address): address not allowed; an operator can allow it in HTTP_OUTBOUND_ALLOW'),
     );
   });
 
@@ -204,15 +202,11 @@ describe('resolveAllowed', () => {
 
   test('a hostname is refused naming the host, never the address it resolves to', async () => {
     const err = (await resolveAllowed(policy, 'localhost', 80).catch((e: unknown) => e)) as Error;
-    expect(err.message).toBe(
-      'Refused to connect to localhost (loopback address): address not allowed; an operator can allow it in HTTP_OUTBOUND_ALLOW',
-    );
+    expect(err.message).toBe('Refused to connect to localhost (loopback address): address not allowed; an operator can allow it in HTTP_OUTBOUND_ALLOW');
     expect(err.message).not.toMatch(/127\.0\.0\.1|::1/);
   });
 
   test('a hostname resolves to an allowed address', async () => {
-    await expect(resolveAllowed(createAddressPolicy(['127.0.0.1', '::1']), 'localhost', 80)).resolves.toMatch(
-      /^(127\.0\.0\.1|::1)$/,
-    );
+    await expect(resolveAllowed(createAddressPolicy(['127.0.0.1', '::1']), 'localhost', 80)).resolves.toMatch(/^(127\.0\.0\.1|::1)$/);
   });
 });

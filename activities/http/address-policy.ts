@@ -134,14 +134,15 @@ function hostEntry(network: Address, port?: number): AllowEntry {
  * Throws a clear Error naming the first bad entry; blank entries are skipped.
  */
 export function createAddressPolicy(allowList: string[]): AddressPolicy {
-  const entries = allowList.map((e) => e.trim()).filter((e) => e !== '').map(parseEntry);
+  const entries = allowList
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+    .map(parseEntry);
 
   function judge(address: Address, port: number): string | null {
     const reason = nonPublicReason(address);
     if (reason === null) return null;
-    const covering = entries.filter(
-      (e) => e.network.kind() === address.kind() && address.match(e.network, e.bits),
-    );
+    const covering = entries.filter((e) => e.network.kind() === address.kind() && address.match(e.network, e.bits));
     if (covering.some((e) => e.port === undefined || e.port === port)) return null;
     // Say so explicitly, or "add it to the allow-list" reads as nonsense when it is there.
     return covering.length > 0 ? `${reason}, not allow-listed on port ${port}` : reason;

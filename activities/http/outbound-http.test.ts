@@ -202,9 +202,7 @@ describe('SSRF guard', () => {
   });
 
   test('an allow-list entry for another port still refuses; a CIDR allows', async () => {
-    await expect(send(make([`127.0.0.1:${other.port}`]), `${base()}/echo`)).rejects.toThrow(
-      `not allow-listed on port ${main.port}`,
-    );
+    await expect(send(make([`127.0.0.1:${other.port}`]), `${base()}/echo`)).rejects.toThrow(`not allow-listed on port ${main.port}`);
     expect((await send(make(['127.0.0.0/8']), `${base()}/echo`)).status).toBe(200);
   });
 
@@ -288,9 +286,7 @@ describe('redirects', () => {
       const hits = other.hits;
       const err = (await send(both, toOther(status), { method, body: 'SECRET-BODY', headers }).catch((e: unknown) => e)) as Error;
       expect(err).toBeInstanceOf(OutboundRedirectRefused);
-      expect(err.message).toBe(
-        `Redirect (${status}) to 127.0.0.1:${other.port} not followed: the request body is not re-sent to another origin`,
-      );
+      expect(err.message).toBe(`Redirect (${status}) to 127.0.0.1:${other.port} not followed: the request body is not re-sent to another origin`);
       expect(other.hits).toBe(hits);
     });
 
@@ -342,9 +338,7 @@ describe('failures', () => {
     const port = (silent.address() as AddressInfo).port;
     const started = Date.now();
     try {
-      await expect(send(make(['127.0.0.1']), `https://127.0.0.1:${port}/`, { timeoutMs: 300 })).rejects.toThrow(
-        OutboundTimeout,
-      );
+      await expect(send(make(['127.0.0.1']), `https://127.0.0.1:${port}/`, { timeoutMs: 300 })).rejects.toThrow(OutboundTimeout);
       expect(Date.now() - started).toBeLessThan(1500);
     } finally {
       // Otherwise the Agent keeps connecting until undici's 10 s connect timeout and close() waits for it.
@@ -379,10 +373,7 @@ describe('failures', () => {
     expect(err.message).toContain('does-not-exist.invalid');
   });
 
-  test.each(['ftp://example.com/', 'not a url', 'http://user:pass@example.com/', 'javascript:alert(1)'])(
-    '%s is an invalid URL',
-    async (url) => {
-      await expect(send(strict, url)).rejects.toThrow(OutboundInvalidUrl);
-    },
-  );
+  test.each(['ftp://example.com/', 'not a url', 'http://user:pass@example.com/', 'javascript:alert(1)'])('%s is an invalid URL', async (url) => {
+    await expect(send(strict, url)).rejects.toThrow(OutboundInvalidUrl);
+  });
 });

@@ -139,8 +139,14 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function isOutboundError(err: unknown): boolean {
-  return err instanceof OutboundRefused || err instanceof OutboundTimeout || err instanceof OutboundInvalidUrl
-    || err instanceof OutboundResponseTooLarge || err instanceof OutboundTooManyRedirects || err instanceof OutboundRedirectRefused;
+  return (
+    err instanceof OutboundRefused ||
+    err instanceof OutboundTimeout ||
+    err instanceof OutboundInvalidUrl ||
+    err instanceof OutboundResponseTooLarge ||
+    err instanceof OutboundTooManyRedirects ||
+    err instanceof OutboundRedirectRefused
+  );
 }
 
 /** The client `core.http` uses; one per worker, closed on shutdown. */
@@ -182,8 +188,8 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
         throw new OutboundTooManyRedirects(`More than ${options.maxRedirects} redirects, last from ${url.host}`);
       }
       const next = parseUrl(location, url);
-      const becomesGet = (res.statusCode === 303 && method !== 'GET' && method !== 'HEAD')
-        || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST');
+      const becomesGet =
+        (res.statusCode === 303 && method !== 'GET' && method !== 'HEAD') || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST');
       if (becomesGet) {
         method = 'GET';
         body = undefined;

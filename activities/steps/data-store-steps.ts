@@ -1,4 +1,4 @@
-import { createDataStoreActivities } from '../data-stores';
+import { type createDataStoreActivities } from '../data-stores';
 import type { StepRequest } from '../../workflows/run.types';
 import { asText } from '../../src/templates/template-renderer';
 import { StepError } from './step-errors';
@@ -31,7 +31,10 @@ export function createDataStoreSteps(deps: StepRunnerDeps, records: ReturnType<t
         const value = await scope.renderDeep(request.step.input.value);
         trace.input = { tableName, key, value, ...(ttlSeconds ? { ttlSeconds } : {}) };
         if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-          throw new StepError(`value must be an object (or a template yielding one); it rendered to ${Array.isArray(value) ? 'an array' : typeof value}`, 'InvalidStepInput');
+          throw new StepError(
+            `value must be an object (or a template yielding one); it rendered to ${Array.isArray(value) ? 'an array' : typeof value}`,
+            'InvalidStepInput',
+          );
         }
         const outcome = await records.writeDataStoreRecords({
           organizationId: request.run.organizationId,

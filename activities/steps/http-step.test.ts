@@ -285,10 +285,7 @@ describe('core.http', () => {
   test('an offloaded earlier output is loaded back for templates', async () => {
     const { httpStep, stepOutputsCalls } = fakeDeps(new Map([['fetch', { body: { items: [{ id: 'loaded-7' }] } }]]));
     await httpStep(
-      request(
-        { url: url('/echo/{{ fetch.body.items[0].id }}/{{ small.v }}') },
-        { steps: { fetch: { $offloaded: { stepId: 'fetch' } }, small: { v: 's' } } },
-      ),
+      request({ url: url('/echo/{{ fetch.body.items[0].id }}/{{ small.v }}') }, { steps: { fetch: { $offloaded: { stepId: 'fetch' } }, small: { v: 's' } } }),
     );
     expect(received[0].url).toBe('/echo/loaded-7/s');
     expect(stepOutputsCalls).toEqual([['o', 'e', ['fetch']]]);
@@ -319,7 +316,7 @@ describe('core.http', () => {
   describe('a redirect to another origin', () => {
     const toOther = (status: number) => url(`/redirect?status=${status}&to=${encodeURIComponent(`http://127.0.0.1:${otherPort}/landing`)}`);
 
-    test.each(['crm', 'basic'])('gets none of the step headers, the %s connection\'s included', async (connection) => {
+    test.each(['crm', 'basic'])("gets none of the step headers, the %s connection's included", async (connection) => {
       const { httpStep } = fakeDeps();
       const result = await httpStep(request({ url: toOther(302), headers: { 'X-Trace': 't-1', Accept: 'application/json' }, connection }));
       expect((result.output as { status: number }).status).toBe(200);
@@ -330,7 +327,9 @@ describe('core.http', () => {
 
     test('a 307 with a body fails as a non-retryable RedirectRefused; the other origin receives nothing', async () => {
       const { httpStep, rows } = fakeDeps();
-      const failure = await failureOf(httpStep(request({ url: toOther(307), method: 'POST', body: { secret: 'body-0001' }, connection: 'plainKey', retry: { limit: 2 } })));
+      const failure = await failureOf(
+        httpStep(request({ url: toOther(307), method: 'POST', body: { secret: 'body-0001' }, connection: 'plainKey', retry: { limit: 2 } })),
+      );
       expect(failure.type).toBe('RedirectRefused');
       expect(failure.nonRetryable).toBe(true);
       expect(failure.message).toBe(`Redirect (307) to 127.0.0.1:${otherPort} not followed: the request body is not re-sent to another origin`);

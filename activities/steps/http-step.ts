@@ -64,7 +64,11 @@ function parseUrl(text: string): URL {
 }
 
 /** JSON unless `bodyType` is text; the content type follows unless the step set one. */
-async function renderBody(input: StepRequest['step']['input'], headers: Record<string, string>, scope: StepScope): Promise<{ rendered: unknown; text: string } | undefined> {
+async function renderBody(
+  input: StepRequest['step']['input'],
+  headers: Record<string, string>,
+  scope: StepScope,
+): Promise<{ rendered: unknown; text: string } | undefined> {
   if (input.body === undefined) return undefined;
   const rendered = await scope.renderDeep(input.body);
   const asPlainText = input.bodyType === 'text';
@@ -90,7 +94,10 @@ function applyConnection(headers: Record<string, string>, connection: ResolvedCo
     name = 'Authorization';
     value = `Basic ${Buffer.from(`${String(config.username ?? '')}:${String(config.password ?? '')}`).toString('base64')}`;
   } else {
-    throw new StepError(`Connection "${connection.name}" has type "${connection.type}", which core.http cannot apply; use an api-key or basic-auth connection`, 'InvalidStepInput');
+    throw new StepError(
+      `Connection "${connection.name}" has type "${connection.type}", which core.http cannot apply; use an api-key or basic-auth connection`,
+      'InvalidStepInput',
+    );
   }
   scope.addSecret(value);
   for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];

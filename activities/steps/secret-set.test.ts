@@ -5,7 +5,14 @@ describe('SecretSet', () => {
     const set = new SecretSet();
     set.add('pw/live+"x"');
     set.add('eu');
-    expect(set.mask({ a: 'pw/live+"x"', [`k pw${encodeURIComponent('/live+"x"')}`]: 'q=pw%2Flive%2B%22x%22', j: JSON.stringify({ p: 'pw/live+"x"' }), region: 'eu' })).toEqual({
+    expect(
+      set.mask({
+        a: 'pw/live+"x"',
+        [`k pw${encodeURIComponent('/live+"x"')}`]: 'q=pw%2Flive%2B%22x%22',
+        j: JSON.stringify({ p: 'pw/live+"x"' }),
+        region: 'eu',
+      }),
+    ).toEqual({
       a: MASK,
       [`k ${MASK}`]: `q=${MASK}`,
       j: `{"p":"${MASK}"}`,

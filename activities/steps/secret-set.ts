@@ -45,7 +45,13 @@ export class SecretSet implements SecretTracker {
   /** A copy of `value` with every secret replaced by [secret], keys included. */
   mask<T>(value: T): T {
     if (this.forms.size === 0) return value;
-    this.pattern ??= new RegExp([...this.forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+    this.pattern ??= new RegExp(
+      [...this.forms]
+        .sort((a, b) => b.length - a.length)
+        .map(escapeRegExp)
+        .join('|'),
+      'g',
+    );
     const pattern = this.pattern;
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return v.replace(pattern, MASK);

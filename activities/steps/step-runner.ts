@@ -26,11 +26,7 @@ export interface StepTrace {
  * large output, and turning errors into Temporal failures that say whether a
  * retry could help. Nothing unmasked leaves this function.
  */
-export async function runStep(
-  deps: StepRunnerDeps,
-  request: StepRequest,
-  work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
-): Promise<StepResult> {
+export async function runStep(deps: StepRunnerDeps, request: StepRequest, work: (scope: StepScope, trace: StepTrace) => Promise<unknown>): Promise<StepResult> {
   const startedAt = new Date();
   const activity = activityContext();
   const attempt = activity?.info.attempt ?? 1;
@@ -93,7 +89,9 @@ async function loadInitial(deps: StepRunnerDeps, request: StepRequest): Promise<
 
 async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promise<Record<string, unknown>> {
   const steps = { ...request.context.steps };
-  const offloaded = Object.entries(steps).filter(([, v]) => isOffloaded(v)).map(([id]) => id);
+  const offloaded = Object.entries(steps)
+    .filter(([, v]) => isOffloaded(v))
+    .map(([id]) => id);
   if (offloaded.length === 0) return steps;
   const outputs = await deps.executions.stepOutputs(request.run.organizationId, request.run.executionId, offloaded);
   for (const id of offloaded) steps[id] = outputs.get(id) ?? null;
@@ -104,7 +102,12 @@ async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promis
 function toFailure(err: unknown, scope: StepScope): ApplicationFailure {
   const message = scope.mask(err instanceof Error ? err.message : String(err));
   if (err instanceof ApplicationFailure) {
-    return ApplicationFailure.create({ message, type: err.type ?? undefined, nonRetryable: err.nonRetryable ?? false, details: err.details ? scope.mask([...err.details]) : undefined });
+    return ApplicationFailure.create({
+      message,
+      type: err.type ?? undefined,
+      nonRetryable: err.nonRetryable ?? false,
+      details: err.details ? scope.mask([...err.details]) : undefined,
+    });
   }
   if (err instanceof StepError) return ApplicationFailure.create({ message, type: err.type, nonRetryable: !err.retryable });
   if (err instanceof TemplateError) return ApplicationFailure.create({ message, type: 'TemplateError', nonRetryable: true });

@@ -147,7 +147,12 @@ describe('$env', () => {
     const sources = new FakeSources({ X: 'y' }, CONNECTIONS);
     const scope = new StepScope(renderer, sources, { executionId: 'e', organizationId: 'o' }, CONTEXT);
     expect(await scope.render('{{ initial.name }}')).toBe('Ada');
-    for (const use of [() => scope.render('{{ $env.X }}'), () => scope.render('x {{ $env.X }} y'), () => scope.test('$env.X'), () => scope.connection('{{ $env.X }}')]) {
+    for (const use of [
+      () => scope.render('{{ $env.X }}'),
+      () => scope.render('x {{ $env.X }} y'),
+      () => scope.test('$env.X'),
+      () => scope.connection('{{ $env.X }}'),
+    ]) {
       const err = (await use().catch((e: unknown) => e)) as Error;
       expect(err).toBeInstanceOf(TemplateError);
       expect(err.message).toMatch(/\$env is used but the run has no environment/);

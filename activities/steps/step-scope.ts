@@ -163,7 +163,7 @@ export class StepScope {
   private environmentValues(): Promise<Record<string, EnvironmentValue>> {
     const { organizationId, environmentId } = this.run;
     if (!environmentId) {
-      return Promise.reject(new TemplateError('$env is used but the run has no environment: set the workflow\'s default environment or call with ?env=<name>'));
+      return Promise.reject(new TemplateError("$env is used but the run has no environment: set the workflow's default environment or call with ?env=<name>"));
     }
     this.environment ??= this.sources.environmentValues(organizationId, environmentId);
     return this.environment;

@@ -24,7 +24,10 @@ export async function startService(env: Record<string, string>, logFile: string,
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}; see ${logFile}`);
-    const ok = await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`service did not become healthy; see ${logFile}`);
     await new Promise((r) => setTimeout(r, 500));

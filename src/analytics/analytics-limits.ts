@@ -17,11 +17,7 @@ export interface AnalyticsSlots {
 
 export function analyticsSlots(limits: Config['analytics']): AnalyticsSlots {
   const whenFull = () =>
-    new TooManyRequestsError(
-      'This organization has too many analytics requests waiting; try again shortly',
-      'analytics_busy',
-      RETRY_AFTER_SECONDS,
-    );
+    new TooManyRequestsError('This organization has too many analytics requests waiting; try again shortly', 'analytics_busy', RETRY_AFTER_SECONDS);
   return {
     // All but one connection: another organization always finds one free.
     queries: new FairScheduler({

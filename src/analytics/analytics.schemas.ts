@@ -16,26 +16,51 @@ const Member = z.string().min(1).max(300);
 
 /** Cube 0.35's filter operators (api-gateway query.js), checked here so a typo gets a message naming them. */
 export const FILTER_OPERATORS = [
-  'equals', 'notEquals', 'contains', 'notContains', 'startsWith', 'notStartsWith', 'endsWith', 'notEndsWith', 'in', 'notIn',
-  'gt', 'gte', 'lt', 'lte', 'set', 'notSet', 'inDateRange', 'notInDateRange', 'onTheDate', 'beforeDate', 'beforeOrOnDate',
-  'afterDate', 'afterOrOnDate', 'measureFilter',
+  'equals',
+  'notEquals',
+  'contains',
+  'notContains',
+  'startsWith',
+  'notStartsWith',
+  'endsWith',
+  'notEndsWith',
+  'in',
+  'notIn',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'set',
+  'notSet',
+  'inDateRange',
+  'notInDateRange',
+  'onTheDate',
+  'beforeDate',
+  'beforeOrOnDate',
+  'afterDate',
+  'afterOrOnDate',
+  'measureFilter',
 ] as const;
 const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? null : String(v)));
 
-export type Filter =
-  | { member?: string; dimension?: string; operator: string; values?: Array<string | null> }
-  | { and: Filter[] }
-  | { or: Filter[] };
+export type Filter = { member?: string; dimension?: string; operator: string; values?: Array<string | null> } | { and: Filter[] } | { or: Filter[] };
 
-export const Filter: z.ZodType<Filter> = z.lazy(() =>
-  z.union([
-    z.strictObject({ and: z.array(Filter).max(50) }),
-    z.strictObject({ or: z.array(Filter).max(50) }),
-    z
-      .strictObject({ member: Member.optional(), dimension: Member.optional(), operator: z.enum(FILTER_OPERATORS, { error: `must be one of ${FILTER_OPERATORS.join(', ')}` }), values: z.array(FilterValue).max(1000).optional() })
-      .refine((f) => f.member !== undefined || f.dimension !== undefined, 'name the filtered field as member or dimension'),
-  ]),
-).openapi('AnalyticsFilter') as z.ZodType<Filter>;
+export const Filter: z.ZodType<Filter> = z
+  .lazy(() =>
+    z.union([
+      z.strictObject({ and: z.array(Filter).max(50) }),
+      z.strictObject({ or: z.array(Filter).max(50) }),
+      z
+        .strictObject({
+          member: Member.optional(),
+          dimension: Member.optional(),
+          operator: z.enum(FILTER_OPERATORS, { error: `must be one of ${FILTER_OPERATORS.join(', ')}` }),
+          values: z.array(FilterValue).max(1000).optional(),
+        })
+        .refine((f) => f.member !== undefined || f.dimension !== undefined, 'name the filtered field as member or dimension'),
+    ]),
+  )
+  .openapi('AnalyticsFilter') as z.ZodType<Filter>;
 
 const DateRange = z.union([z.string().min(1).max(100), z.tuple([z.string().max(40), z.string().max(40)])]);
 
@@ -73,5 +98,7 @@ export const DistinctValuesBody = z.strictObject({
 export type DistinctValuesBody = z.output<typeof DistinctValuesBody>;
 
 const MetaMember = z.object({ name: z.string(), title: z.string(), type: z.string(), calculated: z.boolean().optional() });
-export const MetaEntry = z.object({ name: z.string(), title: z.string(), measures: z.array(MetaMember), dimensions: z.array(MetaMember) }).openapi('AnalyticsMetaEntry');
+export const MetaEntry = z
+  .object({ name: z.string(), title: z.string(), measures: z.array(MetaMember), dimensions: z.array(MetaMember) })
+  .openapi('AnalyticsMetaEntry');
 export type MetaEntry = z.output<typeof MetaEntry>;

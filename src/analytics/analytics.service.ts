@@ -76,10 +76,12 @@ export class AnalyticsService {
     const aliases = columns.map((m) => aliasOf.get(m)!);
     const titles = columns.map((m) => this.columnTitle(model, m));
     // A statement timeout before the first row is answered by the error middleware (504 query_timeout).
-    await this.slots.exports.run(organizationId, () => this.exporter.stream(sql, params, aliases, titles, out)).catch((err) => {
-      if (err instanceof StalledReader) this.logger.info({ organizationId, reason: err.message }, 'CSV export cut off');
-      throw err;
-    });
+    await this.slots.exports
+      .run(organizationId, () => this.exporter.stream(sql, params, aliases, titles, out))
+      .catch((err) => {
+        if (err instanceof StalledReader) this.logger.info({ organizationId, reason: err.message }, 'CSV export cut off');
+        throw err;
+      });
   }
 
   /** Values of one dimension, sorted, with an optional substring filter and date range; unknown or disabled sources give none. */
@@ -94,7 +96,13 @@ export class AnalyticsService {
     const filters: Array<Record<string, unknown>> = [{ member, operator: 'set' }];
     if (body.search) filters.push({ member, operator: 'contains', values: [body.search] });
     const timeDimensions = body.dateRange ? [{ dimension: `${source.servingRelation}.${timeField(source.recordSchema)}`, dateRange: body.dateRange }] : [];
-    const answer = await this.load(organizationId, model.context, { dimensions: [member], filters, timeDimensions, order: { [member]: 'asc' }, limit: body.limit });
+    const answer = await this.load(organizationId, model.context, {
+      dimensions: [member],
+      filters,
+      timeDimensions,
+      order: { [member]: 'asc' },
+      limit: body.limit,
+    });
     return answer.data.map((row: Record<string, unknown>) => String(row[member]));
   }
 

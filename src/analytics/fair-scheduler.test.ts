@@ -62,7 +62,7 @@ describe('FairScheduler', () => {
     expect(started).toEqual(['a0', 'b0', 'c0', 'a1']);
   });
 
-  it('keeps each key\'s own tasks in arrival order', async () => {
+  it("keeps each key's own tasks in arrival order", async () => {
     const { started, submit, finish } = harness({ concurrency: 2, perKey: 1 });
     for (let i = 0; i < 3; i++) void submit('a', `a${i}`);
     await flush();

@@ -18,7 +18,13 @@ export const sourceAlias = (member: string) => member.split('.')[0];
  */
 export function toCubeQuery(q: AnalyticsQuery, timeDimensionOf: (alias: string) => string | undefined): Record<string, unknown> {
   const filters = (list: Filter[]): unknown[] =>
-    list.map((f) => ('and' in f ? { and: filters(f.and) } : 'or' in f ? { or: filters(f.or) } : { member: f.member ?? f.dimension, operator: f.operator, ...(f.values ? { values: f.values } : {}) }));
+    list.map((f) =>
+      'and' in f
+        ? { and: filters(f.and) }
+        : 'or' in f
+          ? { or: filters(f.or) }
+          : { member: f.member ?? f.dimension, operator: f.operator, ...(f.values ? { values: f.values } : {}) },
+    );
   let timeDimensions: Array<Record<string, unknown>> = q.timeDimensions.map((t) => ({ ...t }));
   if (q.timeRange) {
     if (timeDimensions.length > 0) timeDimensions = timeDimensions.map((t) => ({ ...t, dateRange: t.dateRange ?? q.timeRange!.value }));

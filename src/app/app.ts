@@ -1,4 +1,4 @@
-import express, { Express, RequestHandler, Router } from 'express';
+import express, { type Express, type RequestHandler, Router } from 'express';
 import pinoHttp from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import swaggerUi from 'swagger-ui-express';
@@ -71,7 +71,11 @@ export function createApp(services: Services): Express {
     res.json(document);
   });
   // swagger-ui-express ships assets from npm (no CDN) and is typed for Express 4; its handlers work on 5.
-  app.use('/docs', ...(swaggerUi.serve as unknown as RequestHandler[]), swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler);
+  app.use(
+    '/docs',
+    ...(swaggerUi.serve as unknown as RequestHandler[]),
+    swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler,
+  );
   registerWebhookHost(app, {
     host: services.webhookHost,
     runs: services.runs,

@@ -1,4 +1,4 @@
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { AccessToken, type TokenKind } from './access-token.entity';
 import type { Page } from '../http/pagination';
 import type { Role } from './roles';

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../errors/errors';
 import type { AuthContext } from '../http/request-context';
-import { AccessTokensRepository } from './access-tokens.repository';
+import { type AccessTokensRepository } from './access-tokens.repository';
 import { outranks, ROLE_PERMISSIONS } from './roles';
 import { hashToken } from './token-secret';
 
@@ -31,10 +31,7 @@ export function createAuthenticate(tokens: AccessTokensRepository) {
     // Ids and suids are lower case; a UUID may arrive in upper case.
     const requested = req.header(ORGANIZATION_HEADER)?.trim().toLowerCase();
     if (requested && requested !== principal.organizationId && requested !== principal.organizationSuid) {
-      throw new ForbiddenError(
-        'This token acts only in the organization it belongs to; use a token of the organization you mean',
-        'no_organization_access',
-      );
+      throw new ForbiddenError('This token acts only in the organization it belongs to; use a token of the organization you mean', 'no_organization_access');
     }
     if (!principal.lastUsedAt || Date.now() - principal.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await tokens.touch(principal.tokenId);

@@ -10,7 +10,7 @@ export const AccessTokenSchema = z
     id: z.uuid(),
     name: z.string(),
     tokenPrefix: z.string(),
-    kind: z.enum(['personal', 'delegated']).openapi({ description: 'personal: the user\'s own; delegated: minted for the user by a more senior member' }),
+    kind: z.enum(['personal', 'delegated']).openapi({ description: "personal: the user's own; delegated: minted for the user by a more senior member" }),
     organizationId: z.uuid(),
     userId: z.uuid(),
     expiresAt: z.string().nullable(),

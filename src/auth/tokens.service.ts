@@ -110,12 +110,15 @@ export class TokensService {
 
   private async assertOutranks(caller: Minter, userId: string): Promise<void> {
     if (userId === caller.userId) {
-      throw new ValidationError('These routes manage other members\' tokens; use /tokens for your own', [{ path: 'userId', message: 'is you' }], 'own_tokens');
+      throw new ValidationError("These routes manage other members' tokens; use /tokens for your own", [{ path: 'userId', message: 'is you' }], 'own_tokens');
     }
     const role = await this.members.roleOf(caller.organizationId, userId);
     if (!role) throw new NotFoundError('Member');
     if (!outranks(caller.role, role)) {
-      throw new ForbiddenError(`A member with the ${caller.role} role manages tokens only of members below it; this member is ${role === caller.role ? 'also ' : ''}${role}`, 'insufficient_role');
+      throw new ForbiddenError(
+        `A member with the ${caller.role} role manages tokens only of members below it; this member is ${role === caller.role ? 'also ' : ''}${role}`,
+        'insufficient_role',
+      );
     }
   }
 

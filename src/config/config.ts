@@ -2,9 +2,7 @@ import bytes from 'bytes';
 import path from 'node:path';
 import { z } from 'zod';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /**
  * Every environment variable the service reads. Unset optional ones mean
@@ -19,7 +17,10 @@ const envSchema = z.object({
   DATA_DIR: z.string().default(path.resolve(process.cwd(), '.data')),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5433),
-  TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port').optional(),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^:\s]+:\d+$/, 'expected host:port')
+    .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('flowbase'),
   EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
@@ -30,13 +31,16 @@ const envSchema = z.object({
     .optional(),
   MASTER_KEY_PREVIOUS: z
     .string()
-    .refine(
-      (v) => v.split(',').every((k) => Buffer.from(k.trim(), 'base64').length === 32),
-      'must be a comma-separated list of 32-byte base64 keys',
-    )
+    .refine((v) => v.split(',').every((k) => Buffer.from(k.trim(), 'base64').length === 32), 'must be a comma-separated list of 32-byte base64 keys')
     .optional(),
-  BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
-  DATA_STORE_IMPORT_LIMIT: z.string().regex(/^\d+(b|kb|mb|gb)$/i, 'expected a size such as 1gb').default('1gb'),
+  BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb')
+    .default('1mb'),
+  DATA_STORE_IMPORT_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb|gb)$/i, 'expected a size such as 1gb')
+    .default('1gb'),
   DATA_STORE_PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   PUBLIC_BASE_URL: z.url().optional(),
   WEBHOOK_BASE_URL: z.url().optional(),
@@ -46,13 +50,16 @@ const envSchema = z.object({
   WEBHOOK_BODY_LIMIT: z
     .string()
     .regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb')
-    .refine((v) => bytes.parse(v)! <= 1.5 * 1024 * 1024, 'at most 1.5mb: the body travels in the run\'s Temporal input (2 MB limit)')
+    .refine((v) => bytes.parse(v)! <= 1.5 * 1024 * 1024, "at most 1.5mb: the body travels in the run's Temporal input (2 MB limit)")
     .default('1mb'),
   HTTP_OUTBOUND_ALLOW: z
     .string()
     .regex(/^[^\s]+(,[^\s]+)*$/, 'expected a comma-separated list such as 10.0.0.0/8,127.0.0.1:8080')
     .optional(),
-  HTTP_STEP_MAX_RESPONSE: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 10mb').default('10mb'),
+  HTTP_STEP_MAX_RESPONSE: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 10mb')
+    .default('10mb'),
   LLM_OPENAI_BASE_URL: z.url().optional(),
   LLM_ANTHROPIC_BASE_URL: z.url().optional(),
   // At least two: analytics keeps one connection for the organizations another one is using the rest of (src/analytics).

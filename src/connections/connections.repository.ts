@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { Connection } from './connection.entity';

@@ -1,29 +1,28 @@
 import { NotFoundError } from '../errors/errors';
 import { PageQuery } from '../http/pagination';
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
-import {
-  ConnectionIdParams,
-  ConnectionSchema,
-  CreateConnectionBody,
-  TypeParams,
-  UpdateConnectionBody,
-} from './connections.schemas';
-import { ConnectionsService, presentConnection } from './connections.service';
-import { ConnectionTypeCatalog } from './types/catalog';
+import { ConnectionIdParams, ConnectionSchema, CreateConnectionBody, TypeParams, UpdateConnectionBody } from './connections.schemas';
+import { type ConnectionsService, presentConnection } from './connections.service';
+import { type ConnectionTypeCatalog } from './types/catalog';
 
 const tags = ['Connections'];
 
 export function registerConnectionRoutes(ctx: RouteContext, service: ConnectionsService, catalog: ConnectionTypeCatalog): void {
   defineRoute(ctx, {
-    method: 'get', path: '/connections/types/list', tags,
+    method: 'get',
+    path: '/connections/types/list',
+    tags,
     summary: 'Connection types',
     responses: { 200: { description: 'Type identifiers', schema: z.object({ types: z.array(z.string()) }) } },
     handler: async () => ({ status: 200, body: { types: catalog.list() } }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/connections/types/:type/schema', tags, params: TypeParams,
+    method: 'get',
+    path: '/connections/types/:type/schema',
+    tags,
+    params: TypeParams,
     summary: 'JSON Schema (draft-07) of a connection type config',
     responses: {
       200: { description: 'Schema', schema: z.object({ type: z.string(), schema: z.record(z.string(), z.unknown()) }) },
@@ -37,7 +36,11 @@ export function registerConnectionRoutes(ctx: RouteContext, service: Connections
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/connections', permission: 'secrets:view', tags, query: PageQuery,
+    method: 'get',
+    path: '/connections',
+    permission: 'secrets:view',
+    tags,
+    query: PageQuery,
     summary: 'List connections, newest first',
     responses: { 200: { description: 'Connections', schema: z.object({ total: z.number().int(), data: z.array(ConnectionSchema) }) } },
     handler: async ({ auth, query }) => {
@@ -47,7 +50,11 @@ export function registerConnectionRoutes(ctx: RouteContext, service: Connections
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/connections', permission: 'secrets:admin', tags, body: CreateConnectionBody,
+    method: 'post',
+    path: '/connections',
+    permission: 'secrets:admin',
+    tags,
+    body: CreateConnectionBody,
     summary: 'Create a connection; config is validated against its type schema, then encrypted',
     responses: { 201: { description: 'Created', schema: ConnectionSchema } },
     handler: async ({ auth, body }) => ({
@@ -57,14 +64,23 @@ export function registerConnectionRoutes(ctx: RouteContext, service: Connections
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/connections/:id', permission: 'secrets:view', tags, params: ConnectionIdParams,
+    method: 'get',
+    path: '/connections/:id',
+    permission: 'secrets:view',
+    tags,
+    params: ConnectionIdParams,
     summary: 'Read a connection (config stays encrypted)',
     responses: { 200: { description: 'Connection', schema: ConnectionSchema } },
     handler: async ({ auth, params }) => ({ status: 200, body: presentConnection(await service.get(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: '/connections/:id', permission: 'secrets:admin', tags, params: ConnectionIdParams, body: UpdateConnectionBody,
+    method: 'patch',
+    path: '/connections/:id',
+    permission: 'secrets:admin',
+    tags,
+    params: ConnectionIdParams,
+    body: UpdateConnectionBody,
     summary: 'Update name, config (replaced whole), settings or metadata',
     responses: { 200: { description: 'Updated', schema: ConnectionSchema } },
     handler: async ({ auth, params, body }) => ({
@@ -74,14 +90,22 @@ export function registerConnectionRoutes(ctx: RouteContext, service: Connections
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/connections/:id', permission: 'secrets:admin', tags, params: ConnectionIdParams,
+    method: 'delete',
+    path: '/connections/:id',
+    permission: 'secrets:admin',
+    tags,
+    params: ConnectionIdParams,
     summary: 'Delete a connection; steps that use it fail at run time',
     responses: { 200: { description: 'The deleted connection', schema: ConnectionSchema } },
     handler: async ({ auth, params }) => ({ status: 200, body: presentConnection(await service.delete(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/connections/:id/config', permission: 'secrets:view', tags, params: ConnectionIdParams,
+    method: 'get',
+    path: '/connections/:id/config',
+    permission: 'secrets:view',
+    tags,
+    params: ConnectionIdParams,
     summary: 'The decrypted config (plaintext credentials)',
     responses: { 200: { description: 'Decrypted config, keyed as the type declares', schema: z.record(z.string(), z.unknown()) } },
     handler: async ({ auth, params }, _req, res) => {

@@ -3,9 +3,9 @@ import { NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { Connection } from './connection.entity';
-import { ConnectionsRepository, DuplicateConnectionName } from './connections.repository';
+import { type ConnectionsRepository, DuplicateConnectionName } from './connections.repository';
 import type { CreateConnectionInput, UpdateConnectionInput } from './connections.schemas';
-import { ConnectionTypeCatalog } from './types/catalog';
+import { type ConnectionTypeCatalog } from './types/catalog';
 
 /** The encryption record reference: binds a config ciphertext to its connection. */
 const recordRef = (id: string) => `connection:${id}`;
@@ -136,5 +136,9 @@ export class ConnectionsService {
 }
 
 function duplicateName(name: string): ValidationError {
-  return new ValidationError(`A connection named "${name}" already exists`, [{ path: 'name', message: 'Already taken in this organization' }], 'duplicate_name');
+  return new ValidationError(
+    `A connection named "${name}" already exists`,
+    [{ path: 'name', message: 'Already taken in this organization' }],
+    'duplicate_name',
+  );
 }

@@ -29,7 +29,11 @@ export function loadMasterKeyring(config: Config, logger: Logger): MasterKeyring
   }
   const previousFile = path.join(config.dataDir, PREVIOUS_MASTER_KEYS_FILE);
   const previous = fs.existsSync(previousFile)
-    ? fs.readFileSync(previousFile, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
+    ? fs
+        .readFileSync(previousFile, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
     : [];
   return new MasterKeyring(fs.readFileSync(file, 'utf8').trim(), [...previous, ...config.crypto.previousMasterKeys]);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
-import { MasterKeyring } from './master-keyring';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type MasterKeyring } from './master-keyring';
 import { OrganizationKey } from './organization-key.entity';
 
 /**
@@ -48,10 +48,7 @@ export class OrganizationKeys {
       if (row.masterKeyId === this.keyring.currentKeyId) continue;
       const dataKey = this.keyring.unwrap(row.wrappedKey, row.masterKeyId, row.organizationId);
       const next = this.keyring.wrap(dataKey, row.organizationId);
-      const result = await repo.update(
-        { organizationId: row.organizationId, masterKeyId: row.masterKeyId, wrappedKey: row.wrappedKey },
-        next,
-      );
+      const result = await repo.update({ organizationId: row.organizationId, masterKeyId: row.masterKeyId, wrappedKey: row.wrappedKey }, next);
       rewrapped += result.affected ?? 0;
     }
     return { rewrapped, alreadyCurrent: rows.length - rewrapped };

@@ -1,5 +1,5 @@
 import { open, seal } from './aead';
-import { OrganizationKeys } from './organization-keys';
+import { type OrganizationKeys } from './organization-keys';
 
 /**
  * Encrypts secrets under their organization's data key, binding the

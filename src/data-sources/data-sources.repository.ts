@@ -8,7 +8,6 @@ import { createTableSql, fillStatement, indexStatements, syncStatement, timeFiel
 /** What a change to a source asks of its serving relation. */
 export type RelationChange = 'none' | 'reindex' | 'rebuild';
 
-
 /**
  * Data sources and their serving relations. Every method that builds or
  * drops a serving relation holds the table's advisory lock exclusively, so
@@ -127,4 +126,3 @@ export class DataSourcesRepository {
     await m.query('SELECT pg_advisory_xact_lock(analytics.table_lock_key($1, $2))', [source.tableOrganizationId, source.dataStoreTableName]);
   }
 }
-

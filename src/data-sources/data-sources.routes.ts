@@ -1,4 +1,4 @@
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import {
   CalculatedField,
@@ -14,7 +14,7 @@ import {
   WindowDimensionBody,
   WindowDimensionPatch,
 } from './data-sources.schemas';
-import { DataSourcesService, presentDataSource } from './data-sources.service';
+import { type DataSourcesService, presentDataSource } from './data-sources.service';
 
 const tags = ['Data sources'];
 const BASE = '/dashboards/data-sources';
@@ -25,35 +25,57 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
   const one = { description: 'The data source', schema: DataSourceSchema };
 
   defineRoute(ctx, {
-    method: 'get', path: BASE, permission: 'dashboards:view', tags,
+    method: 'get',
+    path: BASE,
+    permission: 'dashboards:view',
+    tags,
     summary: 'Data sources of the organization, newest first',
     responses: { 200: { description: 'Data sources', schema: z.array(DataSourceSchema) } },
     handler: async ({ auth }) => ({ status: 200, body: (await service.list(auth.organizationId)).map(presentDataSource) }),
   });
 
   defineRoute(ctx, {
-    method: 'post', path: BASE, permission: 'dashboards:admin', tags, body: CreateDataSourceBody,
+    method: 'post',
+    path: BASE,
+    permission: 'dashboards:admin',
+    tags,
+    body: CreateDataSourceBody,
     summary: 'Create a data source over a data store table; its serving relation is built from the records at once',
     responses: { 201: one },
     handler: async ({ auth, body }) => ({ status: 201, body: presentDataSource(await service.create(auth.organizationId, auth.userId, body)) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: `${BASE}/:dataSourceId`, permission: 'dashboards:view', tags, params: DataSourceParams,
-    summary: 'One data source', responses: { 200: one },
+    method: 'get',
+    path: `${BASE}/:dataSourceId`,
+    permission: 'dashboards:view',
+    tags,
+    params: DataSourceParams,
+    summary: 'One data source',
+    responses: { 200: one },
     handler: async ({ auth, params }) => ({ status: 200, body: presentDataSource(await service.get(auth.organizationId, params.dataSourceId)) }),
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: `${BASE}/:dataSourceId`, permission: 'dashboards:admin', tags, params: DataSourceParams, body: PatchDataSourceBody,
+    method: 'patch',
+    path: `${BASE}/:dataSourceId`,
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
+    body: PatchDataSourceBody,
     summary: 'Rename, enable or disable, or replace the record schema (a new time dimension needs confirmTimeFieldRekey)',
     responses: { 200: one },
     handler: async ({ auth, params, body }) => ({ status: 200, body: presentDataSource(await service.update(auth.organizationId, params.dataSourceId, body)) }),
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: `${BASE}/:dataSourceId`, permission: 'dashboards:admin', tags, params: DataSourceParams,
-    summary: 'Delete the source and its serving relation (the records stay)', responses: { 200: { description: 'Deleted', schema: Deleted } },
+    method: 'delete',
+    path: `${BASE}/:dataSourceId`,
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
+    summary: 'Delete the source and its serving relation (the records stay)',
+    responses: { 200: { description: 'Deleted', schema: Deleted } },
     handler: async ({ auth, params }) => {
       await service.delete(auth.organizationId, params.dataSourceId);
       return { status: 200, body: { deleted: true } };
@@ -61,12 +83,20 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
   });
 
   defineRoute(ctx, {
-    method: 'post', path: `${BASE}/:dataSourceId/refresh-schema`, permission: 'dashboards:admin', tags, params: DataSourceParams,
+    method: 'post',
+    path: `${BASE}/:dataSourceId/refresh-schema`,
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
     summary: 'Add fields found in sampled records; flags, labels and calculated fields are kept',
     responses: {
       201: {
-        description: 'The data source with `addedFields` and `skippedFields` (names that are not identifiers), or `{refreshed: false, message}` when the table has no records',
-        schema: z.union([DataSourceSchema.extend({ addedFields: z.array(z.string()), skippedFields: z.array(z.string()) }), z.object({ refreshed: z.literal(false), message: z.string() })]),
+        description:
+          'The data source with `addedFields` and `skippedFields` (names that are not identifiers), or `{refreshed: false, message}` when the table has no records',
+        schema: z.union([
+          DataSourceSchema.extend({ addedFields: z.array(z.string()), skippedFields: z.array(z.string()) }),
+          z.object({ refreshed: z.literal(false), message: z.string() }),
+        ]),
       },
     },
     handler: async ({ auth, params }) => {
@@ -77,7 +107,11 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
   });
 
   defineRoute(ctx, {
-    method: 'post', path: `${BASE}/:dataSourceId/reindex`, permission: 'dashboards:admin', tags, params: DataSourceParams,
+    method: 'post',
+    path: `${BASE}/:dataSourceId/reindex`,
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
     summary: 'Drop and recreate the analytics indexes; the data is unchanged',
     responses: { 201: { description: 'Done', schema: z.object({ reindexed: z.literal(true) }) } },
     handler: async ({ auth, params }) => {
@@ -87,28 +121,58 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
   });
 
   defineRoute(ctx, {
-    method: 'post', path: `${BASE}/:dataSourceId/calculated-fields`, permission: 'dashboards:admin', tags, params: DataSourceParams, body: CalculatedFieldBody,
+    method: 'post',
+    path: `${BASE}/:dataSourceId/calculated-fields`,
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
+    body: CalculatedFieldBody,
     summary: 'Add a calculated field (arithmetic over number fields)',
     responses: { 201: { description: 'The calculated field', schema: CalculatedField } },
     handler: async ({ auth, params, body }) => ({ status: 201, body: await service.addCalculatedField(auth.organizationId, params.dataSourceId, body) }),
   });
 
   defineRoute(ctx, {
-    method: 'post', path: `${BASE}/:dataSourceId/calculated-fields/preview`, permission: 'dashboards:view', tags, params: DataSourceParams, body: PreviewBody,
+    method: 'post',
+    path: `${BASE}/:dataSourceId/calculated-fields/preview`,
+    permission: 'dashboards:view',
+    tags,
+    params: DataSourceParams,
+    body: PreviewBody,
     summary: 'Evaluate an expression over the first rows of the source (key order); nothing is saved',
-    responses: { 201: { description: 'One value per row; null where an operand is null or a divisor is zero', schema: z.object({ values: z.array(z.number().nullable()) }) } },
-    handler: async ({ auth, params, body }) => ({ status: 201, body: { values: await service.previewExpression(auth.organizationId, params.dataSourceId, body.expression) } }),
+    responses: {
+      201: {
+        description: 'One value per row; null where an operand is null or a divisor is zero',
+        schema: z.object({ values: z.array(z.number().nullable()) }),
+      },
+    },
+    handler: async ({ auth, params, body }) => ({
+      status: 201,
+      body: { values: await service.previewExpression(auth.organizationId, params.dataSourceId, body.expression) },
+    }),
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: `${BASE}/:dataSourceId/calculated-fields/:fieldId`, permission: 'dashboards:admin', tags, params: MemberParams, body: CalculatedFieldPatch,
+    method: 'patch',
+    path: `${BASE}/:dataSourceId/calculated-fields/:fieldId`,
+    permission: 'dashboards:admin',
+    tags,
+    params: MemberParams,
+    body: CalculatedFieldPatch,
     summary: 'Change a calculated field; renaming does not rewrite widgets',
     responses: { 200: { description: 'The calculated field', schema: CalculatedField } },
-    handler: async ({ auth, params, body }) => ({ status: 200, body: await service.updateCalculatedField(auth.organizationId, params.dataSourceId, params.fieldId, body) }),
+    handler: async ({ auth, params, body }) => ({
+      status: 200,
+      body: await service.updateCalculatedField(auth.organizationId, params.dataSourceId, params.fieldId, body),
+    }),
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: `${BASE}/:dataSourceId/calculated-fields/:fieldId`, permission: 'dashboards:admin', tags, params: MemberParams,
+    method: 'delete',
+    path: `${BASE}/:dataSourceId/calculated-fields/:fieldId`,
+    permission: 'dashboards:admin',
+    tags,
+    params: MemberParams,
     summary: 'Delete a calculated field; widgets naming it match nothing afterwards',
     responses: { 200: { description: 'Deleted', schema: Deleted } },
     handler: async ({ auth, params }) => {
@@ -118,21 +182,38 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
   });
 
   defineRoute(ctx, {
-    method: 'post', path: `${BASE}/:dataSourceId/window-dimensions`, permission: 'dashboards:admin', tags, params: DataSourceParams, body: WindowDimensionBody,
+    method: 'post',
+    path: `${BASE}/:dataSourceId/window-dimensions`,
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
+    body: WindowDimensionBody,
     summary: 'Add a window dimension (row_number over the whole source)',
     responses: { 201: { description: 'The window dimension', schema: WindowDimension } },
     handler: async ({ auth, params, body }) => ({ status: 201, body: await service.addWindowDimension(auth.organizationId, params.dataSourceId, body) }),
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: `${BASE}/:dataSourceId/window-dimensions/:fieldId`, permission: 'dashboards:admin', tags, params: MemberParams, body: WindowDimensionPatch,
+    method: 'patch',
+    path: `${BASE}/:dataSourceId/window-dimensions/:fieldId`,
+    permission: 'dashboards:admin',
+    tags,
+    params: MemberParams,
+    body: WindowDimensionPatch,
     summary: 'Change a window dimension',
     responses: { 200: { description: 'The window dimension', schema: WindowDimension } },
-    handler: async ({ auth, params, body }) => ({ status: 200, body: await service.updateWindowDimension(auth.organizationId, params.dataSourceId, params.fieldId, body) }),
+    handler: async ({ auth, params, body }) => ({
+      status: 200,
+      body: await service.updateWindowDimension(auth.organizationId, params.dataSourceId, params.fieldId, body),
+    }),
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: `${BASE}/:dataSourceId/window-dimensions/:fieldId`, permission: 'dashboards:admin', tags, params: MemberParams,
+    method: 'delete',
+    path: `${BASE}/:dataSourceId/window-dimensions/:fieldId`,
+    permission: 'dashboards:admin',
+    tags,
+    params: MemberParams,
     summary: 'Delete a window dimension',
     responses: { 200: { description: 'Deleted', schema: Deleted } },
     handler: async ({ auth, params }) => {

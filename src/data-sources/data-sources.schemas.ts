@@ -38,13 +38,15 @@ export type Expression =
 export const BINARY_OPERATORS = ['+', '-', '*', '/', '%'] as const;
 export type BinaryOperator = (typeof BINARY_OPERATORS)[number];
 
-export const Expression: z.ZodType<Expression> = z.lazy(() =>
-  z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('BinaryExpression'), operator: z.enum(BINARY_OPERATORS), left: Expression, right: Expression }),
-    z.strictObject({ type: z.literal('Identifier'), name: z.string().min(1).max(63) }),
-    z.strictObject({ type: z.literal('Literal'), value: z.number(), raw: z.string().max(100).optional() }),
-  ]),
-).openapi('Expression', { description: 'BinaryExpression {operator, left, right}, Identifier {name} or Literal {value, raw}' });
+export const Expression: z.ZodType<Expression> = z
+  .lazy(() =>
+    z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('BinaryExpression'), operator: z.enum(BINARY_OPERATORS), left: Expression, right: Expression }),
+      z.strictObject({ type: z.literal('Identifier'), name: z.string().min(1).max(63) }),
+      z.strictObject({ type: z.literal('Literal'), value: z.number(), raw: z.string().max(100).optional() }),
+    ]),
+  )
+  .openapi('Expression', { description: 'BinaryExpression {operator, left, right}, Identifier {name} or Literal {value, raw}' });
 
 // Without defaults: a PATCH must leave out what the caller left out (zod's partial() would still fill defaults in).
 const calculatedFieldFields = {
@@ -55,7 +57,11 @@ const calculatedFieldFields = {
   formula: z.string().max(2000),
   measure: z.boolean(),
 };
-export const CalculatedFieldBody = z.strictObject({ ...calculatedFieldFields, formula: calculatedFieldFields.formula.default(''), measure: calculatedFieldFields.measure.default(false) });
+export const CalculatedFieldBody = z.strictObject({
+  ...calculatedFieldFields,
+  formula: calculatedFieldFields.formula.default(''),
+  measure: calculatedFieldFields.measure.default(false),
+});
 export const CalculatedFieldPatch = z.strictObject(calculatedFieldFields).partial();
 export const CalculatedField = z.strictObject({ id: z.uuid(), ...calculatedFieldFields });
 export type CalculatedField = z.output<typeof CalculatedField>;
@@ -82,27 +88,28 @@ export const WindowDimension = z.strictObject({ id: z.uuid(), ...windowDimension
 export type WindowDimension = z.output<typeof WindowDimension>;
 
 const MAX_FIELDS = 200;
-const fieldMap = z
-  .record(z.string(), FieldDefinition)
-  .superRefine((fields, ctx) => {
-    const names = Object.keys(fields);
-    if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one field is needed' });
-    if (names.length > MAX_FIELDS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_FIELDS} fields` });
-    for (const name of names) {
-      const parsed = FieldName.safeParse(name);
-      if (!parsed.success) ctx.addIssue({ code: 'custom', path: [name], message: `field name ${parsed.error.issues[0].message}` });
-    }
-    const time = names.filter((n) => fields[n].timeDimension);
-    if (time.length !== 1) {
-      ctx.addIssue({ code: 'custom', message: `exactly one date field must have timeDimension: true (found ${time.length ? time.join(', ') : 'none'})` });
-    }
-  });
+const fieldMap = z.record(z.string(), FieldDefinition).superRefine((fields, ctx) => {
+  const names = Object.keys(fields);
+  if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one field is needed' });
+  if (names.length > MAX_FIELDS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_FIELDS} fields` });
+  for (const name of names) {
+    const parsed = FieldName.safeParse(name);
+    if (!parsed.success) ctx.addIssue({ code: 'custom', path: [name], message: `field name ${parsed.error.issues[0].message}` });
+  }
+  const time = names.filter((n) => fields[n].timeDimension);
+  if (time.length !== 1) {
+    ctx.addIssue({ code: 'custom', message: `exactly one date field must have timeDimension: true (found ${time.length ? time.join(', ') : 'none'})` });
+  }
+});
 
 /** The record schema as given on create and PATCH; calculated fields may come with it or through their own routes. */
 export const RecordSchemaInput = z.strictObject({
   name: z.string().min(1).max(200),
   fields: fieldMap,
-  calculatedFields: z.array(CalculatedFieldBody.extend({ id: z.uuid().optional() })).max(100).optional(),
+  calculatedFields: z
+    .array(CalculatedFieldBody.extend({ id: z.uuid().optional() }))
+    .max(100)
+    .optional(),
 });
 export type RecordSchemaInput = z.output<typeof RecordSchemaInput>;
 

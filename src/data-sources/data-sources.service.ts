@@ -81,14 +81,26 @@ export class DataSourcesService {
 
   async create(organizationId: string, userId: string | null, body: CreateDataSourceBody): Promise<AnalyticsSource> {
     if (body.type !== 'custom') {
-      throw new ValidationError(`Only "custom" sources can be created here; "${body.type}" sources come from data feeds`, [{ path: 'type', message: 'must be "custom"' }], 'unsupported_type');
+      throw new ValidationError(
+        `Only "custom" sources can be created here; "${body.type}" sources come from data feeds`,
+        [{ path: 'type', message: 'must be "custom"' }],
+        'unsupported_type',
+      );
     }
     if (body.sharedFromOrganizationId) {
       // Shares are not offered yet, so no share can be active.
-      throw new ValidationError('No active share of this table from that organization', [{ path: 'sharedFromOrganizationId', message: 'no active share' }], 'share_inactive');
+      throw new ValidationError(
+        'No active share of this table from that organization',
+        [{ path: 'sharedFromOrganizationId', message: 'no active share' }],
+        'share_inactive',
+      );
     }
     if (!(await this.dataStores.tableExists(organizationId, body.dataStoreTableName))) {
-      throw new ValidationError(`Data store table "${body.dataStoreTableName}" does not exist`, [{ path: 'dataStoreTableName', message: 'no such table' }], 'unknown_table');
+      throw new ValidationError(
+        `Data store table "${body.dataStoreTableName}" does not exist`,
+        [{ path: 'dataStoreTableName', message: 'no such table' }],
+        'unknown_table',
+      );
     }
     const recordSchema = toRecordSchema(body.recordSchema);
     throwIfAny(modelIssues(recordSchema, []), 'Invalid calculated fields');
@@ -167,7 +179,14 @@ export class DataSourcesService {
     let found: ReturnType<typeof newFieldsFrom> = { fields: {}, skipped: [] };
     const source = await this.change(organizationId, id, (current) => {
       // Compared with the schema as it is now, locked: an edit since the sampling is kept.
-      found = newFieldsFrom(samples, new Set([...Object.keys(current.recordSchema.fields), ...current.recordSchema.calculatedFields.map((c) => c.name), ...current.windowDimensions.map((w) => w.name)]));
+      found = newFieldsFrom(
+        samples,
+        new Set([
+          ...Object.keys(current.recordSchema.fields),
+          ...current.recordSchema.calculatedFields.map((c) => c.name),
+          ...current.windowDimensions.map((w) => w.name),
+        ]),
+      );
       if (Object.keys(found.fields).length === 0) return 'none';
       current.recordSchema = { ...current.recordSchema, fields: { ...current.recordSchema.fields, ...found.fields } };
       return 'rebuild';

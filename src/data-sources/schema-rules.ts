@@ -27,12 +27,18 @@ export function expressionIssues(schema: Pick<RecordSchema, 'fields'>, expressio
   for (const name of new Set(expressionIdentifiers(expression))) {
     const field = schema.fields[name];
     if (!field) issues.push({ path: at, message: `names "${name}", which is not a field of this source` });
-    else if (field.type !== 'number') issues.push({ path: at, message: `names "${name}", a ${field.type} field; only number fields can be used in arithmetic` });
+    else if (field.type !== 'number')
+      issues.push({ path: at, message: `names "${name}", a ${field.type} field; only number fields can be used in arithmetic` });
   }
   return issues;
 }
 
-export function calculatedFieldIssues(schema: RecordSchema, windows: WindowDimension[], field: Omit<CalculatedField, 'id'> & { id?: string }, at = ''): FieldIssue[] {
+export function calculatedFieldIssues(
+  schema: RecordSchema,
+  windows: WindowDimension[],
+  field: Omit<CalculatedField, 'id'> & { id?: string },
+  at = '',
+): FieldIssue[] {
   const prefix = at ? `${at}.` : '';
   const issues: FieldIssue[] = [];
   if (takenNames(schema, windows, field.id).has(field.name)) {
@@ -41,7 +47,12 @@ export function calculatedFieldIssues(schema: RecordSchema, windows: WindowDimen
   return [...issues, ...expressionIssues(schema, field.expression, `${prefix}expression`)];
 }
 
-export function windowDimensionIssues(schema: RecordSchema, windows: WindowDimension[], w: Omit<WindowDimension, 'id'> & { id?: string }, at = ''): FieldIssue[] {
+export function windowDimensionIssues(
+  schema: RecordSchema,
+  windows: WindowDimension[],
+  w: Omit<WindowDimension, 'id'> & { id?: string },
+  at = '',
+): FieldIssue[] {
   const prefix = at ? `${at}.` : '';
   const issues: FieldIssue[] = [];
   if (takenNames(schema, windows, w.id).has(w.name)) {
@@ -71,6 +82,6 @@ export function modelIssues(schema: RecordSchema, windows: WindowDimension[]): F
 export function windowUnsupportedReason(source: AnalyticsSource): string | null {
   if (source.servingEngine !== 'postgres') return `the serving engine "${source.servingEngine}" cannot compute window functions`;
   if (source.type !== 'custom') return 'feed-backed sources hold aggregates, not one row per record';
-  if (source.sharedFromOrganizationId) return 'a source read through a share cannot add window dimensions to the owner\'s table';
+  if (source.sharedFromOrganizationId) return "a source read through a share cannot add window dimensions to the owner's table";
   return null;
 }

@@ -12,7 +12,6 @@ const COLUMN_TYPES: Record<FieldType, string> = { number: 'numeric', string: 'te
 // The never-failing conversions of the CreateDataSources migration.
 const CONVERSIONS: Record<FieldType, string> = { number: 'analytics.to_number', string: 'analytics.to_text', date: 'analytics.to_time' };
 
-
 /** `ds_<uuid with underscores>`: the relation's name and the Cube name of the source. */
 export function servingRelationName(dataSourceId: string): string {
   return `ds_${dataSourceId.replace(/-/g, '_')}`;
@@ -69,9 +68,11 @@ export function indexStatements(relation: string, time: string, windows: WindowD
   const indexes = [{ name: `${relation}_time`, columns: [time] }];
   windows.forEach((w, i) => indexes.push({ name: `${relation}_w${i}`, columns: [...w.partitionBy, w.orderBy] }));
   return {
-    drop: [`DO $$ DECLARE i text; BEGIN
+    drop: [
+      `DO $$ DECLARE i text; BEGIN
       FOR i IN SELECT indexname FROM pg_indexes WHERE schemaname = ${literal(SERVING_SCHEMA)} AND tablename = ${literal(relation)} AND indexname <> ${literal(`${relation}_pkey`)}
-      LOOP EXECUTE format('DROP INDEX ${SERVING_SCHEMA}.%I', i); END LOOP; END $$`],
+      LOOP EXECUTE format('DROP INDEX ${SERVING_SCHEMA}.%I', i); END LOOP; END $$`,
+    ],
     create: indexes.map((ix) => `CREATE INDEX ${ident(ix.name)} ON ${qualified(relation)} (${ix.columns.map(ident).join(', ')})`),
   };
 }

@@ -60,11 +60,7 @@ export class BulkImportRepository {
 
   constructor(private readonly db: DataSource) {}
 
-  async importRecords(
-    organizationId: string,
-    tableName: string,
-    batches: AsyncIterable<ImportRow[]>,
-  ): Promise<{ created: number; updated: number }> {
+  async importRecords(organizationId: string, tableName: string, batches: AsyncIterable<ImportRow[]>): Promise<{ created: number; updated: number }> {
     const rows = batches[Symbol.asyncIterator]();
     // No connection is taken before there is something to load: a caller that never sends holds none.
     const next = readSegment(rows);

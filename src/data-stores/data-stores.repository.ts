@@ -159,12 +159,7 @@ export class DataStoresRepository {
    * Reads the live record under a row lock, lets `change` compute its new
    * state (throwing rolls everything back), and writes it. Null when absent.
    */
-  async modify(
-    organizationId: string,
-    tableName: string,
-    key: string,
-    change: (current: StoredRecord) => StagedRecord,
-  ): Promise<StoredRecord | null> {
+  async modify(organizationId: string, tableName: string, key: string, change: (current: StoredRecord) => StagedRecord): Promise<StoredRecord | null> {
     return this.db.transaction(async (manager) => {
       const current = await this.find(organizationId, tableName, key, manager);
       if (!current) return null;
@@ -240,10 +235,10 @@ export class DataStoresRepository {
   }
 
   async tableExists(organizationId: string, tableName: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `SELECT 1 FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = '${META_KEY}'`,
-      [organizationId, tableName],
-    );
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = '${META_KEY}'`, [
+      organizationId,
+      tableName,
+    ]);
     return rows.length > 0;
   }
 
@@ -255,9 +250,9 @@ export class DataStoresRepository {
   async listTables(organizationId: string, page: Page): Promise<{ total: number; data: TableSummary[] }> {
     const [data, totals] = await Promise.all([
       this.tables(organizationId, 'ORDER BY m.table_name LIMIT $2 OFFSET $3', [page.limit, page.offset]),
-      this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND key = '${META_KEY}'`, [
-        organizationId,
-      ]) as Promise<Array<{ total: number }>>,
+      this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND key = '${META_KEY}'`, [organizationId]) as Promise<
+        Array<{ total: number }>
+      >,
     ]);
     return { total: totals[0].total, data };
   }

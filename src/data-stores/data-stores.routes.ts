@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { AppError } from '../errors/errors';
 import { PageQuery } from '../http/pagination';
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { uploadStream } from '../http/upload';
 import { z } from '../openapi/zod';
 import type { TableSummary } from './data-stores.repository';
@@ -20,8 +20,8 @@ import {
   TableSchema,
   UpsertBody,
 } from './data-stores.schemas';
-import { DataStoresService, presentRecord } from './data-stores.service';
-import { IMPORT_FORMATS, ImportFormat } from './import-formats';
+import { type DataStoresService, presentRecord } from './data-stores.service';
+import { IMPORT_FORMATS, type ImportFormat } from './import-formats';
 
 const tags = ['Data stores'];
 
@@ -40,7 +40,11 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   const oneRecord = { 200: { description: 'The record', schema: RecordSchema } };
 
   defineRoute(ctx, {
-    method: 'get', path: '/data-stores', permission: 'workflows:view', tags, query: PageQuery,
+    method: 'get',
+    path: '/data-stores',
+    permission: 'workflows:view',
+    tags,
+    query: PageQuery,
     summary: 'Every record of the organization across tables, __meta__ rows included, by table then key',
     responses: { 200: { description: 'Records', schema: z.object({ total: z.number().int(), data: z.array(RecordSchema) }) } },
     handler: async ({ auth, query }) => {
@@ -50,7 +54,11 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/data-stores', permission: 'workflows:admin', tags, body: InsertRecordBody,
+    method: 'post',
+    path: '/data-stores',
+    permission: 'workflows:admin',
+    tags,
+    body: InsertRecordBody,
     summary: 'Insert one record (not an upsert); creates the table if needed',
     responses: { 201: { description: 'Created', schema: RecordSchema }, 409: { description: 'A live record has this key (code record_exists)' } },
     handler: async ({ auth, body: { tableName, ...write } }) => ({
@@ -60,7 +68,11 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/data-stores/tables', permission: 'workflows:view', tags, query: PageQuery,
+    method: 'get',
+    path: '/data-stores/tables',
+    permission: 'workflows:view',
+    tags,
+    query: PageQuery,
     summary: 'Tables by name, with their live record counts (the __meta__ row not counted)',
     responses: { 200: { description: 'Tables', schema: z.object({ total: z.number().int(), data: z.array(TableSchema) }) } },
     handler: async ({ auth, query }) => {
@@ -70,14 +82,23 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/data-stores/tables', permission: 'workflows:admin', tags, body: CreateTableBody,
+    method: 'post',
+    path: '/data-stores/tables',
+    permission: 'workflows:admin',
+    tags,
+    body: CreateTableBody,
     summary: 'Create an empty table',
     responses: { 201: { description: 'Created', schema: TableSchema }, 409: { description: 'The table exists (code table_exists)' } },
     handler: async ({ auth, body }) => ({ status: 201, body: presentTable(await service.createTable(auth.organizationId, body.tableName)) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/data-stores/tables/:tableName', permission: 'workflows:view', tags, params: TableParams, query: ReadRecordsQuery,
+    method: 'get',
+    path: '/data-stores/tables/:tableName',
+    permission: 'workflows:view',
+    tags,
+    params: TableParams,
+    query: ReadRecordsQuery,
     summary: "Read a table's records in key order, filtered by key prefix and value conditions",
     responses: { 200: { description: 'A page of records', schema: RecordPage } },
     handler: async ({ auth, params, query }) => {
@@ -87,7 +108,12 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/data-stores/tables/:tableName', permission: 'workflows:admin', tags, params: TableParams, body: UpsertBody,
+    method: 'post',
+    path: '/data-stores/tables/:tableName',
+    permission: 'workflows:admin',
+    tags,
+    params: TableParams,
+    body: UpsertBody,
     summary: 'Upsert one record, or many under `records`; creates the table if needed',
     responses: {
       200: {
@@ -110,7 +136,11 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/data-stores/tables/:tableName', permission: 'workflows:admin', tags, params: TableParams,
+    method: 'delete',
+    path: '/data-stores/tables/:tableName',
+    permission: 'workflows:admin',
+    tags,
+    params: TableParams,
     summary: 'Delete a table and every record in it',
     responses: {
       200: { description: 'Deleted', schema: z.object({ tableName: z.string(), deletedRecords: z.number().int() }) },
@@ -119,7 +149,12 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/data-stores/tables/:tableName/import', permission: 'workflows:admin', tags, params: TableParams, query: ImportQuery,
+    method: 'post',
+    path: '/data-stores/tables/:tableName/import',
+    permission: 'workflows:admin',
+    tags,
+    params: TableParams,
+    query: ImportQuery,
     rawBody: {
       contentTypes: Object.keys(IMPORT_FORMATS),
       description:
@@ -142,7 +177,11 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/data-stores/tables/:tableName/records/:key', permission: 'workflows:view', tags, params: RecordParams,
+    method: 'get',
+    path: '/data-stores/tables/:tableName/records/:key',
+    permission: 'workflows:view',
+    tags,
+    params: RecordParams,
     summary: 'Read one record by key (URL-encode the key)',
     responses: oneRecord,
     handler: async ({ auth, params }) => ({
@@ -152,7 +191,12 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'put', path: '/data-stores/tables/:tableName/records/:key', permission: 'workflows:admin', tags, params: RecordParams, body: PutRecordBody,
+    method: 'put',
+    path: '/data-stores/tables/:tableName/records/:key',
+    permission: 'workflows:admin',
+    tags,
+    params: RecordParams,
+    body: PutRecordBody,
     summary: 'Create or replace one record by key',
     responses: { ...oneRecord, 201: { description: 'Created', schema: RecordSchema } },
     handler: async ({ auth, params, body }) => {
@@ -162,7 +206,12 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: '/data-stores/tables/:tableName/records/:key', permission: 'workflows:admin', tags, params: RecordParams, body: PatchRecordBody,
+    method: 'patch',
+    path: '/data-stores/tables/:tableName/records/:key',
+    permission: 'workflows:admin',
+    tags,
+    params: RecordParams,
+    body: PatchRecordBody,
     summary: 'Update one record: value fields are merged into the stored value (top level); expiry and recordTimestamp replaced when given',
     responses: oneRecord,
     handler: async ({ auth, params, body }) => ({
@@ -172,7 +221,11 @@ export function registerDataStoreRoutes(ctx: RouteContext, service: DataStoresSe
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/data-stores/tables/:tableName/records/:key', permission: 'workflows:admin', tags, params: RecordParams,
+    method: 'delete',
+    path: '/data-stores/tables/:tableName/records/:key',
+    permission: 'workflows:admin',
+    tags,
+    params: RecordParams,
     summary: 'Delete one record by key',
     responses: { 200: { description: 'The deleted record', schema: RecordSchema } },
     handler: async ({ auth, params }) => ({

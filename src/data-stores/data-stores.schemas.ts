@@ -13,10 +13,7 @@ export const MAX_TTL_SECONDS = 10 * 366 * 24 * 3600;
 
 export const TableName = z
   .string()
-  .regex(
-    /^[A-Za-z][A-Za-z0-9_-]{0,62}$/,
-    'must be 1 to 63 characters: a letter, then letters, digits, _ or -',
-  )
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,62}$/, 'must be 1 to 63 characters: a letter, then letters, digits, _ or -')
   .openapi({ example: 'orders' });
 
 // Keys of the form __name__ are reserved for marker rows such as __meta__.
@@ -42,9 +39,7 @@ export const RecordValue = z
 const Timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone' });
 
 const expiryFields = {
-  expiresAt: Timestamp.nullable()
-    .optional()
-    .openapi({ description: 'When the record expires (must be in the future); null or absent: never' }),
+  expiresAt: Timestamp.nullable().optional().openapi({ description: 'When the record expires (must be in the future); null or absent: never' }),
   ttlSeconds: z
     .number()
     .int()
@@ -81,10 +76,7 @@ export const InsertRecordBody = z
   .openapi('InsertRecord');
 
 export const UpsertBody = z
-  .union([
-    WriteRecord,
-    z.strictObject({ records: z.array(WriteRecord).min(1).max(MAX_RECORDS_PER_WRITE) }).openapi('WriteRecords'),
-  ])
+  .union([WriteRecord, z.strictObject({ records: z.array(WriteRecord).min(1).max(MAX_RECORDS_PER_WRITE) }).openapi('WriteRecords')])
   .openapi('UpsertRecords', { description: `One record, or up to ${MAX_RECORDS_PER_WRITE} under \`records\`` });
 
 /** PUT replaces a record's value whole; the key comes from the path. */
@@ -129,18 +121,14 @@ export const ReadRecordsQuery = PageQuery.extend({
     .string()
     .max(MAX_KEY_LENGTH)
     .refine(noControlCharacters, 'must not contain control characters')
-    .optional().openapi({ description: 'Keyset cursor: only keys after this one (use nextAfter)' }),
+    .optional()
+    .openapi({ description: 'Keyset cursor: only keys after this one (use nextAfter)' }),
   count: booleanParam.optional().openapi({ description: 'Also return `total`, the number of matching records' }),
 });
 export type ReadRecordsInput = z.output<typeof ReadRecordsQuery>;
 
 export const ImportQuery = z.strictObject({
-  keyColumn: z
-    .string()
-    .min(1)
-    .max(200)
-    .default('key')
-    .openapi({ description: 'CSV only: the column holding the record key' }),
+  keyColumn: z.string().min(1).max(200).default('key').openapi({ description: 'CSV only: the column holding the record key' }),
   types: z
     .enum(['infer', 'string'])
     .default('infer')

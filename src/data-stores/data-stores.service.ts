@@ -1,19 +1,13 @@
 import type { Readable } from 'node:stream';
-import { ConflictError, FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
+import { ConflictError, type FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { toFieldIssues } from '../http/validation';
-import { BulkImportRepository, DuplicateImportKeys, ImportDeadlocked, ImportRow } from './bulk-import.repository';
+import { BulkImportRepository, DuplicateImportKeys, ImportDeadlocked, type ImportRow } from './bulk-import.repository';
 import type { DataSource } from 'typeorm';
 import { DataStoresRepository, type StagedRecord, type StoredRecord, type TableOrigin, type TableSummary } from './data-stores.repository';
-import {
-  ImportOptions,
-  PatchRecordInput,
-  ReadRecordsInput,
-  WriteRecord,
-  WriteRecordInput,
-} from './data-stores.schemas';
-import { ImportFormat, ImportFormatError, POSITION_LABEL, readRows } from './import-formats';
-import { RecordWrite, repeatedKeys, stageRecord } from './record-staging';
+import { type ImportOptions, type PatchRecordInput, type ReadRecordsInput, WriteRecord, type WriteRecordInput } from './data-stores.schemas';
+import { type ImportFormat, ImportFormatError, POSITION_LABEL, readRows } from './import-formats';
+import { type RecordWrite, repeatedKeys, stageRecord } from './record-staging';
 
 /** A record as the API and workflow steps show it (interface.md 2.8). */
 export function presentRecord(r: StoredRecord) {
@@ -182,10 +176,14 @@ export class DataStoresService {
     }
 
     try {
-      const counts = await this.bulk.importRecords(organizationId, tableName, checkedAtEnd(validRows(), () => {
-        if (issues.length > 0) throw rejected(issues.slice(0, MAX_REPORTED_ROWS), records);
-        if (records === 0) throw new ValidationError('The file holds no records; nothing was imported', undefined, 'import_empty');
-      }));
+      const counts = await this.bulk.importRecords(
+        organizationId,
+        tableName,
+        checkedAtEnd(validRows(), () => {
+          if (issues.length > 0) throw rejected(issues.slice(0, MAX_REPORTED_ROWS), records);
+          if (records === 0) throw new ValidationError('The file holds no records; nothing was imported', undefined, 'import_empty');
+        }),
+      );
       return { tableName, format, records, ...counts };
     } catch (err) {
       if (err instanceof ImportFormatError) throw new ValidationError(`${err.message}; nothing was imported`, undefined, 'import_unreadable');

@@ -103,13 +103,7 @@ function headerColumns(header: string[], keyColumn: string) {
   return names.map((name) => ({
     name,
     role:
-      name === keyColumn
-        ? name === 'key'
-          ? ('key' as const)
-          : ('key+value' as const)
-        : RECORD_COLUMNS.has(name)
-          ? ('record' as const)
-          : ('value' as const),
+      name === keyColumn ? (name === 'key' ? ('key' as const) : ('key+value' as const)) : RECORD_COLUMNS.has(name) ? ('record' as const) : ('value' as const),
   }));
 }
 

@@ -14,8 +14,33 @@ describe('keyRange', () => {
 
   test('matches exactly the keys that start with the prefix', () => {
     const prefixes = ['a', 'user:1', 'é', '\u{10ffff}', 'x\u{10ffff}', '\ud7ff', '日本', '😀'];
-    const keys = ['', 'a', 'a\u0000', 'b', 'user:1', 'user:10', 'user:2', 'é', 'éa', 'f', '\u{10ffff}', '\u{10ffff}z', 'x', 'x\u{10ffff}', 'x\u{10ffff}y', 'y',
-      '\ud7ff', '\ud7ffa', '\ue000', '日本', '日本語', '日末', '😀', '😀!', '😁'];
+    const keys = [
+      '',
+      'a',
+      'a\u0000',
+      'b',
+      'user:1',
+      'user:10',
+      'user:2',
+      'é',
+      'éa',
+      'f',
+      '\u{10ffff}',
+      '\u{10ffff}z',
+      'x',
+      'x\u{10ffff}',
+      'x\u{10ffff}y',
+      'y',
+      '\ud7ff',
+      '\ud7ffa',
+      '\ue000',
+      '日本',
+      '日本語',
+      '日末',
+      '😀',
+      '😀!',
+      '😁',
+    ];
     for (const prefix of prefixes) {
       for (const key of keys) expect([prefix, key, inRange(key, prefix)]).toEqual([prefix, key, key.startsWith(prefix)]);
     }

@@ -15,7 +15,20 @@ import { Workflow } from '../workflows/workflow.entity';
 import { migrations } from '../../migrations';
 import { type DatabaseTimeouts, IDLE_IN_TRANSACTION_MS, rememberLongTimeout } from './statement-timeouts';
 
-export const entities = [Organization, OrganizationKey, User, Membership, AccessToken, Connection, Environment, EnvironmentVariable, Workflow, WorkflowVersion, WebhookTrigger, AnalyticsSource];
+export const entities = [
+  Organization,
+  OrganizationKey,
+  User,
+  Membership,
+  AccessToken,
+  Connection,
+  Environment,
+  EnvironmentVariable,
+  Workflow,
+  WorkflowVersion,
+  WebhookTrigger,
+  AnalyticsSource,
+];
 
 export interface DatabaseOptions {
   poolSize?: number;

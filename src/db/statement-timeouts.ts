@@ -42,8 +42,5 @@ export async function allowLongStatements(db: DataSource, on: Queryable, options
   const ms = longTimeouts.get(db);
   if (ms === undefined) return;
   const idle = options.waitsForUpload ? ms : IDLE_IN_TRANSACTION_MS;
-  await on.query("SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true)", [
-    String(ms),
-    String(idle),
-  ]);
+  await on.query("SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true)", [String(ms), String(idle)]);
 }

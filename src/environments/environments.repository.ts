@@ -1,4 +1,4 @@
-import { DataSource, EntityManager, In } from 'typeorm';
+import { type DataSource, type EntityManager, In } from 'typeorm';
 import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { EnvironmentVariable } from './environment-variable.entity';

@@ -1,5 +1,5 @@
 import { PageQuery } from '../http/pagination';
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import {
   CreateEnvironmentBody,
@@ -11,7 +11,7 @@ import {
   UpdateEnvironmentBody,
   VariableParams,
 } from './environments.schemas';
-import { EnvironmentsService, presentEnvironment } from './environments.service';
+import { type EnvironmentsService, presentEnvironment } from './environments.service';
 
 const tags = ['Environments'];
 
@@ -19,7 +19,11 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
   const one = { 200: { description: 'Environment (variable keys only)', schema: EnvironmentSchema } };
 
   defineRoute(ctx, {
-    method: 'get', path: '/environments', permission: 'workflows:view', tags, query: PageQuery,
+    method: 'get',
+    path: '/environments',
+    permission: 'workflows:view',
+    tags,
+    query: PageQuery,
     summary: 'List environments with their variable keys (no values)',
     responses: { 200: { description: 'Environments', schema: z.object({ total: z.number().int(), data: z.array(EnvironmentSchema) }) } },
     handler: async ({ auth, query }) => {
@@ -29,21 +33,34 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/environments', permission: 'secrets:admin', tags, body: CreateEnvironmentBody,
+    method: 'post',
+    path: '/environments',
+    permission: 'secrets:admin',
+    tags,
+    body: CreateEnvironmentBody,
     summary: 'Create an environment, optionally with variables',
     responses: { 201: { description: 'Created', schema: EnvironmentSchema } },
     handler: async ({ auth, body }) => ({ status: 201, body: presentEnvironment(await service.create(auth.organizationId, body)) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/environments/:id', permission: 'workflows:view', tags, params: EnvironmentIdParams,
+    method: 'get',
+    path: '/environments/:id',
+    permission: 'workflows:view',
+    tags,
+    params: EnvironmentIdParams,
     summary: 'Read an environment (variable keys only)',
     responses: one,
     handler: async ({ auth, params }) => ({ status: 200, body: presentEnvironment(await service.get(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: '/environments/:id', permission: 'secrets:admin', tags, params: EnvironmentIdParams, body: UpdateEnvironmentBody,
+    method: 'patch',
+    path: '/environments/:id',
+    permission: 'secrets:admin',
+    tags,
+    params: EnvironmentIdParams,
+    body: UpdateEnvironmentBody,
     summary: 'Rename or describe an environment',
     responses: one,
     handler: async ({ auth, params, body }) => ({
@@ -53,14 +70,22 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/environments/:id', permission: 'secrets:admin', tags, params: EnvironmentIdParams,
+    method: 'delete',
+    path: '/environments/:id',
+    permission: 'secrets:admin',
+    tags,
+    params: EnvironmentIdParams,
     summary: 'Delete an environment and its variables',
     responses: { 200: { description: 'The deleted environment', schema: EnvironmentSchema } },
     handler: async ({ auth, params }) => ({ status: 200, body: presentEnvironment(await service.delete(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/environments/:id/variables', permission: 'secrets:view', tags, params: EnvironmentIdParams,
+    method: 'get',
+    path: '/environments/:id/variables',
+    permission: 'secrets:view',
+    tags,
+    params: EnvironmentIdParams,
     summary: 'Decrypted variable values (plaintext)',
     responses: { 200: { description: 'KEY to plaintext value', schema: EnvironmentValuesSchema } },
     handler: async ({ auth, params }, _req, res) => {
@@ -70,7 +95,12 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
   });
 
   defineRoute(ctx, {
-    method: 'put', path: '/environments/:id/variables', permission: 'secrets:admin', tags, params: EnvironmentIdParams, body: ReplaceVariablesBody,
+    method: 'put',
+    path: '/environments/:id/variables',
+    permission: 'secrets:admin',
+    tags,
+    params: EnvironmentIdParams,
+    body: ReplaceVariablesBody,
     summary: 'Replace all variables (keys left out are removed)',
     responses: one,
     handler: async ({ auth, params, body }) => ({
@@ -80,7 +110,12 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
   });
 
   defineRoute(ctx, {
-    method: 'put', path: '/environments/:id/variables/:key', permission: 'secrets:admin', tags, params: VariableParams, body: SetVariableBody,
+    method: 'put',
+    path: '/environments/:id/variables/:key',
+    permission: 'secrets:admin',
+    tags,
+    params: VariableParams,
+    body: SetVariableBody,
     summary: 'Set one variable',
     responses: one,
     handler: async ({ auth, params, body }) => ({
@@ -90,7 +125,11 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/environments/:id/variables/:key', permission: 'secrets:admin', tags, params: VariableParams,
+    method: 'delete',
+    path: '/environments/:id/variables/:key',
+    permission: 'secrets:admin',
+    tags,
+    params: VariableParams,
     summary: 'Remove one variable',
     responses: one,
     handler: async ({ auth, params }) => ({

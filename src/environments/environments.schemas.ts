@@ -3,14 +3,26 @@ import { z } from '../openapi/zod';
 export const MAX_VARIABLES_PER_ENVIRONMENT = 500;
 
 /** interface.md 2.2 and 8. */
-export const EnvironmentName = z.string().max(100).regex(/^[a-zA-Z_][a-zA-Z0-9_-]*$/, 'must match ^[a-zA-Z_][a-zA-Z0-9_-]*$');
+export const EnvironmentName = z
+  .string()
+  .max(100)
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_-]*$/, 'must match ^[a-zA-Z_][a-zA-Z0-9_-]*$');
 /** At most 255 characters (interface.md 8); an identifier so templates can read `$env.<KEY>`. */
-export const VariableKey = z.string().min(1).max(255).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: a letter or _, then letters, digits or _');
+export const VariableKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: a letter or _, then letters, digits or _');
 /** At most 10,000 characters (interface.md 8). */
 export const VariableValue = z.string().max(10_000);
 
 /** `secret` left out: a new variable is secret, an existing one keeps its flag. */
-export const SecretFlag = z.boolean().optional().openapi({ description: 'Masked in execution records, logs and Temporal history (default true for a new variable; left out, an existing one keeps its flag)' });
+export const SecretFlag = z
+  .boolean()
+  .optional()
+  .openapi({
+    description: 'Masked in execution records, logs and Temporal history (default true for a new variable; left out, an existing one keeps its flag)',
+  });
 
 /** A variable is its value, or `{value, secret}` to say whether it is a secret. */
 const VariableInput = z

@@ -5,8 +5,8 @@ import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { EnvironmentVariable } from './environment-variable.entity';
 import { Environment } from './environment.entity';
-import { DuplicateEnvironmentName, EnvironmentsRepository, EnvironmentWithKeys } from './environments.repository';
-import { CreateEnvironmentInput, MAX_VARIABLES_PER_ENVIRONMENT, UpdateEnvironmentInput, type VariableInput } from './environments.schemas';
+import { DuplicateEnvironmentName, type EnvironmentsRepository, type EnvironmentWithKeys } from './environments.repository';
+import { type CreateEnvironmentInput, MAX_VARIABLES_PER_ENVIRONMENT, type UpdateEnvironmentInput, type VariableInput } from './environments.schemas';
 
 /** Binds a value's ciphertext to its environment and key. */
 const recordRef = (environmentId: string, key: string) => `environment:${environmentId}|variable:${key}`;
@@ -98,7 +98,11 @@ export class EnvironmentsService {
     await this.inLockedEnvironment(organizationId, id, async (manager) => {
       const existing = await this.repo.findVariables(organizationId, id, manager);
       if (!existing.some((v) => v.key === key) && existing.length >= MAX_VARIABLES_PER_ENVIRONMENT) {
-        throw new ValidationError(`An environment holds at most ${MAX_VARIABLES_PER_ENVIRONMENT} variables`, [{ path: 'key', message: 'Too many variables' }], 'too_many_variables');
+        throw new ValidationError(
+          `An environment holds at most ${MAX_VARIABLES_PER_ENVIRONMENT} variables`,
+          [{ path: 'key', message: 'Too many variables' }],
+          'too_many_variables',
+        );
       }
       await this.repo.upsertVariables(await this.encryptAll(organizationId, id, { [key]: variable }, existing), manager);
     });
@@ -128,7 +132,12 @@ export class EnvironmentsService {
   }
 
   /** Rows to upsert; a variable given without `secret` keeps its current flag, or is secret when new. */
-  private async encryptAll(organizationId: string, environmentId: string, variables: Record<string, VariableInput>, existing: EnvironmentVariable[]): Promise<EnvironmentVariable[]> {
+  private async encryptAll(
+    organizationId: string,
+    environmentId: string,
+    variables: Record<string, VariableInput>,
+    existing: EnvironmentVariable[],
+  ): Promise<EnvironmentVariable[]> {
     const now = new Date();
     const current = new Map(existing.map((v) => [v.key, v.secret]));
     return Promise.all(
@@ -151,7 +160,11 @@ export class EnvironmentsService {
       await work();
     } catch (err) {
       if (err instanceof DuplicateEnvironmentName) {
-        throw new ValidationError(`An environment named "${name}" already exists`, [{ path: 'name', message: 'Already taken in this organization' }], 'duplicate_name');
+        throw new ValidationError(
+          `An environment named "${name}" already exists`,
+          [{ path: 'name', message: 'Already taken in this organization' }],
+          'duplicate_name',
+        );
       }
       throw err;
     }

@@ -120,7 +120,19 @@ export class ExecutionsRepository {
          environment_id, mode, input, rerun_of, input_bytes, input_key_count, input_keys)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, ${summaryOf('v.input')}
        FROM (SELECT $10::jsonb AS input) v`,
-      [e.id, e.organizationId, e.workflowId, e.workflowName, e.workflowVersion, e.triggerId, e.triggerName, e.environmentId, e.mode, JSON.stringify(e.input), e.rerunOf],
+      [
+        e.id,
+        e.organizationId,
+        e.workflowId,
+        e.workflowName,
+        e.workflowVersion,
+        e.triggerId,
+        e.triggerName,
+        e.environmentId,
+        e.mode,
+        JSON.stringify(e.input),
+        e.rerunOf,
+      ],
     );
   }
 
@@ -174,7 +186,20 @@ export class ExecutionsRepository {
          error = EXCLUDED.error,
          started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
        WHERE execution_steps.status <> 'completed' OR EXCLUDED.attempt > execution_steps.attempt`,
-      [organizationId, executionId, s.stepId, s.stepType, s.seq, s.status, s.attempt, jsonOrNull(s.input), jsonOrNull(s.output), s.error, s.startedAt, s.finishedAt],
+      [
+        organizationId,
+        executionId,
+        s.stepId,
+        s.stepType,
+        s.seq,
+        s.status,
+        s.attempt,
+        jsonOrNull(s.input),
+        jsonOrNull(s.output),
+        s.error,
+        s.startedAt,
+        s.finishedAt,
+      ],
     );
   }
 

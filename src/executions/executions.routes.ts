@@ -1,4 +1,4 @@
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import { STEP_PARTS } from './executions.repository';
@@ -29,8 +29,13 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   };
 
   defineRoute(ctx, {
-    method: 'post', path: '/workflows/:id/runs', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: RunBody,
-    summary: 'Run a workflow\'s current definition with a JSON input, asynchronously (202) or waiting for it to end',
+    method: 'post',
+    path: '/workflows/:id/runs',
+    permission: 'workflows:admin',
+    tags,
+    params: WorkflowIdParams,
+    body: RunBody,
+    summary: "Run a workflow's current definition with a JSON input, asynchronously (202) or waiting for it to end",
     responses: finished,
     handler: async ({ auth, params, body }) => {
       const request = await service.prepareRun(auth.organizationId, params.id, { initial: body.input, environment: body.environment, mode: 'api' });
@@ -40,18 +45,30 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/workflows/:id/test', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: TestRunBody,
-    summary: 'Test-run a workflow with its definition\'s `initial` sample (or a given one) and answer with the outcome',
+    method: 'post',
+    path: '/workflows/:id/test',
+    permission: 'workflows:admin',
+    tags,
+    params: WorkflowIdParams,
+    body: TestRunBody,
+    summary: "Test-run a workflow with its definition's `initial` sample (or a given one) and answer with the outcome",
     responses: finished,
     handler: async ({ auth, params, body }) =>
       runAndRead(await service.prepareRun(auth.organizationId, params.id, { initial: body.initial, environment: body.environment, mode: 'test' })),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/executions', permission: 'workflows:view', tags, query: ExecutionsQuery,
+    method: 'get',
+    path: '/executions',
+    permission: 'workflows:view',
+    tags,
+    query: ExecutionsQuery,
     summary: 'Executions, newest first, filtered by workflow, status and start time',
     responses: {
-      200: { description: 'Executions, each with a summary of its input instead of the input, without steps', schema: z.object({ total: z.number().int(), data: z.array(ExecutionListItemSchema) }) },
+      200: {
+        description: 'Executions, each with a summary of its input instead of the input, without steps',
+        schema: z.object({ total: z.number().int(), data: z.array(ExecutionListItemSchema) }),
+      },
     },
     handler: async ({ auth, query }) => {
       const { total, data } = await service.list(auth.organizationId, query);
@@ -60,8 +77,13 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/executions/:id', permission: 'workflows:view', tags, params: ExecutionIdParams,
-    summary: 'One execution: status, timing, input, each step\'s rendered input and output (secrets masked; large ones as references), the error of a failed step',
+    method: 'get',
+    path: '/executions/:id',
+    permission: 'workflows:view',
+    tags,
+    params: ExecutionIdParams,
+    summary:
+      "One execution: status, timing, input, each step's rendered input and output (secrets masked; large ones as references), the error of a failed step",
     responses: { 200: { description: 'The execution', schema: ExecutionSchema } },
     handler: async ({ auth, params }) => {
       const { execution, steps } = await service.get(auth.organizationId, params.id);
@@ -71,7 +93,11 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
 
   for (const part of STEP_PARTS) {
     defineRoute(ctx, {
-      method: 'get', path: `/executions/:id/steps/:stepId/${part}`, permission: 'workflows:view', tags, params: StepValueParams,
+      method: 'get',
+      path: `/executions/:id/steps/:stepId/${part}`,
+      permission: 'workflows:view',
+      tags,
+      params: StepValueParams,
       summary: `One step's full recorded ${part} (secrets masked), however large: what a StepValueReference points to`,
       responses: { 200: { description: `The ${part} as stored, any JSON value (null when the step recorded none)`, schema: z.unknown() } },
       handler: async ({ auth, params }, _req, res) => {
@@ -84,14 +110,23 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   }
 
   defineRoute(ctx, {
-    method: 'post', path: '/executions/:id/cancel', permission: 'workflows:admin', tags, params: ExecutionIdParams,
+    method: 'post',
+    path: '/executions/:id/cancel',
+    permission: 'workflows:admin',
+    tags,
+    params: ExecutionIdParams,
     summary: 'Cancel a running execution; it records "cancelled" as it stops',
     responses: { 200: { description: 'Cancellation requested', schema: ExecutionSchema } },
     handler: async ({ auth, params }) => ({ status: 200, body: presentExecution(await service.cancel(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/executions/:id/rerun', permission: 'workflows:admin', tags, params: ExecutionIdParams, body: RerunBody,
+    method: 'post',
+    path: '/executions/:id/rerun',
+    permission: 'workflows:admin',
+    tags,
+    params: ExecutionIdParams,
+    body: RerunBody,
     summary: 'Run again with the original input and environment',
     responses: started,
     handler: async ({ auth, params, body }) => ({

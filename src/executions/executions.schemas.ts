@@ -4,7 +4,7 @@ import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
 import { EXECUTION_STATUSES, STEP_PARTS, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.repository';
 
 const JsonObject = z.record(z.string(), z.unknown());
-const EnvironmentName = z.string().min(1).openapi({ description: 'Environment to run with instead of the workflow\'s default' });
+const EnvironmentName = z.string().min(1).openapi({ description: "Environment to run with instead of the workflow's default" });
 
 export const ExecutionIdParams = z.object({ id: z.string().min(1).max(100) });
 export const StepValueParams = ExecutionIdParams.extend({ stepId: z.string().min(1).max(100) });
@@ -18,7 +18,7 @@ export const ExecutionsQuery = PageQuery.extend({
 
 export const RunBody = z
   .strictObject({
-    input: JsonObject.default({}).openapi({ description: 'The run\'s `initial`' }),
+    input: JsonObject.default({}).openapi({ description: "The run's `initial`" }),
     environment: EnvironmentName.optional(),
     wait: z.boolean().default(false).openapi({ description: 'Wait (bounded) for the run to end and answer with the execution' }),
   })
@@ -26,7 +26,7 @@ export const RunBody = z
 
 export const TestRunBody = z
   .strictObject({
-    initial: JsonObject.optional().openapi({ description: 'Defaults to the definition\'s `initial` sample' }),
+    initial: JsonObject.optional().openapi({ description: "Defaults to the definition's `initial` sample" }),
     environment: EnvironmentName.optional(),
   })
   .openapi('TestRun');
@@ -46,14 +46,16 @@ export const StepValueReference = z
   .strictObject({
     $omitted: z.strictObject({
       part: z.enum(STEP_PARTS),
-      bytes: z.number().int().openapi({ description: 'Size of the value\'s JSON text, as `href` answers it' }),
+      bytes: z.number().int().openapi({ description: "Size of the value's JSON text, as `href` answers it" }),
       href: z.string().openapi({ description: 'Path answering the full value (GET, workflows:view)', example: '/executions/0199…/steps/fetch/output' }),
     }),
   })
   .openapi('StepValueReference', { description: `Replaces a step's input or output larger than ${STEP_INLINE_LIMIT} bytes` });
 
 const stepValue = (what: string) =>
-  z.union([StepValueReference, z.unknown()]).openapi({ description: `${what}; secret values appear as [secret]. Above ${STEP_INLINE_LIMIT} bytes, a StepValueReference` });
+  z
+    .union([StepValueReference, z.unknown()])
+    .openapi({ description: `${what}; secret values appear as [secret]. Above ${STEP_INLINE_LIMIT} bytes, a StepValueReference` });
 
 const StepSchema = z.object({
   stepId: z.string(),
@@ -84,15 +86,17 @@ const executionFields = {
   durationMs: z.number().int().nullable(),
 };
 
-export const ExecutionSchema = z
-  .object({ ...executionFields, input: JsonObject, steps: z.array(StepSchema).optional() })
-  .openapi('Execution');
+export const ExecutionSchema = z.object({ ...executionFields, input: JsonObject, steps: z.array(StepSchema).optional() }).openapi('Execution');
 
 export const InputSummarySchema = z
   .object({
-    bytes: z.number().int().openapi({ description: 'Octets of the input\'s JSON text as stored (a space after each `:` and `,`)' }),
+    bytes: z.number().int().openapi({ description: "Octets of the input's JSON text as stored (a space after each `:` and `,`)" }),
     keyCount: z.number().int().openapi({ description: 'How many top-level keys it has' }),
-    keys: z.array(z.string()).openapi({ description: `Its first ${SUMMARY_KEYS} top-level keys, in stored order (shorter keys first, as GET /executions/{id} shows them), each cut to ${SUMMARY_KEY_CHARS} characters` }),
+    keys: z
+      .array(z.string())
+      .openapi({
+        description: `Its first ${SUMMARY_KEYS} top-level keys, in stored order (shorter keys first, as GET /executions/{id} shows them), each cut to ${SUMMARY_KEY_CHARS} characters`,
+      }),
   })
   .openapi('ExecutionInputSummary');
 

@@ -94,7 +94,11 @@ export class ExecutionsService {
   }
 
   /** A run of a workflow's current definition through the API: `input`, or for a test run the definition's `initial` sample. */
-  async prepareRun(organizationId: string, workflowId: string, options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test' }): Promise<RunRequest> {
+  async prepareRun(
+    organizationId: string,
+    workflowId: string,
+    options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test' },
+  ): Promise<RunRequest> {
     const { workflow, version } = await this.workflows.get(organizationId, workflowId);
     const definition = version.definition as { steps: StepDefinition[]; initial?: Record<string, unknown> };
     const environmentId =
@@ -142,10 +146,16 @@ export class ExecutionsService {
   async rerun(organizationId: string, id: string, definition: 'current' | 'original'): Promise<string> {
     const execution = await this.find(organizationId, id);
     const current = await this.workflows.get(organizationId, execution.workflowId);
-    const version = definition === 'original' ? await this.workflows.getVersion(organizationId, execution.workflowId, execution.workflowVersion) : current.version;
+    const version =
+      definition === 'original' ? await this.workflows.getVersion(organizationId, execution.workflowId, execution.workflowVersion) : current.version;
     return this.runs.start({
       organizationId,
-      workflow: { id: current.workflow.id, name: current.workflow.name, version: version.version, steps: (version.definition as { steps: StepDefinition[] }).steps },
+      workflow: {
+        id: current.workflow.id,
+        name: current.workflow.name,
+        version: version.version,
+        steps: (version.definition as { steps: StepDefinition[] }).steps,
+      },
       trigger: execution.triggerId ? { id: execution.triggerId, name: execution.triggerName! } : undefined,
       environmentId: execution.environmentId,
       initial: execution.input,
@@ -167,7 +177,13 @@ export class ExecutionsService {
       .catch(() => undefined);
     const closed = description && CLOSED[description.status.name];
     if (!closed) return execution;
-    await this.repo.finish(execution.organizationId, execution.id, closed, closed === 'completed' ? null : { message: `The run was ${closed.replace('_', ' ')} in Temporal` }, description.closeTime);
+    await this.repo.finish(
+      execution.organizationId,
+      execution.id,
+      closed,
+      closed === 'completed' ? null : { message: `The run was ${closed.replace('_', ' ')} in Temporal` },
+      description.closeTime,
+    );
     return (await this.repo.findById(execution.organizationId, execution.id)) ?? execution;
   }
 }

@@ -55,12 +55,20 @@ export class RunStarter {
     const operation = new WithStartWorkflowOperation(INTERPRETER_WORKFLOW, { ...options, workflowIdConflictPolicy: 'FAIL' });
     // The deadline also ends the update's long poll, so callers who gave up leave nothing waiting in this process.
     const deadline = AbortSignal.timeout(timeoutMs);
-    const update = this.client.withAbortSignal(deadline, () => this.client.workflow.executeUpdateWithStart(awaitAnswerUpdate, { startWorkflowOperation: operation }));
+    const update = this.client.withAbortSignal(deadline, () =>
+      this.client.workflow.executeUpdateWithStart(awaitAnswerUpdate, { startWorkflowOperation: operation }),
+    );
     const answer = await update.then(
       (a): AwaitedAnswer => a,
       async (err): Promise<AwaitedAnswer> => {
         // The start is only confirmed together with the update's acceptance, which a long first step delays: ask Temporal.
-        const started = await this.client.workflow.getHandle(id).describe().then(() => true, () => false);
+        const started = await this.client.workflow
+          .getHandle(id)
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          );
         if (!started) throw await this.notStarted(request, id, err);
         // Started, then no answer: past the deadline, or closed without answering (terminated, timed out).
         return deadline.aborted ? { kind: 'timeout' } : { kind: 'failed', message: 'The run ended before it answered' };
@@ -74,10 +82,12 @@ export class RunStarter {
     const { id, options } = await this.prepare(request);
     const handle = await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
     const deadline = AbortSignal.timeout(timeoutMs);
-    const outcome = await this.client.withAbortSignal(deadline, () => handle.result()).then(
-      (result: RunResult): AwaitedResult => ({ kind: 'finished', result }),
-      (): AwaitedResult => (deadline.aborted ? { kind: 'timeout' } : { kind: 'failed' }),
-    );
+    const outcome = await this.client
+      .withAbortSignal(deadline, () => handle.result())
+      .then(
+        (result: RunResult): AwaitedResult => ({ kind: 'finished', result }),
+        (): AwaitedResult => (deadline.aborted ? { kind: 'timeout' } : { kind: 'failed' }),
+      );
     return { executionId: id, outcome };
   }
 

@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { temporalReachable } from '../temporal/client';
 
@@ -15,7 +15,9 @@ async function timed(check: () => Promise<boolean>): Promise<{ ok: boolean; late
 
 export function registerHealthRoutes(ctx: RouteContext, db: DataSource, temporal: Connection): void {
   defineRoute(ctx, {
-    method: 'get', path: '/healthz', tags: ['Health'],
+    method: 'get',
+    path: '/healthz',
+    tags: ['Health'],
     summary: 'Database and Temporal reachability (503 when either is down)',
     responses: { 200: { description: 'All reachable', schema: Health }, 503: { description: 'Something is down', schema: Health } },
     handler: async () => {

@@ -63,10 +63,11 @@ const ERROR_STATUSES: Record<number, string> = {
  * params, query and body against the zod schemas, then calls the handler;
  * the same schemas document the route in the OpenAPI registry.
  */
-export function defineRoute<B extends z.ZodType | undefined = undefined, P extends AnyObject | undefined = undefined, Q extends AnyObject | undefined = undefined>(
-  ctx: RouteContext,
-  spec: RouteSpec<B, P, Q>,
-): void {
+export function defineRoute<
+  B extends z.ZodType | undefined = undefined,
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+>(ctx: RouteContext, spec: RouteSpec<B, P, Q>): void {
   const authenticated = spec.permission !== undefined;
   registerOpenApi(ctx.registry, spec, authenticated);
 
@@ -84,11 +85,7 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, P exten
     const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
     const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined;
     const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, 'body') : undefined;
-    const result = await spec.handler(
-      { body, params, query, auth: req.auth! } as RouteInput<Infer<B>, Infer<P>, Infer<Q>>,
-      req,
-      res,
-    );
+    const result = await spec.handler({ body, params, query, auth: req.auth! } as RouteInput<Infer<B>, Infer<P>, Infer<Q>>, req, res);
     if (result) res.status(result.status).json(result.body);
   };
   const identify = authenticated ? [ctx.authenticate, authorize] : spec.optionalAuthentication ? [ctx.authenticateIfPresent] : [];

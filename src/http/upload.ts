@@ -1,10 +1,9 @@
 import type { Request } from 'express';
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { PassThrough, type Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { AppError } from '../errors/errors';
 
-const tooLarge = (maxBytes: number) =>
-  new AppError(413, 'payload_too_large', `The upload is larger than the limit of ${maxBytes} bytes (after decompression)`);
+const tooLarge = (maxBytes: number) => new AppError(413, 'payload_too_large', `The upload is larger than the limit of ${maxBytes} bytes (after decompression)`);
 
 /**
  * The request body as a stream, decompressed when sent with

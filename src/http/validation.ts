@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { FieldIssue, ValidationError } from '../errors/errors';
+import { type FieldIssue, ValidationError } from '../errors/errors';
 
 type Issue = z.core.$ZodIssue;
 

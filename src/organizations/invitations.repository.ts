@@ -44,10 +44,11 @@ export class InvitationsRepository {
   /** Open invitations, newest first, at most `limit`. */
   async listOpen(organizationId: string, page: { limit: number; offset: number }): Promise<{ total: number; data: InvitationRow[] }> {
     const [data, [{ total }]] = await Promise.all([
-      this.db.query(
-        `SELECT ${COLUMNS} FROM invitations WHERE organization_id = $1 AND ${OPEN} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-        [organizationId, page.limit, page.offset],
-      ),
+      this.db.query(`SELECT ${COLUMNS} FROM invitations WHERE organization_id = $1 AND ${OPEN} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
+        organizationId,
+        page.limit,
+        page.offset,
+      ]),
       this.db.query(`SELECT count(*)::int AS total FROM invitations WHERE organization_id = $1 AND ${OPEN}`, [organizationId]),
     ]);
     return { total, data };
@@ -55,10 +56,10 @@ export class InvitationsRepository {
 
   /** Revokes an open invitation; undefined when there is none with this id here. */
   async revoke(organizationId: string, id: string): Promise<InvitationRow | undefined> {
-    const [rows] = await this.db.query(
-      `UPDATE invitations SET revoked_at = now() WHERE organization_id = $1 AND id = $2 AND ${OPEN} RETURNING ${COLUMNS}`,
-      [organizationId, id],
-    );
+    const [rows] = await this.db.query(`UPDATE invitations SET revoked_at = now() WHERE organization_id = $1 AND id = $2 AND ${OPEN} RETURNING ${COLUMNS}`, [
+      organizationId,
+      id,
+    ]);
     return rows[0];
   }
 

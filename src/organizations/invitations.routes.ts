@@ -16,28 +16,44 @@ const tags = ['Organizations'];
 /** Inviting people into the active organization, and accepting an invitation. */
 export function registerInvitationRoutes(ctx: RouteContext, service: InvitationsService): void {
   defineRoute(ctx, {
-    method: 'post', path: '/organization/invitations', permission: 'members:admin', tags, body: InviteBody,
+    method: 'post',
+    path: '/organization/invitations',
+    permission: 'members:admin',
+    tags,
+    body: InviteBody,
     summary: 'Invite someone by e-mail with a role; grants nothing until they accept with the code (shown once). Only owners invite owners.',
     responses: { 201: { description: 'Invited', schema: CreatedInvitationSchema }, 409: { description: 'Already a member' } },
     handler: async ({ auth, body }) => ({ status: 201, body: await service.invite(auth, body) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/organization/invitations', permission: 'members:admin', tags, query: PageQuery,
+    method: 'get',
+    path: '/organization/invitations',
+    permission: 'members:admin',
+    tags,
+    query: PageQuery,
     summary: 'Open invitations (not accepted, revoked or expired), newest first',
     responses: { 200: { description: 'Invitations', schema: z.object({ total: z.number(), data: z.array(InvitationSchema) }) } },
     handler: async ({ auth, query }) => ({ status: 200, body: await service.listOpen(auth.organizationId, query) }),
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/organization/invitations/:id', permission: 'members:admin', tags, params: InvitationIdParams,
+    method: 'delete',
+    path: '/organization/invitations/:id',
+    permission: 'members:admin',
+    tags,
+    params: InvitationIdParams,
     summary: 'Revoke an open invitation; its code stops working',
     responses: { 200: { description: 'Revoked', schema: InvitationSchema } },
     handler: async ({ auth, params }) => ({ status: 200, body: await service.revoke(auth.organizationId, params.id) }),
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/invitations/accept', optionalAuthentication: true, tags, body: AcceptInvitationBody,
+    method: 'post',
+    path: '/invitations/accept',
+    optionalAuthentication: true,
+    tags,
+    body: AcceptInvitationBody,
     summary:
       'Accept an invitation with its code. With an account: send one of your own personal tokens. Without one: send none, and an account is created for the invited address. Answers with a personal token for the new membership (shown once).',
     responses: {

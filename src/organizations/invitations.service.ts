@@ -109,6 +109,9 @@ export class InvitationsService {
     if (existing && (await this.orgs.countMemberships(existing.id, manager)) === 0) return existing.id;
     const id = newId();
     if (!existing && (await this.orgs.insertUser({ id, email: invitation.email, name: name ?? invitation.name }, manager))) return id;
-    throw new ConflictError(`An account for ${invitation.email} exists: accept with one of its own access tokens (Authorization: Bearer …)`, 'sign_in_required');
+    throw new ConflictError(
+      `An account for ${invitation.email} exists: accept with one of its own access tokens (Authorization: Bearer …)`,
+      'sign_in_required',
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { Membership } from '../auth/membership.entity';
 import type { Role } from '../auth/roles';
 import type { Page } from '../http/pagination';
@@ -75,14 +75,21 @@ export class OrganizationsRepository {
   }
 
   async roleOf(organizationId: string, userId: string): Promise<Role | undefined> {
-    const rows: Array<{ role: Role }> = await this.db.query(`SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
+    const rows: Array<{ role: Role }> = await this.db.query(`SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2`, [
+      organizationId,
+      userId,
+    ]);
     return rows[0]?.role;
   }
 
   /** A page of the members, oldest first, and how many there are. */
   async listMembers(organizationId: string, page: Page): Promise<{ total: number; data: MemberRow[] }> {
     const [data, [{ total }]] = await Promise.all([
-      this.db.query(`${MEMBER_SELECT} WHERE m.organization_id = $1 ORDER BY m.created_at, u.email LIMIT $2 OFFSET $3`, [organizationId, page.limit, page.offset]),
+      this.db.query(`${MEMBER_SELECT} WHERE m.organization_id = $1 ORDER BY m.created_at, u.email LIMIT $2 OFFSET $3`, [
+        organizationId,
+        page.limit,
+        page.offset,
+      ]),
       this.db.query(`SELECT count(*)::int AS total FROM memberships WHERE organization_id = $1`, [organizationId]),
     ]);
     return { total, data };
@@ -119,10 +126,7 @@ export class OrganizationsRepository {
 
   /** Counts owners while locking their rows, so two demotions cannot both pass the last-owner check. */
   async lockOwners(organizationId: string, manager: EntityManager): Promise<number> {
-    const rows = await manager.query(
-      `SELECT user_id FROM memberships WHERE organization_id = $1 AND role = 'owner' FOR UPDATE`,
-      [organizationId],
-    );
+    const rows = await manager.query(`SELECT user_id FROM memberships WHERE organization_id = $1 AND role = 'owner' FOR UPDATE`, [organizationId]);
     return rows.length;
   }
 }

@@ -20,14 +20,21 @@ const tags = ['Organizations'];
 /** The active organization and its members. Members join through invitations (invitations.routes.ts). */
 export function registerOrganizationRoutes(ctx: RouteContext, service: OrganizationsService): void {
   defineRoute(ctx, {
-    method: 'get', path: '/organizations', permission: null, tags,
+    method: 'get',
+    path: '/organizations',
+    permission: null,
+    tags,
     summary: 'The organizations this token can act in (a token belongs to one membership, so one), with the role',
     responses: { 200: { description: 'Organizations', schema: z.object({ data: z.array(OrganizationSchema.extend({ role: z.string() })) }) } },
     handler: async ({ auth }) => ({ status: 200, body: { data: [{ ...(await service.get(auth.organizationId)), role: auth.role }] } }),
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/organizations', permission: null, tags, body: CreateOrganizationBody,
+    method: 'post',
+    path: '/organizations',
+    permission: null,
+    tags,
+    body: CreateOrganizationBody,
     summary: 'Create an organization on the free plan, owned by the caller; answers with a personal token for it (shown once)',
     responses: { 201: { description: 'Created', schema: CreatedOrganizationSchema } },
     handler: async ({ auth, body }) => {
@@ -38,7 +45,10 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/organization', permission: null, tags,
+    method: 'get',
+    path: '/organization',
+    permission: null,
+    tags,
     summary: 'The active organization, with the caller role and permissions in it',
     responses: { 200: { description: 'Active organization', schema: ActiveOrganizationSchema } },
     handler: async ({ auth }) => ({
@@ -48,22 +58,34 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: '/organization', permission: 'members:admin', tags, body: UpdateOrganizationBody,
+    method: 'patch',
+    path: '/organization',
+    permission: 'members:admin',
+    tags,
+    body: UpdateOrganizationBody,
     summary: 'Rename the active organization',
     responses: { 200: { description: 'Updated', schema: OrganizationSchema } },
     handler: async ({ auth, body }) => ({ status: 200, body: await service.rename(auth.organizationId, body.name) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/organization/members', permission: 'members:admin', tags, query: PageQuery,
+    method: 'get',
+    path: '/organization/members',
+    permission: 'members:admin',
+    tags,
+    query: PageQuery,
     summary: 'Members of the active organization, oldest first',
     responses: { 200: { description: 'Members', schema: z.object({ total: z.number(), data: z.array(MemberSchema) }) } },
     handler: async ({ auth, query }) => ({ status: 200, body: await service.listMembers(auth.organizationId, query) }),
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: '/organization/members/:userId', permission: 'members:admin', tags,
-    params: UserIdParams, body: ChangeRoleBody,
+    method: 'patch',
+    path: '/organization/members/:userId',
+    permission: 'members:admin',
+    tags,
+    params: UserIdParams,
+    body: ChangeRoleBody,
     summary: "Change a member's role (at least one owner always remains)",
     responses: { 200: { description: 'Updated', schema: MemberSchema } },
     handler: async ({ auth, params, body }) => ({
@@ -73,7 +95,11 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/organization/members/:userId', permission: 'members:admin', tags, params: UserIdParams,
+    method: 'delete',
+    path: '/organization/members/:userId',
+    permission: 'members:admin',
+    tags,
+    params: UserIdParams,
     summary: 'Remove a member; their tokens here are deleted with the membership',
     responses: { 200: { description: 'Removed member', schema: MemberSchema } },
     handler: async ({ auth, params }) => ({

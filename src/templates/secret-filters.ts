@@ -47,7 +47,11 @@ function unitIndex(s: string, points: number): number {
  * replacing, reversing, hashing and character-by-character loops.
  */
 export function registerSecretTrackingFilters(liquid: Liquid): void {
-  const wrap = (name: string, track: (tracker: SecretTracker, input: unknown, output: unknown, args: unknown[]) => void, impl: Filter = (builtIn as Record<string, Filter>)[name]) => {
+  const wrap = (
+    name: string,
+    track: (tracker: SecretTracker, input: unknown, output: unknown, args: unknown[]) => void,
+    impl: Filter = (builtIn as Record<string, Filter>)[name],
+  ) => {
     liquid.registerFilter(name, function (this: FilterThis, value: unknown, ...args: unknown[]) {
       const output = impl.call(this, value, ...args);
       const tracker = trackerOf(this);

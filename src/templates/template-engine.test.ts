@@ -12,9 +12,14 @@ describe('templates', () => {
   });
 
   test('analysis lists every reference as segments, roots as written', () => {
-    const { error, references } = analyzeTemplate(liquid, '{{ initial.user.name | upcase }} {{ fetch.body.items[0].id }} {{$env.API_KEY}} {% if a.b > 1 %}{{ c }}{% endif %}');
+    const { error, references } = analyzeTemplate(
+      liquid,
+      '{{ initial.user.name | upcase }} {{ fetch.body.items[0].id }} {{$env.API_KEY}} {% if a.b > 1 %}{{ c }}{% endif %}',
+    );
     expect(error).toBeUndefined();
-    expect(references).toEqual(expect.arrayContaining([['initial', 'user', 'name'], ['fetch', 'body', 'items', 0, 'id'], ['$env', 'API_KEY'], ['a', 'b'], ['c']]));
+    expect(references).toEqual(
+      expect.arrayContaining([['initial', 'user', 'name'], ['fetch', 'body', 'items', 0, 'id'], ['$env', 'API_KEY'], ['a', 'b'], ['c']]),
+    );
   });
 
   test('parse errors name the problem, unknown filters included', () => {
@@ -39,12 +44,17 @@ describe('templates', () => {
 describe('toLiquid is one linear pass', () => {
   /** The regular expression it replaced: correct, but quadratic on openers without closers. */
   const TAG = /({{-?|{%-?)([\s\S]*?)(-?}}|-?%})/g;
-  const reference = (t: string) => t.replace(TAG, (_m, open: string, body: string, close: string) => open + body.replace(/\$(env|connections)\b/g, (r) => (r === '$env' ? '__env' : '__connections')) + close);
+  const reference = (t: string) =>
+    t.replace(
+      TAG,
+      (_m, open: string, body: string, close: string) =>
+        open + body.replace(/\$(env|connections)\b/g, (r) => (r === '$env' ? '__env' : '__connections')) + close,
+    );
 
   test('rewrites exactly what the regular expression did, on random mixes of openers, closers and roots', () => {
     const pieces = ['{{', '}}', '{%', '%}', '{', '}', '%', '-', ' ', 'x', '$env', '$connections', '$envy', '.K', '\n'];
     let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 5_000; i++) {
       const text = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
       expect(toLiquid(text)).toBe(reference(text));

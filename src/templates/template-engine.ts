@@ -33,7 +33,8 @@ export function toLiquid(template: string): string {
     const close = open === -1 ? -1 : find.closer(open + 2);
     // No closer after this opener means none after any later one either: the rest is text.
     if (close === -1) break;
-    out += template.slice(from, open + 2) + template.slice(open + 2, close).replace(DOLLAR_ROOT, (root) => DOLLAR_ROOTS[root]) + template.slice(close, close + 2);
+    out +=
+      template.slice(from, open + 2) + template.slice(open + 2, close).replace(DOLLAR_ROOT, (root) => DOLLAR_ROOTS[root]) + template.slice(close, close + 2);
     from = close + 2;
   }
   return out + template.slice(from);

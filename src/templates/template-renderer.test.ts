@@ -89,7 +89,16 @@ describe('TemplateRenderer.renderDeep and renderStrings', () => {
 
   test('renderStrings renders each value to text, objects as JSON', async () => {
     expect(
-      await renderer.renderStrings({ 'X-User': '{{ initial.user }}', 'X-Tags': '{{ initial.user.tags }}', 'X-N': '{{ initial.amount }}', 'X-Plain': 'p', 'X-None': '{{ initial.nothing }}' }, scope),
+      await renderer.renderStrings(
+        {
+          'X-User': '{{ initial.user }}',
+          'X-Tags': '{{ initial.user.tags }}',
+          'X-N': '{{ initial.amount }}',
+          'X-Plain': 'p',
+          'X-None': '{{ initial.nothing }}',
+        },
+        scope,
+      ),
     ).toEqual({ 'X-User': '{"id":7,"tags":["a","b"]}', 'X-Tags': '["a","b"]', 'X-N': '150', 'X-Plain': 'p', 'X-None': '' });
     expect(await renderer.renderStrings(undefined, scope)).toEqual({});
   });

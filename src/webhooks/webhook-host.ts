@@ -17,7 +17,10 @@ export interface WebhookCall {
 
 /** A call with another method than the trigger's; `allow` fills the Allow header. */
 export class MethodNotAllowedError extends AppError {
-  constructor(readonly allow: string, method: string) {
+  constructor(
+    readonly allow: string,
+    method: string,
+  ) {
     super(405, 'method_not_allowed', `This webhook takes ${allow}, not ${method}`);
   }
 }
@@ -85,7 +88,7 @@ export function parseWebhookBody(raw: Buffer | undefined, contentType: string | 
     throw new AppError(400, 'invalid_json', 'Request body is not valid JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new AppError(400, 'invalid_body', 'The request body must be a JSON object; it becomes the run\'s `initial`');
+    throw new AppError(400, 'invalid_body', "The request body must be a JSON object; it becomes the run's `initial`");
   }
   return value as Record<string, unknown>;
 }

@@ -68,7 +68,10 @@ export class WebhookRateLimiter {
   private readonly triggers: Buckets;
   private readonly organizations: Buckets;
 
-  constructor(limits: { perTrigger: RateLimit; perOrganization: RateLimit }, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    limits: { perTrigger: RateLimit; perOrganization: RateLimit },
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.triggers = new Buckets(limits.perTrigger);
     this.organizations = new Buckets(limits.perOrganization);
   }

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { WebhookTrigger } from './webhook-trigger.entity';
@@ -55,7 +55,13 @@ export class WebhookTriggersRepository {
     return {
       organizationId: r.organization_id,
       trigger: { id: r.id, name: r.name, method: r.method, authentication: r.authentication, secretHash: r.secret_hash },
-      workflow: { id: r.workflow_id, name: r.workflow_name, version: r.current_version, defaultEnvironmentId: r.default_environment_id, definition: r.definition },
+      workflow: {
+        id: r.workflow_id,
+        name: r.workflow_name,
+        version: r.current_version,
+        defaultEnvironmentId: r.default_environment_id,
+        definition: r.definition,
+      },
     };
   }
 

@@ -1,8 +1,8 @@
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import { CreateTriggerBody, TriggerIdParams, TriggerSchema, TriggersQuery, UpdateTriggerBody } from './webhook-triggers.schemas';
-import { presentTrigger, WebhookTriggersService } from './webhook-triggers.service';
+import { presentTrigger, type WebhookTriggersService } from './webhook-triggers.service';
 
 const tags = ['Webhook triggers'];
 
@@ -10,7 +10,12 @@ export function registerWebhookTriggerRoutes(ctx: RouteContext, service: Webhook
   const one = { 200: { description: 'The trigger', schema: TriggerSchema } };
 
   defineRoute(ctx, {
-    method: 'post', path: '/workflows/:id/triggers', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: CreateTriggerBody,
+    method: 'post',
+    path: '/workflows/:id/triggers',
+    permission: 'workflows:admin',
+    tags,
+    params: WorkflowIdParams,
+    body: CreateTriggerBody,
     summary: 'Add a webhook trigger to a workflow; with authentication on, the answer carries the secret, once',
     responses: { 201: { description: 'Created', schema: TriggerSchema } },
     handler: async ({ auth, params, body }, _req, res) => {
@@ -21,7 +26,11 @@ export function registerWebhookTriggerRoutes(ctx: RouteContext, service: Webhook
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/webhook-triggers', permission: 'workflows:view', tags, query: TriggersQuery,
+    method: 'get',
+    path: '/webhook-triggers',
+    permission: 'workflows:view',
+    tags,
+    query: TriggersQuery,
     summary: 'Webhook triggers by name, optionally of one workflow',
     responses: { 200: { description: 'Triggers', schema: z.object({ total: z.number().int(), data: z.array(TriggerSchema) }) } },
     handler: async ({ auth, query: { workflowId, ...page } }) => {
@@ -31,7 +40,11 @@ export function registerWebhookTriggerRoutes(ctx: RouteContext, service: Webhook
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/webhook-triggers/:id', permission: 'workflows:view', tags, params: TriggerIdParams,
+    method: 'get',
+    path: '/webhook-triggers/:id',
+    permission: 'workflows:view',
+    tags,
+    params: TriggerIdParams,
     summary: 'Read a webhook trigger (never its secret)',
     responses: one,
     handler: async ({ auth, params }) => ({
@@ -41,7 +54,12 @@ export function registerWebhookTriggerRoutes(ctx: RouteContext, service: Webhook
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: '/webhook-triggers/:id', permission: 'workflows:admin', tags, params: TriggerIdParams, body: UpdateTriggerBody,
+    method: 'patch',
+    path: '/webhook-triggers/:id',
+    permission: 'workflows:admin',
+    tags,
+    params: TriggerIdParams,
+    body: UpdateTriggerBody,
     summary: 'Rename, change the method, or turn authentication on (a secret is generated, shown once) or off',
     responses: one,
     handler: async ({ auth, params, body }, _req, res) => {
@@ -52,7 +70,11 @@ export function registerWebhookTriggerRoutes(ctx: RouteContext, service: Webhook
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/webhook-triggers/:id/secret', permission: 'workflows:admin', tags, params: TriggerIdParams,
+    method: 'post',
+    path: '/webhook-triggers/:id/secret',
+    permission: 'workflows:admin',
+    tags,
+    params: TriggerIdParams,
     summary: 'Rotate the secret: a new one is returned once and the old one stops working',
     responses: { 201: { description: 'The trigger with its new secret', schema: TriggerSchema } },
     handler: async ({ auth, params }, _req, res) => {
@@ -63,7 +85,11 @@ export function registerWebhookTriggerRoutes(ctx: RouteContext, service: Webhook
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/webhook-triggers/:id', permission: 'workflows:admin', tags, params: TriggerIdParams,
+    method: 'delete',
+    path: '/webhook-triggers/:id',
+    permission: 'workflows:admin',
+    tags,
+    params: TriggerIdParams,
     summary: 'Delete a webhook trigger',
     responses: { 200: { description: 'The deleted trigger', schema: TriggerSchema } },
     handler: async ({ auth, params }) => ({

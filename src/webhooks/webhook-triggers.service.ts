@@ -4,7 +4,7 @@ import type { WorkflowsService } from '../workflows/workflows.service';
 import { generateTriggerSecret } from './trigger-secret';
 import { WebhookTrigger } from './webhook-trigger.entity';
 import type { CreateTriggerInput, UpdateTriggerInput } from './webhook-triggers.schemas';
-import { DuplicateTriggerName, WebhookTriggersRepository } from './webhook-triggers.repository';
+import { DuplicateTriggerName, type WebhookTriggersRepository } from './webhook-triggers.repository';
 
 /** A trigger as the API shows it: its public URL, never the secret's hash. `secret` only when just generated. */
 export function presentTrigger(t: WebhookTrigger, organizationSuid: string, webhookBaseUrl: string, secret?: string) {
@@ -90,7 +90,11 @@ export class WebhookTriggersService {
   async rotateSecret(organizationId: string, id: string): Promise<{ trigger: WebhookTrigger; secret: string }> {
     const current = await this.get(organizationId, id);
     if (!current.authentication) {
-      throw new ValidationError('Authentication is off for this trigger; turn it on to get a secret', [{ path: 'authentication', message: 'is off' }], 'authentication_off');
+      throw new ValidationError(
+        'Authentication is off for this trigger; turn it on to get a secret',
+        [{ path: 'authentication', message: 'is off' }],
+        'authentication_off',
+      );
     }
     const generated = generateTriggerSecret();
     await this.repo.update(organizationId, id, { secretHash: generated.hash, secretSetAt: new Date() });

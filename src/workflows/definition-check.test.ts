@@ -11,8 +11,15 @@ describe('checkDefinition', () => {
   test('a sound definition has no issues: initial, $env, $connections and earlier steps', () => {
     expect(
       check([
-        http('fetch', 'https://api.example.test/users/{{ initial.id }}', { headers: { Authorization: 'Bearer {{$env.TOKEN}}' }, connection: '{{ $connections.crm }}' }),
-        { stepId: 'big', stepType: 'core.if', input: { condition: 'fetch.body.total > 100', then: [http('notify', 'https://x.test/{{ fetch.body.id }}')], else: [] } },
+        http('fetch', 'https://api.example.test/users/{{ initial.id }}', {
+          headers: { Authorization: 'Bearer {{$env.TOKEN}}' },
+          connection: '{{ $connections.crm }}',
+        }),
+        {
+          stepId: 'big',
+          stepType: 'core.if',
+          input: { condition: 'fetch.body.total > 100', then: [http('notify', 'https://x.test/{{ fetch.body.id }}')], else: [] },
+        },
         ret('done', { total: '{{ fetch.body.total }}', notified: '{{ notify.status }}', items: ['{{ initial.a | size }}'] }),
       ]),
     ).toEqual([]);
@@ -46,7 +53,10 @@ describe('checkDefinition', () => {
     expect(check([{ stepId: 'g', stepType: 'core.if', input: { condition: 'later.x == 1', then: [] } }])).toEqual([
       { path: 'steps.0.input.condition', message: expect.stringContaining('"later"') },
     ]);
-    const escape = WorkflowDefinition.safeParse({ name: 'w', steps: [{ stepId: 'g', stepType: 'core.if', input: { condition: 'x %}{{ $env.KEY }}{% if y', then: [] } }] });
+    const escape = WorkflowDefinition.safeParse({
+      name: 'w',
+      steps: [{ stepId: 'g', stepType: 'core.if', input: { condition: 'x %}{{ $env.KEY }}{% if y', then: [] } }],
+    });
     expect(escape.success).toBe(false);
     expect(escape.error?.issues[0].path).toEqual(['steps', 0, 'input', 'condition']);
   });

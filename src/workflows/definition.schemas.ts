@@ -94,33 +94,37 @@ const step = <T extends string, I extends z.ZodType>(stepType: T, input: I) =>
  * it holds, and optionally those to run when it does not. Its output is
  * `{ result: boolean, branch: "then" | "else" }`.
  */
-export const IfInput: z.ZodType<{ condition: string; then: StepDefinition[]; else?: StepDefinition[] }> = z.lazy(() =>
-  z.strictObject({
-    condition: z
-      .string()
-      .min(1)
-      .refine((c) => !/{{|}}|{%|%}/.test(c), 'is the expression alone, such as initial.amount > 100, without {{ }} or {% %}'),
-    then: z.array(Step),
-    else: z.array(Step).optional(),
-  }),
-).openapi('IfInput');
+export const IfInput: z.ZodType<{ condition: string; then: StepDefinition[]; else?: StepDefinition[] }> = z
+  .lazy(() =>
+    z.strictObject({
+      condition: z
+        .string()
+        .min(1)
+        .refine((c) => !/{{|}}|{%|%}/.test(c), 'is the expression alone, such as initial.amount > 100, without {{ }} or {% %}'),
+      then: z.array(Step),
+      else: z.array(Step).optional(),
+    }),
+  )
+  .openapi('IfInput');
 
 export const STEP_TYPES = ['core.http', 'core.if', 'core.return', 'ai.llm-call', 'data-store.get', 'data-store.set'] as const;
 
-export const Step: z.ZodType<StepDefinition> = z.lazy(() =>
-  z.discriminatedUnion(
-    'stepType',
-    [
-      step('core.http', HttpInput),
-      step('core.if', IfInput),
-      step('core.return', ReturnInput),
-      step('ai.llm-call', LlmCallInput),
-      step('data-store.get', DataStoreGetInput),
-      step('data-store.set', DataStoreSetInput),
-    ],
-    { error: (issue) => (issue.code === 'invalid_union' ? `unknown stepType; use one of ${STEP_TYPES.join(', ')}` : undefined) },
-  ),
-).openapi('WorkflowStep');
+export const Step: z.ZodType<StepDefinition> = z
+  .lazy(() =>
+    z.discriminatedUnion(
+      'stepType',
+      [
+        step('core.http', HttpInput),
+        step('core.if', IfInput),
+        step('core.return', ReturnInput),
+        step('ai.llm-call', LlmCallInput),
+        step('data-store.get', DataStoreGetInput),
+        step('data-store.set', DataStoreSetInput),
+      ],
+      { error: (issue) => (issue.code === 'invalid_union' ? `unknown stepType; use one of ${STEP_TYPES.join(', ')}` : undefined) },
+    ),
+  )
+  .openapi('WorkflowStep');
 
 /** The definition JSON of interface.md 2.1, as pasted or imported. */
 export const WorkflowDefinition = z

@@ -1,4 +1,4 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { onUniqueViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { WorkflowVersion } from './workflow-version.entity';

@@ -1,15 +1,8 @@
 import { PageQuery } from '../http/pagination';
-import { defineRoute, RouteContext } from '../http/route';
+import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
-import {
-  SaveWorkflowBody,
-  VersionParams,
-  WorkflowIdParams,
-  WorkflowSchema,
-  WorkflowSettings,
-  WorkflowVersionSchema,
-} from './workflows.schemas';
-import { presentVersion, presentWorkflow, WorkflowsService } from './workflows.service';
+import { SaveWorkflowBody, VersionParams, WorkflowIdParams, WorkflowSchema, WorkflowSettings, WorkflowVersionSchema } from './workflows.schemas';
+import { presentVersion, presentWorkflow, type WorkflowsService } from './workflows.service';
 
 const tags = ['Workflows'];
 
@@ -17,7 +10,11 @@ export function registerWorkflowRoutes(ctx: RouteContext, service: WorkflowsServ
   const one = { 200: { description: 'The workflow with its current definition', schema: WorkflowSchema } };
 
   defineRoute(ctx, {
-    method: 'get', path: '/workflows', permission: 'workflows:view', tags, query: PageQuery,
+    method: 'get',
+    path: '/workflows',
+    permission: 'workflows:view',
+    tags,
+    query: PageQuery,
     summary: 'List workflows by name, each with its current definition',
     responses: { 200: { description: 'Workflows', schema: z.object({ total: z.number().int(), data: z.array(WorkflowSchema) }) } },
     handler: async ({ auth, query }) => {
@@ -27,7 +24,11 @@ export function registerWorkflowRoutes(ctx: RouteContext, service: WorkflowsServ
   });
 
   defineRoute(ctx, {
-    method: 'post', path: '/workflows', permission: 'workflows:admin', tags, body: SaveWorkflowBody,
+    method: 'post',
+    path: '/workflows',
+    permission: 'workflows:admin',
+    tags,
+    body: SaveWorkflowBody,
     summary: 'Create a workflow from its definition JSON (interface.md 2.1), pasted as is; version 1',
     responses: { 201: { description: 'Created', schema: WorkflowSchema } },
     handler: async ({ auth, body: { settings, ...definition } }) => ({
@@ -37,14 +38,23 @@ export function registerWorkflowRoutes(ctx: RouteContext, service: WorkflowsServ
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/workflows/:id', permission: 'workflows:view', tags, params: WorkflowIdParams,
+    method: 'get',
+    path: '/workflows/:id',
+    permission: 'workflows:view',
+    tags,
+    params: WorkflowIdParams,
     summary: 'Read a workflow and its current definition',
     responses: one,
     handler: async ({ auth, params }) => ({ status: 200, body: presentWorkflow(await service.get(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {
-    method: 'put', path: '/workflows/:id', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: SaveWorkflowBody,
+    method: 'put',
+    path: '/workflows/:id',
+    permission: 'workflows:admin',
+    tags,
+    params: WorkflowIdParams,
+    body: SaveWorkflowBody,
     summary: 'Replace the definition: stored as the next version; runs already started keep theirs',
     responses: one,
     handler: async ({ auth, params, body: { settings, ...definition } }) => ({
@@ -54,21 +64,35 @@ export function registerWorkflowRoutes(ctx: RouteContext, service: WorkflowsServ
   });
 
   defineRoute(ctx, {
-    method: 'patch', path: '/workflows/:id/settings', permission: 'workflows:admin', tags, params: WorkflowIdParams, body: WorkflowSettings,
+    method: 'patch',
+    path: '/workflows/:id/settings',
+    permission: 'workflows:admin',
+    tags,
+    params: WorkflowIdParams,
+    body: WorkflowSettings,
     summary: 'Change settings (default environment); no new version',
     responses: one,
     handler: async ({ auth, params, body }) => ({ status: 200, body: presentWorkflow(await service.updateSettings(auth.organizationId, params.id, body)) }),
   });
 
   defineRoute(ctx, {
-    method: 'delete', path: '/workflows/:id', permission: 'workflows:admin', tags, params: WorkflowIdParams,
+    method: 'delete',
+    path: '/workflows/:id',
+    permission: 'workflows:admin',
+    tags,
+    params: WorkflowIdParams,
     summary: 'Delete a workflow, its versions and its triggers',
     responses: { 200: { description: 'The deleted workflow', schema: WorkflowSchema } },
     handler: async ({ auth, params }) => ({ status: 200, body: presentWorkflow(await service.delete(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/workflows/:id/versions', permission: 'workflows:view', tags, params: WorkflowIdParams, query: PageQuery,
+    method: 'get',
+    path: '/workflows/:id/versions',
+    permission: 'workflows:view',
+    tags,
+    params: WorkflowIdParams,
+    query: PageQuery,
     summary: 'Versions of a workflow, newest first',
     responses: { 200: { description: 'Versions', schema: z.object({ total: z.number().int(), data: z.array(WorkflowVersionSchema) }) } },
     handler: async ({ auth, params, query }) => {
@@ -78,7 +102,11 @@ export function registerWorkflowRoutes(ctx: RouteContext, service: WorkflowsServ
   });
 
   defineRoute(ctx, {
-    method: 'get', path: '/workflows/:id/versions/:version', permission: 'workflows:view', tags, params: VersionParams,
+    method: 'get',
+    path: '/workflows/:id/versions/:version',
+    permission: 'workflows:view',
+    tags,
+    params: VersionParams,
     summary: 'One version of a workflow',
     responses: { 200: { description: 'The version', schema: WorkflowVersionSchema } },
     handler: async ({ auth, params }) => ({

@@ -8,7 +8,7 @@ import type { WorkflowDefinitionInput } from './definition.schemas';
 import { WorkflowVersion } from './workflow-version.entity';
 import { Workflow } from './workflow.entity';
 import type { WorkflowSettingsInput } from './workflows.schemas';
-import { type CurrentWorkflow, DuplicateWorkflowName, WorkflowsRepository } from './workflows.repository';
+import { type CurrentWorkflow, DuplicateWorkflowName, type WorkflowsRepository } from './workflows.repository';
 
 /** A workflow as the API shows it: its current definition and settings. */
 export function presentWorkflow({ workflow, version, defaultEnvironmentName }: CurrentWorkflow) {
@@ -70,7 +70,15 @@ export class WorkflowsService {
     await this.guardName(definition.name, () =>
       this.repo.transaction(async (manager) => {
         await this.repo.insert(
-          Object.assign(new Workflow(), { id, suid: newSuid(), organizationId, name: definition.name, currentVersion: 1, defaultEnvironmentId: defaultEnvironmentId ?? null, createdBy: userId }),
+          Object.assign(new Workflow(), {
+            id,
+            suid: newSuid(),
+            organizationId,
+            name: definition.name,
+            currentVersion: 1,
+            defaultEnvironmentId: defaultEnvironmentId ?? null,
+            createdBy: userId,
+          }),
           manager,
         );
         await this.repo.insertVersion(Object.assign(new WorkflowVersion(), { workflowId: id, version: 1, definition, createdBy: userId }), manager);

@@ -1,4 +1,4 @@
-import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldIssue } from '../../errors/errors';
 import { GENERIC_TYPES } from './generic-types';
@@ -7,9 +7,7 @@ import { VENDOR_TYPES } from './vendor-types';
 
 const SCHEMAS: Record<string, JsonSchema> = { ...GENERIC_TYPES, ...VENDOR_TYPES };
 
-export type ConfigCheck =
-  | { ok: true; config: Record<string, unknown>; variant: string | null }
-  | { ok: false; issues: FieldIssue[] };
+export type ConfigCheck = { ok: true; config: Record<string, unknown>; variant: string | null } | { ok: false; issues: FieldIssue[] };
 
 /** Connection types, their published JSON Schemas, and validation of configs against them. */
 export class ConnectionTypeCatalog {

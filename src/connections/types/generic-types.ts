@@ -1,4 +1,4 @@
-import { JsonSchema, port, secret, strictObject, text, url, variants } from './json-schema';
+import { type JsonSchema, port, secret, strictObject, text, url, variants } from './json-schema';
 
 /** The eight generic connection types of interface.md 2.3. */
 export const GENERIC_TYPES: Record<string, JsonSchema> = {

@@ -28,8 +28,20 @@ export const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 
 /** A secret string: required to be non-empty and never readable except through the decrypted-config endpoint. */
 export const secret = (description: string): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 20_000, writeOnly: true, description });
-export const text = (description: string, extra: Partial<JsonSchema> = {}): JsonSchema => ({ type: 'string', minLength: 1, maxLength: 2_000, description, ...extra });
-export const url = (description: string, extra: Partial<JsonSchema> = {}): JsonSchema => ({ type: 'string', format: 'uri', maxLength: 2_000, description, ...extra });
+export const text = (description: string, extra: Partial<JsonSchema> = {}): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 2_000,
+  description,
+  ...extra,
+});
+export const url = (description: string, extra: Partial<JsonSchema> = {}): JsonSchema => ({
+  type: 'string',
+  format: 'uri',
+  maxLength: 2_000,
+  description,
+  ...extra,
+});
 export const port = (defaultPort: number): JsonSchema => ({ type: 'integer', minimum: 1, maximum: 65535, default: defaultPort });
 
 /** An object schema with no additional properties. */

@@ -1,4 +1,4 @@
-import { JsonSchema, secret, strictObject, text, url } from './json-schema';
+import { type JsonSchema, secret, strictObject, text, url } from './json-schema';
 
 /** The fields every vendor OAuth connection holds once a user has authorized it. */
 function oauth(title: string, extra: Record<string, JsonSchema> = {}): JsonSchema {
@@ -19,11 +19,10 @@ function oauth(title: string, extra: Record<string, JsonSchema> = {}): JsonSchem
 
 /** Eleven vendor and identity-provider types (interface.md 2.3 leaves their identifiers to us). */
 export const VENDOR_TYPES: Record<string, JsonSchema> = {
-  twilio: strictObject(
-    'Twilio (voice platform)',
-    { accountSid: text('Account SID', { pattern: '^AC[0-9a-fA-F]{32}$' }), authToken: secret('Auth token') },
-    ['accountSid', 'authToken'],
-  ),
+  twilio: strictObject('Twilio (voice platform)', { accountSid: text('Account SID', { pattern: '^AC[0-9a-fA-F]{32}$' }), authToken: secret('Auth token') }, [
+    'accountSid',
+    'authToken',
+  ]),
   'aws-credentials': strictObject(
     'AWS access key (cloud credential)',
     {

@@ -1,0 +1,90 @@
+// The layer rules of README "Layout", checked: what each part of the tree may import.
+// `import type` is always allowed (types are erased); the rules are about what runs.
+import js from '@eslint/js';
+import globals from 'globals';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+const tests = ['**/*.test.ts', 'test/**', 'bench/**'];
+
+// One rule object per area: flat config replaces a rule's options wholesale, so each area lists everything it forbids.
+const persistence = [
+  { name: 'typeorm', message: 'TypeORM belongs in repositories, entities, migrations and src/db.', allowTypeImports: true },
+  { name: 'pg', message: 'pg belongs in repositories and src/db.', allowTypeImports: true },
+  { name: 'pg-copy-streams', message: 'pg-copy-streams belongs in src/db.', allowTypeImports: true },
+];
+const noTestCode = { group: ['**/test/**', '**/bench/**'], message: 'Application code never imports tests or benchmarks.' };
+const noCompositionRoot = {
+  group: ['**/app/services', '**/app/app'],
+  message: 'Receive dependencies through a constructor or factory; only src/main.ts and the CLI wire the app.',
+  allowTypeImports: true,
+};
+const restricted = (...patterns) => ['error', { paths: persistence, patterns }];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.tools/**', 'bench-results/**', 'coverage/**', 'dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': restricted(noTestCode, noCompositionRoot),
+    },
+  },
+  {
+    // src/infra starts the embedded PostgreSQL server itself, before any pool exists.
+    files: ['src/**/*.repository.ts', 'src/**/*.entity.ts', 'src/db/**', 'src/infra/**', 'migrations/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [noTestCode, noCompositionRoot] }] },
+  },
+  {
+    // The composition roots: they build everything else.
+    files: ['src/main.ts', 'src/app/**', 'src/cli/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': restricted(noTestCode) },
+  },
+  {
+    // cube/ sits below the domains: src/analytics and src/data-sources call it, so it may only take their types.
+    files: ['cube/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restricted(noTestCode, noCompositionRoot, {
+        group: ['**/src/data-sources/**', '**/src/analytics/**'],
+        message: 'cube/ sits below the analytics domains: import their types only; shared SQL helpers live in src/db/sql.ts.',
+        allowTypeImports: true,
+      }),
+    },
+  },
+  {
+    // Deterministic workflow code: the workflow SDK, its own files, and types from anywhere.
+    files: ['workflows/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|\\./)',
+              message: 'Workflow code imports only @temporalio/workflow, its own files, and `import type` (determinism).',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['scripts/**/*.mjs', 'eslint.config.mjs'],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: tests,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': 'off',
+      // Tests reach into private members and loose JSON on purpose.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);
