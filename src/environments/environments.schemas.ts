@@ -17,12 +17,9 @@ export const VariableKey = z
 export const VariableValue = z.string().max(10_000);
 
 /** `secret` left out: a new variable is secret, an existing one keeps its flag. */
-export const SecretFlag = z
-  .boolean()
-  .optional()
-  .openapi({
-    description: 'Masked in execution records, logs and Temporal history (default true for a new variable; left out, an existing one keeps its flag)',
-  });
+export const SecretFlag = z.boolean().optional().openapi({
+  description: 'Masked in execution records, logs and Temporal history (default true for a new variable; left out, an existing one keeps its flag)',
+});
 
 /** A variable is its value, or `{value, secret}` to say whether it is a secret. */
 const VariableInput = z

@@ -92,11 +92,9 @@ export const InputSummarySchema = z
   .object({
     bytes: z.number().int().openapi({ description: "Octets of the input's JSON text as stored (a space after each `:` and `,`)" }),
     keyCount: z.number().int().openapi({ description: 'How many top-level keys it has' }),
-    keys: z
-      .array(z.string())
-      .openapi({
-        description: `Its first ${SUMMARY_KEYS} top-level keys, in stored order (shorter keys first, as GET /executions/{id} shows them), each cut to ${SUMMARY_KEY_CHARS} characters`,
-      }),
+    keys: z.array(z.string()).openapi({
+      description: `Its first ${SUMMARY_KEYS} top-level keys, in stored order (shorter keys first, as GET /executions/{id} shows them), each cut to ${SUMMARY_KEY_CHARS} characters`,
+    }),
   })
   .openapi('ExecutionInputSummary');
 
