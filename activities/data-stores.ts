@@ -1,9 +1,9 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { presentRecord } from '../src/data-stores/data-stores.service';
 import { MAX_RECORDS_PER_WRITE, RecordKey, TableName, WriteRecord } from '../src/data-stores/data-stores.schemas';
-import { AppError, ValidationError } from '../src/errors/errors';
+import { ValidationError } from '../src/errors/errors';
 import { toFieldIssues } from '../src/http/validation';
 import { z } from '../src/openapi/zod';
+import { businessFailure } from './business-failure';
 import type { ActivityDeps } from './deps';
 
 const WriteInput = z.object({
@@ -47,14 +47,11 @@ function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S>
   return parsed.data;
 }
 
-/** Client errors (4xx) become non-retryable failures carrying the code and field details; no value is echoed. */
+/** Client errors (4xx) fail the step without retries; anything else is retried. */
 async function asStepFailure<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof AppError && err.status < 500) {
-      throw ApplicationFailure.nonRetryable(err.message, err.code, ...(err.details ? [err.details] : []));
-    }
-    throw err;
+    throw businessFailure(err) ?? err;
   }
 }

@@ -189,7 +189,7 @@ export async function resolveAllowed(policy: AddressPolicy, hostname: string, po
   try {
     addresses = await lookup(hostname, { all: true });
   } catch (err) {
-    throw new Error(`DNS lookup for ${hostname} failed (${(err as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+    throw new Error(`DNS lookup for ${hostname} failed (${(err as NodeJS.ErrnoException).code ?? 'unknown error'})`, { cause: err });
   }
   // Any allowed address will do: we connect to exactly the one we checked.
   const allowed = addresses.find((a) => policy.refusal(a.address, port) === null);

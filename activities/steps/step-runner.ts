@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { AppError } from '../../src/errors/errors';
+import { businessFailure } from '../business-failure';
 import type { ExecutionsRepository } from '../../src/executions/executions.repository';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
 import { isOffloaded, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
@@ -111,8 +111,5 @@ function toFailure(err: unknown, scope: StepScope): ApplicationFailure {
   }
   if (err instanceof StepError) return ApplicationFailure.create({ message, type: err.type, nonRetryable: !err.retryable });
   if (err instanceof TemplateError) return ApplicationFailure.create({ message, type: 'TemplateError', nonRetryable: true });
-  if (err instanceof AppError && err.status < 500) {
-    return ApplicationFailure.create({ message, type: err.code, nonRetryable: true, details: err.details ? [scope.mask(err.details)] : undefined });
-  }
-  return ApplicationFailure.create({ message, type: 'StepError', nonRetryable: false });
+  return businessFailure(err, (value) => scope.mask(value)) ?? ApplicationFailure.create({ message, type: 'StepError', nonRetryable: false });
 }
