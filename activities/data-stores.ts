@@ -1,4 +1,4 @@
-import { presentRecord } from '../src/data-stores/data-stores.service';
+import { presentRecord } from '../src/data-stores/data-stores.presenter';
 import { MAX_RECORDS_PER_WRITE, RecordKey, TableName, WriteRecord } from '../src/data-stores/data-stores.schemas';
 import { ValidationError } from '../src/errors/errors';
 import { toFieldIssues } from '../src/http/validation';

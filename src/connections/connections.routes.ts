@@ -3,7 +3,8 @@ import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { ConnectionIdParams, ConnectionSchema, CreateConnectionBody, TypeParams, UpdateConnectionBody } from './connections.schemas';
-import { type ConnectionsService, presentConnection } from './connections.service';
+import { presentConnection } from './connections.presenter';
+import type { ConnectionsService } from './connections.service';
 import { type ConnectionTypeCatalog } from './types/catalog';
 
 const tags = ['Connections'];

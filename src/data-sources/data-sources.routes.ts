@@ -14,7 +14,8 @@ import {
   WindowDimensionBody,
   WindowDimensionPatch,
 } from './data-sources.schemas';
-import { type DataSourcesService, presentDataSource } from './data-sources.service';
+import { presentDataSource } from './data-sources.presenter';
+import type { DataSourcesService } from './data-sources.service';
 
 const tags = ['Data sources'];
 const BASE = '/dashboards/data-sources';

@@ -20,33 +20,6 @@ import { physicalShape, SERVING_ENGINE, servingRelationName, timeField } from '.
 const SAMPLE_SIZE = 1000;
 const PREVIEW_ROWS = 20;
 
-/** A data source as the API shows it (interface.md 2.6); the sync statement stays inside. */
-export function presentDataSource(s: AnalyticsSource) {
-  return {
-    id: s.id,
-    suid: s.suid,
-    organizationId: s.organizationId,
-    userId: s.userId,
-    name: s.name,
-    type: s.type,
-    connectionId: s.connectionId,
-    connectionName: s.connectionName,
-    dataStoreTableName: s.dataStoreTableName,
-    sharedFromOrganizationId: s.sharedFromOrganizationId,
-    recordSchema: s.recordSchema,
-    windowDimensions: s.windowDimensions,
-    syncConfig: s.syncConfig,
-    enabled: s.enabled,
-    servingEngine: s.servingEngine,
-    servingRelation: s.servingRelation,
-    hotPathMode: s.hotPathMode,
-    // A disabled source keeps serving what it held, but no longer follows its records.
-    effectiveHotPathMode: s.enabled ? s.hotPathMode : ('paused' as const),
-    createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(),
-  };
-}
-
 function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []): RecordSchema {
   return {
     name: input.name,

@@ -4,7 +4,6 @@ import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { uploadStream } from '../http/upload';
 import { z } from '../openapi/zod';
-import type { TableSummary } from './data-stores.repository';
 import {
   CreateTableBody,
   ImportQuery,
@@ -20,12 +19,11 @@ import {
   TableSchema,
   UpsertBody,
 } from './data-stores.schemas';
-import { type DataStoresService, presentRecord } from './data-stores.service';
+import { presentRecord, presentTable } from './data-stores.presenter';
+import type { DataStoresService } from './data-stores.service';
 import { IMPORT_FORMATS, type ImportFormat } from './import-formats';
 
 const tags = ['Data stores'];
-
-const presentTable = (t: TableSummary) => ({ ...t, createdAt: t.createdAt.toISOString() });
 
 /** The import format from Content-Type; 415 names the accepted ones. */
 function importFormat(req: Request): ImportFormat {

@@ -9,22 +9,6 @@ import { type ImportOptions, type PatchRecordInput, type ReadRecordsInput, Write
 import { type ImportFormat, ImportFormatError, POSITION_LABEL, readRows } from './import-formats';
 import { type RecordWrite, repeatedKeys, stageRecord } from './record-staging';
 
-/** A record as the API and workflow steps show it (interface.md 2.8). */
-export function presentRecord(r: StoredRecord) {
-  return {
-    id: r.id,
-    suid: r.suid,
-    organizationId: r.organizationId,
-    tableName: r.tableName,
-    key: r.key,
-    value: r.value,
-    expiresAt: r.expiresAt?.toISOString() ?? null,
-    recordTimestamp: r.recordTimestamp.toISOString(),
-    createdAt: r.createdAt.toISOString(),
-    updatedAt: r.updatedAt.toISOString(),
-  };
-}
-
 /** Past this many bad rows an import stops reading: the report would not get more useful. */
 const MAX_REPORTED_ROWS = 100;
 

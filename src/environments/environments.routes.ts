@@ -11,7 +11,8 @@ import {
   UpdateEnvironmentBody,
   VariableParams,
 } from './environments.schemas';
-import { type EnvironmentsService, presentEnvironment } from './environments.service';
+import { presentEnvironment } from './environments.presenter';
+import type { EnvironmentsService } from './environments.service';
 
 const tags = ['Environments'];
 

@@ -11,11 +11,6 @@ import { type CreateEnvironmentInput, MAX_VARIABLES_PER_ENVIRONMENT, type Update
 /** Binds a value's ciphertext to its environment and key. */
 const recordRef = (environmentId: string, key: string) => `environment:${environmentId}|variable:${key}`;
 
-export function presentEnvironment(e: EnvironmentWithKeys) {
-  const { id, suid, organizationId, name, description, variables, createdAt, updatedAt } = e;
-  return { id, suid, organizationId, name, description, variables, createdAt, updatedAt };
-}
-
 export class EnvironmentsService {
   constructor(
     private readonly repo: EnvironmentsRepository,

@@ -13,7 +13,8 @@ import {
   StepValueParams,
   TestRunBody,
 } from './executions.schemas';
-import { presentExecution, presentListedExecution, type ExecutionsService } from './executions.service';
+import { presentExecution, presentListedExecution } from './executions.presenter';
+import type { ExecutionsService } from './executions.service';
 import type { RunRequest, RunStarter } from './run-starter';
 
 const tags = ['Executions'];

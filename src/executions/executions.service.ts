@@ -4,68 +4,11 @@ import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
-import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, ListedExecution, ReadStep, StepPart } from './executions.repository';
+import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, ReadStep, StepPart } from './executions.repository';
 import type { RunRequest, RunStarter } from './run-starter';
 
 /** The step values one execution read inlines together; past it, every further value is a reference. */
 export const READ_INLINE_BUDGET = 4 * 1024 * 1024;
-
-const head = (e: Omit<ExecutionRow, 'input'>) => ({
-  id: e.id,
-  workflowId: e.workflowId,
-  workflowName: e.workflowName,
-  workflowVersion: e.workflowVersion,
-  trigger: e.triggerId ? { id: e.triggerId, name: e.triggerName } : null,
-  environmentId: e.environmentId,
-  mode: e.mode,
-  status: e.status,
-});
-
-const tail = (e: Omit<ExecutionRow, 'input'>) => ({
-  error: e.error,
-  rerunOf: e.rerunOf,
-  startedAt: e.startedAt.toISOString(),
-  finishedAt: e.finishedAt?.toISOString() ?? null,
-  durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,
-});
-
-/** A step value left out for its size, as the API shows it: where to read it in full. */
-const reference = (executionId: string, stepId: string, part: StepPart, bytes: number) => ({
-  $omitted: { part, bytes, href: `/executions/${encodeURIComponent(executionId)}/steps/${encodeURIComponent(stepId)}/${part}` },
-});
-
-/**
- * An execution as the API shows it; step input and output were masked when
- * the step recorded them, and those over the inline limit are references.
- */
-export function presentExecution(e: ExecutionRow, steps?: ReadStep[]) {
-  return {
-    ...head(e),
-    input: e.input,
-    ...tail(e),
-    ...(steps
-      ? {
-          steps: steps.map((s) => ({
-            stepId: s.stepId,
-            stepType: s.stepType,
-            status: s.status,
-            attempt: s.attempt,
-            input: s.inputOmittedBytes === null ? s.input : reference(e.id, s.stepId, 'input', s.inputOmittedBytes),
-            output: s.outputOmittedBytes === null ? s.output : reference(e.id, s.stepId, 'output', s.outputOmittedBytes),
-            error: s.error,
-            startedAt: s.startedAt.toISOString(),
-            finishedAt: s.finishedAt.toISOString(),
-            durationMs: s.finishedAt.getTime() - s.startedAt.getTime(),
-          })),
-        }
-      : {}),
-  };
-}
-
-/** A list entry: the input's summary in place of the input. */
-export function presentListedExecution(e: ListedExecution) {
-  return { ...head(e), inputSummary: e.inputSummary, ...tail(e) };
-}
 
 /** Temporal's closed statuses, as executions name them. */
 const CLOSED: Record<string, ExecutionStatus> = {

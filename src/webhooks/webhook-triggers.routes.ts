@@ -2,7 +2,8 @@ import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import { CreateTriggerBody, TriggerIdParams, TriggerSchema, TriggersQuery, UpdateTriggerBody } from './webhook-triggers.schemas';
-import { presentTrigger, type WebhookTriggersService } from './webhook-triggers.service';
+import { presentTrigger } from './webhook-triggers.presenter';
+import type { WebhookTriggersService } from './webhook-triggers.service';
 
 const tags = ['Webhook triggers'];
 

@@ -2,7 +2,8 @@ import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { SaveWorkflowBody, VersionParams, WorkflowIdParams, WorkflowSchema, WorkflowSettings, WorkflowVersionSchema } from './workflows.schemas';
-import { presentVersion, presentWorkflow, type WorkflowsService } from './workflows.service';
+import { presentVersion, presentWorkflow } from './workflows.presenter';
+import type { WorkflowsService } from './workflows.service';
 
 const tags = ['Workflows'];
 

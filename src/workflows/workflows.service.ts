@@ -10,29 +10,6 @@ import { Workflow } from './workflow.entity';
 import type { WorkflowSettingsInput } from './workflows.schemas';
 import { type CurrentWorkflow, DuplicateWorkflowName, type WorkflowsRepository } from './workflows.repository';
 
-/** A workflow as the API shows it: its current definition and settings. */
-export function presentWorkflow({ workflow, version, defaultEnvironmentName }: CurrentWorkflow) {
-  return {
-    id: workflow.id,
-    suid: workflow.suid,
-    organizationId: workflow.organizationId,
-    name: workflow.name,
-    version: workflow.currentVersion,
-    settings: { defaultEnvironmentId: workflow.defaultEnvironmentId, defaultEnvironment: defaultEnvironmentName },
-    definition: version.definition as WorkflowDefinitionInput,
-    createdAt: workflow.createdAt.toISOString(),
-    updatedAt: workflow.updatedAt.toISOString(),
-  };
-}
-
-export const presentVersion = (v: WorkflowVersion) => ({
-  workflowId: v.workflowId,
-  version: v.version,
-  definition: v.definition as WorkflowDefinitionInput,
-  createdBy: v.createdBy,
-  createdAt: v.createdAt.toISOString(),
-});
-
 const duplicateName = (name: string) =>
   new ValidationError(`A workflow named "${name}" already exists`, [{ path: 'name', message: 'must be unique in the organization' }], 'duplicate_name');
 

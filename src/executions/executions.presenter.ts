@@ -1,0 +1,58 @@
+import type { ExecutionRow, ListedExecution, ReadStep, StepPart } from './executions.repository';
+
+const head = (e: Omit<ExecutionRow, 'input'>) => ({
+  id: e.id,
+  workflowId: e.workflowId,
+  workflowName: e.workflowName,
+  workflowVersion: e.workflowVersion,
+  trigger: e.triggerId ? { id: e.triggerId, name: e.triggerName } : null,
+  environmentId: e.environmentId,
+  mode: e.mode,
+  status: e.status,
+});
+
+const tail = (e: Omit<ExecutionRow, 'input'>) => ({
+  error: e.error,
+  rerunOf: e.rerunOf,
+  startedAt: e.startedAt.toISOString(),
+  finishedAt: e.finishedAt?.toISOString() ?? null,
+  durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,
+});
+
+/** A step value left out for its size, as the API shows it: where to read it in full. */
+const reference = (executionId: string, stepId: string, part: StepPart, bytes: number) => ({
+  $omitted: { part, bytes, href: `/executions/${encodeURIComponent(executionId)}/steps/${encodeURIComponent(stepId)}/${part}` },
+});
+
+/**
+ * An execution as the API shows it; step input and output were masked when
+ * the step recorded them, and those over the inline limit are references.
+ */
+export function presentExecution(e: ExecutionRow, steps?: ReadStep[]) {
+  return {
+    ...head(e),
+    input: e.input,
+    ...tail(e),
+    ...(steps
+      ? {
+          steps: steps.map((s) => ({
+            stepId: s.stepId,
+            stepType: s.stepType,
+            status: s.status,
+            attempt: s.attempt,
+            input: s.inputOmittedBytes === null ? s.input : reference(e.id, s.stepId, 'input', s.inputOmittedBytes),
+            output: s.outputOmittedBytes === null ? s.output : reference(e.id, s.stepId, 'output', s.outputOmittedBytes),
+            error: s.error,
+            startedAt: s.startedAt.toISOString(),
+            finishedAt: s.finishedAt.toISOString(),
+            durationMs: s.finishedAt.getTime() - s.startedAt.getTime(),
+          })),
+        }
+      : {}),
+  };
+}
+
+/** A list entry: the input's summary in place of the input. */
+export function presentListedExecution(e: ListedExecution) {
+  return { ...head(e), inputSummary: e.inputSummary, ...tail(e) };
+}
