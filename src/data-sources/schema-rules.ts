@@ -33,6 +33,12 @@ export function expressionIssues(schema: Pick<RecordSchema, 'fields'>, expressio
   return issues;
 }
 
+/** A calculated field or window dimension must not reuse a name of the source (its own old name aside). */
+function nameIssues(schema: RecordSchema, windows: WindowDimension[], member: { id?: string; name: string }, prefix: string): FieldIssue[] {
+  if (!takenNames(schema, windows, member.id).has(member.name)) return [];
+  return [{ path: `${prefix}name`, message: `"${member.name}" is already a field, calculated field or window dimension of this source` }];
+}
+
 export function calculatedFieldIssues(
   schema: RecordSchema,
   windows: WindowDimension[],
@@ -40,11 +46,7 @@ export function calculatedFieldIssues(
   at = '',
 ): FieldIssue[] {
   const prefix = at ? `${at}.` : '';
-  const issues: FieldIssue[] = [];
-  if (takenNames(schema, windows, field.id).has(field.name)) {
-    issues.push({ path: `${prefix}name`, message: `"${field.name}" is already a field, calculated field or window dimension of this source` });
-  }
-  return [...issues, ...expressionIssues(schema, field.expression, `${prefix}expression`)];
+  return [...nameIssues(schema, windows, field, prefix), ...expressionIssues(schema, field.expression, `${prefix}expression`)];
 }
 
 export function windowDimensionIssues(
@@ -54,10 +56,7 @@ export function windowDimensionIssues(
   at = '',
 ): FieldIssue[] {
   const prefix = at ? `${at}.` : '';
-  const issues: FieldIssue[] = [];
-  if (takenNames(schema, windows, w.id).has(w.name)) {
-    issues.push({ path: `${prefix}name`, message: `"${w.name}" is already a field, calculated field or window dimension of this source` });
-  }
+  const issues = nameIssues(schema, windows, w, prefix);
   w.partitionBy.forEach((name, i) => {
     if (!schema.fields[name]) issues.push({ path: `${prefix}partitionBy.${i}`, message: `"${name}" is not a field of this source` });
   });
