@@ -1,10 +1,9 @@
 import { type DataSource } from 'typeorm';
-import { onUniqueViolation } from '../db/unique-violation';
+import { uniqueNameIndex } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { Connection } from './connection.entity';
 
-export class DuplicateConnectionName extends Error {}
-const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('connections_org_name_key', () => new DuplicateConnectionName(), write);
+const uniqueName = uniqueNameIndex('connections_org_name_key', 'connection');
 
 /** Every method takes the organization: there is no unscoped read. */
 export class ConnectionsRepository {
@@ -33,12 +32,12 @@ export class ConnectionsRepository {
   }
 
   async insert(connection: Connection): Promise<Connection> {
-    await uniqueName(() => this.repo.insert(connection));
+    await uniqueName(connection.name, () => this.repo.insert(connection));
     return (await this.findById(connection.organizationId, connection.id))!;
   }
 
   async update(organizationId: string, id: string, changes: Partial<Connection>): Promise<Connection | null> {
-    await uniqueName(() => this.repo.update({ organizationId, id }, changes));
+    await uniqueName(changes.name, () => this.repo.update({ organizationId, id }, changes));
     return this.findById(organizationId, id);
   }
 

@@ -1,9 +1,9 @@
 import type { SecretBox } from '../crypto/secret-box';
-import { NotFoundError, ValidationError } from '../errors/errors';
+import { DuplicateNameError, NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { Connection } from './connection.entity';
-import { type ConnectionsRepository, DuplicateConnectionName } from './connections.repository';
+import { type ConnectionsRepository } from './connections.repository';
 import type { CreateConnectionInput, UpdateConnectionInput } from './connections.schemas';
 import { type ConnectionTypeCatalog } from './types/catalog';
 
@@ -34,23 +34,20 @@ export class ConnectionsService {
     const checked = this.checkConfig(input.type, input.config);
     await this.assertNameFree(organizationId, input.name);
     const id = newId();
-    return this.withNameGuard(input.name, () =>
-      this.box.encryptJson(organizationId, recordRef(id), checked.config).then((configEncrypted) =>
-        this.repo.insert(
-          Object.assign(new Connection(), {
-            id,
-            suid: newSuid(),
-            organizationId,
-            userId,
-            name: input.name,
-            type: input.type,
-            variant: checked.variant,
-            configEncrypted,
-            metadata: input.metadata ?? {},
-            settings: input.settings ?? {},
-          }),
-        ),
-      ),
+    const configEncrypted = await this.box.encryptJson(organizationId, recordRef(id), checked.config);
+    return this.repo.insert(
+      Object.assign(new Connection(), {
+        id,
+        suid: newSuid(),
+        organizationId,
+        userId,
+        name: input.name,
+        type: input.type,
+        variant: checked.variant,
+        configEncrypted,
+        metadata: input.metadata ?? {},
+        settings: input.settings ?? {},
+      }),
     );
   }
 
@@ -70,7 +67,7 @@ export class ConnectionsService {
     if (input.metadata !== undefined) changes.metadata = input.metadata;
     if (input.settings !== undefined) changes.settings = input.settings;
     if (Object.keys(changes).length === 0) return existing;
-    const updated = await this.withNameGuard(input.name ?? existing.name, () => this.repo.update(organizationId, id, changes));
+    const updated = await this.repo.update(organizationId, id, changes);
     if (!updated) throw new NotFoundError('Connection');
     return updated;
   }
@@ -102,25 +99,8 @@ export class ConnectionsService {
     return checked;
   }
 
+  /** Fails before encrypting; the repository's unique index still decides when two requests race. */
   private async assertNameFree(organizationId: string, name: string): Promise<void> {
-    if (await this.repo.findByName(organizationId, name)) throw duplicateName(name);
+    if (await this.repo.findByName(organizationId, name)) throw new DuplicateNameError('connection', name);
   }
-
-  /** The unique index is the last word when two requests race for one name. */
-  private async withNameGuard<T>(name: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof DuplicateConnectionName) throw duplicateName(name);
-      throw err;
-    }
-  }
-}
-
-function duplicateName(name: string): ValidationError {
-  return new ValidationError(
-    `A connection named "${name}" already exists`,
-    [{ path: 'name', message: 'Already taken in this organization' }],
-    'duplicate_name',
-  );
 }

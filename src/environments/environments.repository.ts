@@ -1,11 +1,10 @@
 import { type DataSource, type EntityManager, In } from 'typeorm';
-import { onUniqueViolation } from '../db/unique-violation';
+import { uniqueNameIndex } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { EnvironmentVariable } from './environment-variable.entity';
 import { Environment } from './environment.entity';
 
-export class DuplicateEnvironmentName extends Error {}
-const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('environments_org_name_key', () => new DuplicateEnvironmentName(), write);
+const uniqueName = uniqueNameIndex('environments_org_name_key', 'environment');
 
 export interface EnvironmentWithKeys extends Environment {
   variables: Array<{ key: string; secret: boolean; updatedAt: Date }>;
@@ -39,11 +38,11 @@ export class EnvironmentsRepository {
   }
 
   async insert(env: Environment, manager: EntityManager): Promise<void> {
-    await uniqueName(() => manager.insert(Environment, env));
+    await uniqueName(env.name, () => manager.insert(Environment, env));
   }
 
   async update(organizationId: string, id: string, changes: Partial<Environment>, manager: EntityManager = this.db.manager): Promise<void> {
-    await uniqueName(() => manager.update(Environment, { organizationId, id }, changes));
+    await uniqueName(changes.name, () => manager.update(Environment, { organizationId, id }, changes));
   }
 
   /** Locks the environment row so concurrent variable writes to it serialize. */

@@ -5,7 +5,7 @@ import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { EnvironmentVariable } from './environment-variable.entity';
 import { Environment } from './environment.entity';
-import { DuplicateEnvironmentName, type EnvironmentsRepository, type EnvironmentWithKeys } from './environments.repository';
+import { type EnvironmentsRepository, type EnvironmentWithKeys } from './environments.repository';
 import { type CreateEnvironmentInput, MAX_VARIABLES_PER_ENVIRONMENT, type UpdateEnvironmentInput, type VariableInput } from './environments.schemas';
 
 /** Binds a value's ciphertext to its environment and key. */
@@ -37,13 +37,11 @@ export class EnvironmentsService {
 
   async create(organizationId: string, input: CreateEnvironmentInput): Promise<EnvironmentWithKeys> {
     const id = newId();
-    await this.guardName(input.name, () =>
-      this.repo.transaction(async (manager) => {
-        const env = Object.assign(new Environment(), { id, suid: newSuid(), organizationId, name: input.name, description: input.description ?? null });
-        await this.repo.insert(env, manager);
-        await this.repo.upsertVariables(await this.encryptAll(organizationId, id, input.variables ?? {}, []), manager);
-      }),
-    );
+    await this.repo.transaction(async (manager) => {
+      const env = Object.assign(new Environment(), { id, suid: newSuid(), organizationId, name: input.name, description: input.description ?? null });
+      await this.repo.insert(env, manager);
+      await this.repo.upsertVariables(await this.encryptAll(organizationId, id, input.variables ?? {}, []), manager);
+    });
     return this.get(organizationId, id);
   }
 
@@ -52,9 +50,7 @@ export class EnvironmentsService {
     const changes: Partial<Environment> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
-    if (Object.keys(changes).length > 0) {
-      await this.guardName(input.name ?? '', () => this.repo.update(organizationId, id, changes));
-    }
+    if (Object.keys(changes).length > 0) await this.repo.update(organizationId, id, changes);
     return this.get(organizationId, id);
   }
 
@@ -148,20 +144,5 @@ export class EnvironmentsService {
         }),
       ),
     );
-  }
-
-  private async guardName(name: string, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      if (err instanceof DuplicateEnvironmentName) {
-        throw new ValidationError(
-          `An environment named "${name}" already exists`,
-          [{ path: 'name', message: 'Already taken in this organization' }],
-          'duplicate_name',
-        );
-      }
-      throw err;
-    }
   }
 }

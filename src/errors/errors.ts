@@ -26,6 +26,13 @@ export class ValidationError extends AppError {
   }
 }
 
+/** 400 `duplicate_name`: names are unique per organization, for every resource that has one. */
+export class DuplicateNameError extends ValidationError {
+  constructor(resource: string, name: string) {
+    super(`Another ${resource} is already named "${name}"`, [{ path: 'name', message: 'must be unique in the organization' }], 'duplicate_name');
+  }
+}
+
 export class UnauthorizedError extends AppError {
   constructor(message = 'Missing or invalid access token') {
     super(401, 'unauthorized', message);

@@ -1,10 +1,9 @@
 import { type DataSource } from 'typeorm';
-import { onUniqueViolation } from '../db/unique-violation';
+import { uniqueNameIndex } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { WebhookTrigger } from './webhook-trigger.entity';
 
-export class DuplicateTriggerName extends Error {}
-const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('webhook_triggers_org_name_key', () => new DuplicateTriggerName(), write);
+const uniqueName = uniqueNameIndex('webhook_triggers_org_name_key', 'webhook trigger');
 
 /** What a webhook call needs, found by the public URL's organization suid and trigger name. */
 export interface TriggerTarget {
@@ -66,11 +65,11 @@ export class WebhookTriggersRepository {
   }
 
   async insert(trigger: WebhookTrigger): Promise<void> {
-    await uniqueName(() => this.repo.insert(trigger));
+    await uniqueName(trigger.name, () => this.repo.insert(trigger));
   }
 
   async update(organizationId: string, id: string, changes: Partial<WebhookTrigger>): Promise<void> {
-    await uniqueName(() => this.repo.update({ organizationId, id }, changes));
+    await uniqueName(changes.name, () => this.repo.update({ organizationId, id }, changes));
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {

@@ -4,10 +4,7 @@ import type { WorkflowsService } from '../workflows/workflows.service';
 import { generateTriggerSecret } from './trigger-secret';
 import { WebhookTrigger } from './webhook-trigger.entity';
 import type { CreateTriggerInput, UpdateTriggerInput } from './webhook-triggers.schemas';
-import { DuplicateTriggerName, type WebhookTriggersRepository } from './webhook-triggers.repository';
-
-const duplicateName = (name: string) =>
-  new ValidationError(`A webhook trigger named "${name}" already exists`, [{ path: 'name', message: 'must be unique in the organization' }], 'duplicate_name');
+import { type WebhookTriggersRepository } from './webhook-triggers.repository';
 
 /**
  * Webhook triggers (interface.md 2.1): a URL slug unique per organization, a
@@ -34,20 +31,18 @@ export class WebhookTriggersService {
     await this.workflows.assertExists(organizationId, workflowId);
     const generated = input.authentication ? generateTriggerSecret() : undefined;
     const id = newId();
-    await this.guardName(input.name, () =>
-      this.repo.insert(
-        Object.assign(new WebhookTrigger(), {
-          id,
-          suid: newSuid(),
-          organizationId,
-          workflowId,
-          name: input.name,
-          method: input.method,
-          authentication: input.authentication,
-          secretHash: generated?.hash ?? null,
-          secretSetAt: generated ? new Date() : null,
-        }),
-      ),
+    await this.repo.insert(
+      Object.assign(new WebhookTrigger(), {
+        id,
+        suid: newSuid(),
+        organizationId,
+        workflowId,
+        name: input.name,
+        method: input.method,
+        authentication: input.authentication,
+        secretHash: generated?.hash ?? null,
+        secretSetAt: generated ? new Date() : null,
+      }),
     );
     return { trigger: await this.get(organizationId, id), secret: generated?.secret };
   }
@@ -64,7 +59,7 @@ export class WebhookTriggersService {
       ...(generated ? { secretHash: generated.hash, secretSetAt: new Date() } : {}),
       ...(input.authentication === false ? { secretHash: null, secretSetAt: null } : {}),
     };
-    await this.guardName(input.name ?? current.name, () => this.repo.update(organizationId, id, changes));
+    await this.repo.update(organizationId, id, changes);
     return { trigger: await this.get(organizationId, id), secret: generated?.secret };
   }
 
@@ -87,14 +82,5 @@ export class WebhookTriggersService {
     const trigger = await this.get(organizationId, id);
     if (!(await this.repo.delete(organizationId, id))) throw new NotFoundError('Webhook trigger');
     return trigger;
-  }
-
-  private async guardName<T>(name: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof DuplicateTriggerName) throw duplicateName(name);
-      throw err;
-    }
   }
 }

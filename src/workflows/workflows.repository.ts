@@ -1,11 +1,10 @@
 import { type DataSource, type EntityManager } from 'typeorm';
-import { onUniqueViolation } from '../db/unique-violation';
+import { uniqueNameIndex } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { WorkflowVersion } from './workflow-version.entity';
 import { Workflow } from './workflow.entity';
 
-export class DuplicateWorkflowName extends Error {}
-const uniqueName = <T>(write: () => Promise<T>) => onUniqueViolation('workflows_org_name_key', () => new DuplicateWorkflowName(), write);
+const uniqueName = uniqueNameIndex('workflows_org_name_key', 'workflow');
 
 /** A workflow with its current definition and the name of its default environment. */
 export interface CurrentWorkflow {
@@ -93,11 +92,11 @@ export class WorkflowsRepository {
   }
 
   async insert(workflow: Workflow, manager: EntityManager): Promise<void> {
-    await uniqueName(() => manager.insert(Workflow, workflow));
+    await uniqueName(workflow.name, () => manager.insert(Workflow, workflow));
   }
 
   async update(organizationId: string, id: string, changes: Partial<Workflow>, manager: EntityManager = this.db.manager): Promise<void> {
-    await uniqueName(() => manager.update(Workflow, { organizationId, id }, changes));
+    await uniqueName(changes.name, () => manager.update(Workflow, { organizationId, id }, changes));
   }
 
   async insertVersion(version: WorkflowVersion, manager: EntityManager): Promise<void> {

@@ -8,10 +8,7 @@ import type { WorkflowDefinitionInput } from './definition.schemas';
 import { WorkflowVersion } from './workflow-version.entity';
 import { Workflow } from './workflow.entity';
 import type { WorkflowSettingsInput } from './workflows.schemas';
-import { type CurrentWorkflow, DuplicateWorkflowName, type WorkflowsRepository } from './workflows.repository';
-
-const duplicateName = (name: string) =>
-  new ValidationError(`A workflow named "${name}" already exists`, [{ path: 'name', message: 'must be unique in the organization' }], 'duplicate_name');
+import { type CurrentWorkflow, type WorkflowsRepository } from './workflows.repository';
 
 /**
  * Workflow definitions and their versions. A definition is checked whole
@@ -44,23 +41,21 @@ export class WorkflowsService {
     this.check(definition);
     const defaultEnvironmentId = await this.environmentId(organizationId, settings?.defaultEnvironment);
     const id = newId();
-    await this.guardName(definition.name, () =>
-      this.repo.transaction(async (manager) => {
-        await this.repo.insert(
-          Object.assign(new Workflow(), {
-            id,
-            suid: newSuid(),
-            organizationId,
-            name: definition.name,
-            currentVersion: 1,
-            defaultEnvironmentId: defaultEnvironmentId ?? null,
-            createdBy: userId,
-          }),
-          manager,
-        );
-        await this.repo.insertVersion(Object.assign(new WorkflowVersion(), { workflowId: id, version: 1, definition, createdBy: userId }), manager);
-      }),
-    );
+    await this.repo.transaction(async (manager) => {
+      await this.repo.insert(
+        Object.assign(new Workflow(), {
+          id,
+          suid: newSuid(),
+          organizationId,
+          name: definition.name,
+          currentVersion: 1,
+          defaultEnvironmentId: defaultEnvironmentId ?? null,
+          createdBy: userId,
+        }),
+        manager,
+      );
+      await this.repo.insertVersion(Object.assign(new WorkflowVersion(), { workflowId: id, version: 1, definition, createdBy: userId }), manager);
+    });
     return this.get(organizationId, id);
   }
 
@@ -68,20 +63,18 @@ export class WorkflowsService {
   async update(organizationId: string, userId: string, id: string, definition: WorkflowDefinitionInput, settings?: WorkflowSettingsInput) {
     this.check(definition);
     const defaultEnvironmentId = await this.environmentId(organizationId, settings?.defaultEnvironment);
-    await this.guardName(definition.name, () =>
-      this.repo.transaction(async (manager) => {
-        const workflow = await this.repo.lock(organizationId, id, manager);
-        if (!workflow) throw new NotFoundError('Workflow');
-        const version = workflow.currentVersion + 1;
-        await this.repo.insertVersion(Object.assign(new WorkflowVersion(), { workflowId: id, version, definition, createdBy: userId }), manager);
-        await this.repo.update(
-          organizationId,
-          id,
-          { name: definition.name, currentVersion: version, ...(defaultEnvironmentId !== undefined ? { defaultEnvironmentId } : {}) },
-          manager,
-        );
-      }),
-    );
+    await this.repo.transaction(async (manager) => {
+      const workflow = await this.repo.lock(organizationId, id, manager);
+      if (!workflow) throw new NotFoundError('Workflow');
+      const version = workflow.currentVersion + 1;
+      await this.repo.insertVersion(Object.assign(new WorkflowVersion(), { workflowId: id, version, definition, createdBy: userId }), manager);
+      await this.repo.update(
+        organizationId,
+        id,
+        { name: definition.name, currentVersion: version, ...(defaultEnvironmentId !== undefined ? { defaultEnvironmentId } : {}) },
+        manager,
+      );
+    });
     return this.get(organizationId, id);
   }
 
@@ -120,14 +113,5 @@ export class WorkflowsService {
   private async environmentId(organizationId: string, name: string | null | undefined): Promise<string | null | undefined> {
     if (name === undefined || name === null) return name;
     return this.environments.idByName(organizationId, name, 'settings.defaultEnvironment');
-  }
-
-  private async guardName<T>(name: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof DuplicateWorkflowName) throw duplicateName(name);
-      throw err;
-    }
   }
 }
