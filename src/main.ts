@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { createActivityDeps } from '../activities/deps';
+import { createActivityDeps } from './app/activity-deps';
 import { createApp } from './app/app';
 import { createServices } from './app/services';
 import { ConfigError, loadConfig } from './config/config';

@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../src/app/app';
 import { createServices, type Services } from '../src/app/services';
-import { createActivityDeps } from '../activities/deps';
+import { createActivityDeps } from '../src/app/activity-deps';
 import { type Config, loadConfig } from '../src/config/config';
 import { createWorker } from '../src/temporal/worker';
 import { DefaultLogger, Runtime } from '@temporalio/worker';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivityDeps } from '../activities/deps';
+import { createActivityDeps } from '../src/app/activity-deps';
 import { createWorker } from '../src/temporal/worker';
 import { diagnosticsWorkflow } from '../workflows';
 import { createTestOrg, type Harness, startHarness } from './harness';

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import request from 'supertest';
 import type { Express } from 'express';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivityDeps } from '../activities/deps';
+import { createActivityDeps } from '../src/app/activity-deps';
 import { createApp } from '../src/app/app';
 import { createLogger } from '../src/logging/logger';
 import { createWorker } from '../src/temporal/worker';

@@ -53,7 +53,7 @@ export function createApp(services: Services): Express {
     jsonBody: express.json({ limit: services.config.http.bodyLimit, strict: false }) as RequestHandler,
   };
 
-  registerHealthRoutes(ctx, services.db, services.temporal.connection);
+  registerHealthRoutes(ctx, services.databaseDiagnostics, services.temporal.connection);
   registerOrganizationRoutes(ctx, services.organizations);
   registerInvitationRoutes(ctx, services.invitations);
   registerTokenRoutes(ctx, services.tokenService);
@@ -64,7 +64,7 @@ export function createApp(services: Services): Express {
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
   registerDataSourceRoutes(ctx, services.dataSources);
   registerAnalyticsRoutes(ctx, services.analytics);
-  registerExecutionRoutes(ctx, services.executions, services.runs, services.config.webhooks.syncTimeoutMs);
+  registerExecutionRoutes(ctx, services.executions);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {
@@ -76,13 +76,7 @@ export function createApp(services: Services): Express {
     ...(swaggerUi.serve as unknown as RequestHandler[]),
     swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler,
   );
-  registerWebhookHost(app, {
-    host: services.webhookHost,
-    runs: services.runs,
-    answers: services.runAnswers,
-    bodyLimit: services.config.webhooks.bodyLimit,
-    syncTimeoutMs: services.config.webhooks.syncTimeoutMs,
-  });
+  registerWebhookHost(app, { host: services.webhookHost, bodyLimit: services.config.webhooks.bodyLimit });
   app.use(router);
   app.use(notFoundRoute);
   app.use(errorMiddleware(services.logger));

@@ -14,7 +14,10 @@ import { ConnectionsService } from '../connections/connections.service';
 import { ConnectionTypeCatalog } from '../connections/types/catalog';
 import type { MasterKeyring } from '../crypto/master-keyring';
 import { OrganizationKeys } from '../crypto/organization-keys';
+import { OrganizationKeysRepository } from '../crypto/organization-keys.repository';
 import { SecretBox } from '../crypto/secret-box';
+import { CopyExport } from '../db/copy-export';
+import { DatabaseDiagnostics } from '../db/database-diagnostics';
 import { DataStoresRepository } from '../data-stores/data-stores.repository';
 import { dataStoresService } from '../data-stores/data-stores.service';
 import { RecordPurger } from '../data-stores/record-purger';
@@ -50,7 +53,7 @@ export interface Infrastructure {
 
 /** The services that hold encrypted values; the API and the worker (which decrypts during runs) both build them. */
 export function createSecretServices(db: DataSource, keyring: MasterKeyring) {
-  const keys = new OrganizationKeys(db, keyring);
+  const keys = new OrganizationKeys(new OrganizationKeysRepository(db), keyring);
   const box = new SecretBox(keys);
   const catalog = new ConnectionTypeCatalog();
   return {
@@ -84,15 +87,16 @@ export function createServices(infra: Infrastructure) {
     loadSources: (organizationId) => dataSources.list(organizationId),
   });
   // Exports have a pool of their own: a slow reader never holds one of the API's connections.
-  const csvExporter = new CsvExporter({
-    databaseUrl,
-    poolSize: limits.exportPoolSize,
-    statementTimeoutMs: limits.statementTimeoutMs,
-    idleTimeoutMs: limits.exportIdleTimeoutMs,
-  });
+  const csvExporter = new CsvExporter(
+    new CopyExport({ databaseUrl, poolSize: limits.exportPoolSize, statementTimeoutMs: limits.statementTimeoutMs }),
+    limits.exportIdleTimeoutMs,
+  );
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
+  const runAnswers = new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box));
+  const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
   return {
     ...infra,
+    databaseDiagnostics: new DatabaseDiagnostics(infra.db),
     keys,
     box,
     tokens,
@@ -104,11 +108,9 @@ export function createServices(infra: Infrastructure) {
     environments,
     workflows,
     webhookTriggers: new WebhookTriggersService(triggersRepository, workflows),
-    webhookHost: new WebhookHost(triggersRepository, environments, new WebhookRateLimiter(infra.config.webhooks.rateLimits)),
-    runs,
+    webhookHost: new WebhookHost(triggersRepository, environments, new WebhookRateLimiter(infra.config.webhooks.rateLimits), runs, runAnswers, syncTimeoutMs),
     executionsRepository,
-    runAnswers: new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box)),
-    executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments),
+    executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),
     dataStores,
     dataSources,
     cube,

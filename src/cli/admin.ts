@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../config/config';
 import { loadMasterKeyring, MASTER_KEY_FILE, PREVIOUS_MASTER_KEYS_FILE } from '../crypto/master-key-source';
 import { generateMasterKey } from '../crypto/master-keyring';
 import { OrganizationKeys } from '../crypto/organization-keys';
+import { OrganizationKeysRepository } from '../crypto/organization-keys.repository';
 import { startBackends } from '../infra/bootstrap';
 import { createLogger } from '../logging/logger';
 import { PLAN_TIERS } from '../organizations/organization.entity';
@@ -76,7 +77,7 @@ async function main(argv: string[]): Promise<unknown> {
 
   const backends = await startBackends(config, logger, { temporal: false });
   try {
-    const keys = new OrganizationKeys(backends.db, backends.keyring);
+    const keys = new OrganizationKeys(new OrganizationKeysRepository(backends.db), backends.keyring);
     const orgs = new OrganizationsRepository(backends.db);
     const tokens = new TokensService(new AccessTokensRepository(backends.db), orgs);
     const service = new OrganizationsService(orgs, tokens, keys);

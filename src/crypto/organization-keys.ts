@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { type MasterKeyring } from './master-keyring';
-import { OrganizationKey } from './organization-key.entity';
+import type { OrganizationKeysRepository } from './organization-keys.repository';
 
 /**
  * Per-organization data keys (envelope encryption). Unwrapped keys are cached
@@ -11,7 +11,7 @@ export class OrganizationKeys {
   private readonly cache = new Map<string, Buffer>();
 
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: OrganizationKeysRepository,
     private readonly keyring: MasterKeyring,
     private readonly maxCached = 10_000,
   ) {}
@@ -20,13 +20,13 @@ export class OrganizationKeys {
   async create(organizationId: string, manager: EntityManager): Promise<void> {
     const dataKey = randomBytes(32);
     const { wrappedKey, masterKeyId } = this.keyring.wrap(dataKey, organizationId);
-    await manager.insert(OrganizationKey, { organizationId, wrappedKey, masterKeyId });
+    await this.repo.insert({ organizationId, wrappedKey, masterKeyId }, manager);
   }
 
   async get(organizationId: string): Promise<Buffer> {
     const cached = this.cache.get(organizationId);
     if (cached) return cached;
-    const row = await this.db.getRepository(OrganizationKey).findOneBy({ organizationId });
+    const row = await this.repo.findByOrganization(organizationId);
     if (!row) throw new Error(`Organization ${organizationId} has no data key`);
     const key = this.keyring.unwrap(row.wrappedKey, row.masterKeyId, organizationId);
     if (this.cache.size >= this.maxCached) this.cache.delete(this.cache.keys().next().value!);
@@ -41,15 +41,13 @@ export class OrganizationKeys {
    * keyring) while this runs, and a second concurrent run changes nothing twice.
    */
   async rewrapAll(): Promise<{ rewrapped: number; alreadyCurrent: number }> {
-    const repo = this.db.getRepository(OrganizationKey);
-    const rows = await repo.find();
+    const rows = await this.repo.findAll();
     let rewrapped = 0;
     for (const row of rows) {
       if (row.masterKeyId === this.keyring.currentKeyId) continue;
       const dataKey = this.keyring.unwrap(row.wrappedKey, row.masterKeyId, row.organizationId);
       const next = this.keyring.wrap(dataKey, row.organizationId);
-      const result = await repo.update({ organizationId: row.organizationId, masterKeyId: row.masterKeyId, wrappedKey: row.wrappedKey }, next);
-      rewrapped += result.affected ?? 0;
+      rewrapped += await this.repo.rewrap(row, next);
     }
     return { rewrapped, alreadyCurrent: rows.length - rewrapped };
   }

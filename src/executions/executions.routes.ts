@@ -14,20 +14,17 @@ import {
   TestRunBody,
 } from './executions.schemas';
 import { presentExecution, presentListedExecution } from './executions.presenter';
-import type { ExecutionsService } from './executions.service';
-import type { RunRequest, RunStarter } from './run-starter';
+import type { ApiRun, ExecutionsService } from './executions.service';
 
 const tags = ['Executions'];
 
-export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsService, runs: RunStarter, syncTimeoutMs: number): void {
+export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsService): void {
   const started = { 202: { description: 'Started; the run goes on', schema: StartedSchema } };
   const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
 
-  /** The ended execution, or 202 while it still runs past the wait. */
-  const runAndRead = async (request: RunRequest) => {
-    const { executionId, read } = await service.runAndRead(request, syncTimeoutMs);
-    return read ? { status: 200, body: presentExecution(read.execution, read.steps) } : { status: 202, body: { executionId, status: 'running' } };
-  };
+  /** The ended execution, or 202 while it still runs (not waited for, or past the wait). */
+  const presentRun = ({ executionId, read }: ApiRun) =>
+    read ? { status: 200, body: presentExecution(read.execution, read.steps) } : { status: 202, body: { executionId, status: 'running' } };
 
   defineRoute(ctx, {
     method: 'post',
@@ -38,11 +35,8 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     body: RunBody,
     summary: "Run a workflow's current definition with a JSON input, asynchronously (202) or waiting for it to end",
     responses: finished,
-    handler: async ({ auth, params, body }) => {
-      const request = await service.prepareRun(auth.organizationId, params.id, { initial: body.input, environment: body.environment, mode: 'api' });
-      if (body.wait) return runAndRead(request);
-      return { status: 202, body: { executionId: await runs.start(request), status: 'running' } };
-    },
+    handler: async ({ auth, params, body }) =>
+      presentRun(await service.run(auth.organizationId, params.id, { initial: body.input, environment: body.environment, mode: 'api', wait: body.wait })),
   });
 
   defineRoute(ctx, {
@@ -55,7 +49,7 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     summary: "Test-run a workflow with its definition's `initial` sample (or a given one) and answer with the outcome",
     responses: finished,
     handler: async ({ auth, params, body }) =>
-      runAndRead(await service.prepareRun(auth.organizationId, params.id, { initial: body.initial, environment: body.environment, mode: 'test' })),
+      presentRun(await service.run(auth.organizationId, params.id, { initial: body.initial, environment: body.environment, mode: 'test', wait: true })),
   });
 
   defineRoute(ctx, {

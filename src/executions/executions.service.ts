@@ -19,6 +19,12 @@ const CLOSED: Record<string, ExecutionStatus> = {
   TIMED_OUT: 'timed_out',
 };
 
+/** A run through the API: its execution, read with its steps once the run ended within the wait. */
+export interface ApiRun {
+  executionId: string;
+  read?: { execution: ExecutionRow; steps: ReadStep[] };
+}
+
 /** Reading, listing, cancelling and re-running executions; every call is scoped to the organization. */
 export class ExecutionsService {
   constructor(
@@ -27,32 +33,26 @@ export class ExecutionsService {
     private readonly runs: RunStarter,
     private readonly workflows: WorkflowsService,
     private readonly environments: EnvironmentsService,
+    /** How long a caller that waits for a run waits at most. */
+    private readonly syncTimeoutMs: number,
   ) {}
 
-  /** Starts a run and waits (bounded) for it to end: the execution with its steps, or undefined while it still runs. */
-  async runAndRead(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; read?: { execution: ExecutionRow; steps: ReadStep[] } }> {
-    const { executionId, outcome } = await this.runs.startAndAwaitResult(request, timeoutMs);
-    if (outcome.kind === 'timeout') return { executionId };
-    return { executionId, read: await this.get(request.organizationId, executionId) };
-  }
-
-  /** A run of a workflow's current definition through the API: `input`, or for a test run the definition's `initial` sample. */
-  async prepareRun(
+  /**
+   * Runs a workflow's current definition through the API with `initial`, or
+   * else the definition's `initial` sample (test runs). With `wait` it waits
+   * (bounded) for the run to end: the execution with its steps, or no `read`
+   * while it still runs; without, it returns as soon as Temporal has the run.
+   */
+  async run(
     organizationId: string,
     workflowId: string,
-    options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test' },
-  ): Promise<RunRequest> {
-    const { workflow, version } = await this.workflows.get(organizationId, workflowId);
-    const definition = version.definition as { steps: StepDefinition[]; initial?: Record<string, unknown> };
-    const environmentId =
-      options.environment === undefined ? workflow.defaultEnvironmentId : await this.environments.idByName(organizationId, options.environment, 'environment');
-    return {
-      organizationId,
-      workflow: { id: workflow.id, name: workflow.name, version: workflow.currentVersion, steps: definition.steps },
-      environmentId,
-      initial: options.initial ?? definition.initial ?? {},
-      mode: options.mode,
-    };
+    options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test'; wait: boolean },
+  ): Promise<ApiRun> {
+    const request = await this.prepareRun(organizationId, workflowId, options);
+    if (!options.wait) return { executionId: await this.runs.start(request) };
+    const { executionId, outcome } = await this.runs.startAndAwaitResult(request, this.syncTimeoutMs);
+    if (outcome.kind === 'timeout') return { executionId };
+    return { executionId, read: await this.get(organizationId, executionId) };
   }
 
   list(organizationId: string, filter: ExecutionFilter) {
@@ -105,6 +105,25 @@ export class ExecutionsService {
       mode: 'rerun',
       rerunOf: execution.id,
     });
+  }
+
+  /** The run request for a workflow's current definition: the given `initial`, or else the definition's sample. */
+  private async prepareRun(
+    organizationId: string,
+    workflowId: string,
+    options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test' },
+  ): Promise<RunRequest> {
+    const { workflow, version } = await this.workflows.get(organizationId, workflowId);
+    const definition = version.definition as { steps: StepDefinition[]; initial?: Record<string, unknown> };
+    const environmentId =
+      options.environment === undefined ? workflow.defaultEnvironmentId : await this.environments.idByName(organizationId, options.environment, 'environment');
+    return {
+      organizationId,
+      workflow: { id: workflow.id, name: workflow.name, version: workflow.currentVersion, steps: definition.steps },
+      environmentId,
+      initial: options.initial ?? definition.initial ?? {},
+      mode: options.mode,
+    };
   }
 
   private async find(organizationId: string, id: string): Promise<ExecutionRow> {

@@ -5,6 +5,9 @@ import type { ExecutionsRepository } from './executions.repository';
 import type { RunAnswerVault } from './run-answer-vault';
 import type { AwaitedAnswer } from './run-starter';
 
+/** What a caller is owed: the run's answer, or for a run nobody waits for, that it started. */
+export type CallerAnswer = AwaitedAnswer | { kind: 'started' };
+
 /** Headers a return step may not set: the HTTP server owns framing. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
 
@@ -38,13 +41,16 @@ export class RunAnswers {
 }
 
 /**
- * Sends a synchronous caller what the run told it (resolved by RunAnswers):
- * the return step's response, or a clear status naming the execution when
- * there is none. The execution id always travels in `X-Execution-Id`.
+ * Sends a caller what the run told it (resolved by RunAnswers): 202 for a run
+ * nobody waits for, the return step's response, or a clear status naming the
+ * execution when there is none. The execution id always travels in `X-Execution-Id`.
  */
-export function sendRunAnswer(res: Response, executionId: string, answer: AwaitedAnswer): void {
+export function sendRunAnswer(res: Response, executionId: string, answer: CallerAnswer): void {
   res.set('X-Execution-Id', executionId);
   switch (answer.kind) {
+    case 'started':
+      res.status(202).json({ executionId, status: 'running' });
+      return;
     case 'response': {
       const response = answer.response;
       for (const [name, value] of Object.entries(response.headers ?? {})) if (isSendableHeader(name, value)) res.set(name, value);

@@ -1,5 +1,5 @@
 import type { Connection } from '@temporalio/client';
-import type { DataSource } from 'typeorm';
+import type { DatabaseDiagnostics } from '../db/database-diagnostics';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { temporalReachable } from '../temporal/client';
@@ -13,7 +13,7 @@ async function timed(check: () => Promise<boolean>): Promise<{ ok: boolean; late
   return { ok, latencyMs: Math.round(performance.now() - started) };
 }
 
-export function registerHealthRoutes(ctx: RouteContext, db: DataSource, temporal: Connection): void {
+export function registerHealthRoutes(ctx: RouteContext, diagnostics: Pick<DatabaseDiagnostics, 'reachable'>, temporal: Connection): void {
   defineRoute(ctx, {
     method: 'get',
     path: '/healthz',
@@ -21,10 +21,7 @@ export function registerHealthRoutes(ctx: RouteContext, db: DataSource, temporal
     summary: 'Database and Temporal reachability (503 when either is down)',
     responses: { 200: { description: 'All reachable', schema: Health }, 503: { description: 'Something is down', schema: Health } },
     handler: async () => {
-      const [database, temporalCheck] = await Promise.all([
-        timed(async () => (await db.query('SELECT 1 AS ok'))[0]?.ok === 1),
-        timed(() => temporalReachable(temporal)),
-      ]);
+      const [database, temporalCheck] = await Promise.all([timed(() => diagnostics.reachable()), timed(() => temporalReachable(temporal))]);
       const ok = database.ok && temporalCheck.ok;
       return { status: ok ? 200 : 503, body: { status: ok ? 'ok' : 'degraded', database, temporal: temporalCheck } };
     },

@@ -1,15 +1,11 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ValidationError } from '../errors/errors';
-import { sendRunAnswer, type RunAnswers } from '../executions/run-answer';
-import type { RunStarter } from '../executions/run-starter';
+import { sendRunAnswer } from '../executions/run-answer';
 import { MethodNotAllowedError, parseWebhookBody, type AcceptedCall, type WebhookHost } from './webhook-host';
 
 export interface WebhookHostDeps {
   host: WebhookHost;
-  runs: RunStarter;
-  answers: RunAnswers;
   bodyLimit: string;
-  syncTimeoutMs: number;
 }
 
 /** `?env=<name>` once; repeated or empty it is refused rather than silently ignored. */
@@ -48,16 +44,9 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
 
   const run = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const accepted = res.locals.accepted as AcceptedCall;
       const initial = parseWebhookBody(Buffer.isBuffer(req.body) ? req.body : undefined, req.get('content-type'));
-      const request = { ...accepted.run, initial };
-      if (!accepted.synchronous) {
-        const executionId = await deps.runs.start(request);
-        res.status(202).set('X-Execution-Id', executionId).json({ executionId, status: 'running' });
-        return;
-      }
-      const { executionId, answer } = await deps.runs.startAndAwaitAnswer(request, deps.syncTimeoutMs);
-      sendRunAnswer(res, executionId, await deps.answers.resolve(accepted.run.organizationId, executionId, answer));
+      const { executionId, answer } = await deps.host.run(res.locals.accepted as AcceptedCall, initial);
+      sendRunAnswer(res, executionId, answer);
     } catch (err) {
       next(err);
     }

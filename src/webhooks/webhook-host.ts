@@ -1,6 +1,7 @@
 import type { EnvironmentsService } from '../environments/environments.service';
 import { AppError, NotFoundError, UnauthorizedError } from '../errors/errors';
-import type { RunRequest } from '../executions/run-starter';
+import type { CallerAnswer, RunAnswers } from '../executions/run-answer';
+import type { RunRequest, RunStarter } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { hasReturnStep } from '../workflows/return-step';
 import { triggerSecretMatches } from './trigger-secret';
@@ -35,13 +36,18 @@ export interface AcceptedCall {
  * The checks of a webhook call (4.1, 5.1), in the order that reveals least:
  * unknown organization and unknown trigger are the same 404; then method,
  * then the secret (constant time); then the rate limits (only calls that
- * could start a run count); then the environment. Nothing starts unless all pass.
+ * could start a run count); then the environment. Nothing starts unless all
+ * pass; then `run` starts the accepted call's run.
  */
 export class WebhookHost {
   constructor(
     private readonly triggers: WebhookTriggersRepository,
     private readonly environments: EnvironmentsService,
     private readonly limiter: WebhookRateLimiter,
+    private readonly runs: RunStarter,
+    private readonly answers: RunAnswers,
+    /** How long a caller waits for its return step's response at most (WEBHOOK_SYNC_TIMEOUT_SECONDS). */
+    private readonly syncTimeoutMs: number,
   ) {}
 
   async accept(call: WebhookCall): Promise<AcceptedCall> {
@@ -72,6 +78,18 @@ export class WebhookHost {
         mode: 'webhook',
       },
     };
+  }
+
+  /**
+   * Starts an accepted call's run with the request body as `initial`. Without
+   * a return step the caller learns only that it started, as soon as Temporal
+   * has the run; with one, it waits (bounded) for the response it is owed.
+   */
+  async run(accepted: AcceptedCall, initial: Record<string, unknown>): Promise<{ executionId: string; answer: CallerAnswer }> {
+    const request = { ...accepted.run, initial };
+    if (!accepted.synchronous) return { executionId: await this.runs.start(request), answer: { kind: 'started' } };
+    const { executionId, answer } = await this.runs.startAndAwaitAnswer(request, this.syncTimeoutMs);
+    return { executionId, answer: await this.answers.resolve(accepted.run.organizationId, executionId, answer) };
   }
 }
 

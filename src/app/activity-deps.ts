@@ -1,0 +1,59 @@
+import type { DataSource } from 'typeorm';
+import type { ActivityDeps } from '../../activities/deps';
+import { createOutboundHttp } from '../../activities/http/outbound-http';
+import { StepError } from '../../activities/steps/step-errors';
+import type { SecretSources } from '../../activities/steps/step-scope';
+import type { Config } from '../config/config';
+import type { MasterKeyring } from '../crypto/master-keyring';
+import { DatabaseDiagnostics } from '../db/database-diagnostics';
+import { dataStoresService } from '../data-stores/data-stores.service';
+import { NotFoundError } from '../errors/errors';
+import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
+import { ExecutionsRepository } from '../executions/executions.repository';
+import { RunAnswerVault } from '../executions/run-answer-vault';
+import type { Logger } from '../logging/logger';
+import { createLiquid } from '../templates/template-engine';
+import { TemplateRenderer } from '../templates/template-renderer';
+import { createSecretServices } from './services';
+
+/** A model call may take this long before the step gives up (the workflow's activity timeout is longer). */
+const LLM_TIMEOUT_MS = 100_000;
+
+/** Builds the worker's activity dependencies from its infrastructure; `close` releases the HTTP client. */
+export function createActivityDeps(infra: {
+  db: DataSource;
+  logger: Logger;
+  keyring: MasterKeyring;
+  config: Config;
+}): ActivityDeps & { close(): Promise<void> } {
+  const { environments, connections, catalog, box } = createSecretServices(infra.db, infra.keyring);
+  const secrets: SecretSources = {
+    async environmentValues(organizationId, environmentId) {
+      try {
+        return await environments.valuesForRun(organizationId, environmentId);
+      } catch (err) {
+        if (err instanceof NotFoundError) throw new StepError('The environment this run uses no longer exists', 'EnvironmentNotFound');
+        throw err;
+      }
+    },
+    async connectionByName(organizationId, connectionName) {
+      const found = await connections.resolveByName(organizationId, connectionName);
+      if (!found) return undefined;
+      const { id, name, type } = found.connection;
+      return { id, name, type, config: found.config, secretValues: catalog.secretValues(type, found.config) };
+    },
+  };
+  const http = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
+  return {
+    logger: infra.logger,
+    diagnostics: new DatabaseDiagnostics(infra.db),
+    dataStores: dataStoresService(infra.db),
+    executions: new ExecutionsRepository(infra.db),
+    renderer: new TemplateRenderer(createLiquid()),
+    secrets,
+    http,
+    llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
+    answers: new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box),
+    close: () => http.close(),
+  };
+}
