@@ -1,15 +1,40 @@
 /** @jest-config-loader esbuild-register */
 import type { Config } from 'jest';
 
-const config: Config = {
+type Project = NonNullable<Config['projects']>[number] & object;
+
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/workflows', '<rootDir>/activities', '<rootDir>/cube'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true }, target: 'es2022' } }],
   },
-  globalSetup: '<rootDir>/test/global-setup.ts',
-  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  testTimeout: 60_000,
+} satisfies Project;
+
+/**
+ * Two tiers (`npx jest --selectProjects unit|integration`; `npm test` runs both).
+ * A project's global setup runs only when one of its files is selected, so
+ * `npx jest --selectProjects unit` or `npx jest src/db` never start the stack.
+ */
+const config: Config = {
+  projects: [
+    {
+      ...shared,
+      // Next to the code, no database or Temporal: seconds.
+      displayName: 'unit',
+      roots: ['<rootDir>/src', '<rootDir>/activities', '<rootDir>/workflows', '<rootDir>/cube'],
+      testMatch: ['**/*.test.ts'],
+    },
+    {
+      ...shared,
+      // Against a real PostgreSQL and a real Temporal dev server, started once per jest run.
+      displayName: 'integration',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.integration.test.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+  ],
   // Two cores: integration files share one PostgreSQL and one Temporal server.
   maxWorkers: 2,
   testTimeout: 60_000,
