@@ -17,6 +17,38 @@ export interface CubeContext {
 /** A query as Cube's REST API takes it. */
 export type CubeQuery = Record<string, unknown>;
 
+/** Cube's answer to a load, as its REST API gives it. */
+export interface CubeLoadAnswer {
+  data: Array<Record<string, unknown>>;
+  annotation: Record<string, unknown>;
+  query: CubeQuery;
+}
+
+/** A measure or dimension as Cube's meta lists it: the fields this service reads. */
+export interface CubeMetaMember {
+  name: string;
+  title: string;
+  shortTitle?: string;
+  type: string;
+  isVisible?: boolean;
+  meta?: Record<string, unknown>;
+}
+
+/** A cube as Cube's meta lists it: the fields this service reads. */
+export interface CubeMetaCube {
+  name: string;
+  title?: string;
+  measures: CubeMetaMember[];
+  dimensions: CubeMetaMember[];
+}
+
+/**
+ * The gateway methods the engine calls. Each answers through the request's `res`
+ * callback, not its promise; the package's own request types are narrower per
+ * method than one `call` can name, so only this shape is relied on.
+ */
+type Gateway = Record<'load' | 'sql' | 'meta', (request: Record<string, unknown>) => Promise<void>>;
+
 /** Asking again this long past the statement timeout, the query has surely ended (a short wait in Cube's queue included). */
 const CONTINUE_WAIT_MARGIN_MS = 60_000;
 
@@ -71,7 +103,7 @@ function analyticsDriver(options: CubeEngineOptions): PostgresDriver {
  */
 export class CubeEngine {
   private readonly core: CubejsServerCore;
-  private readonly gateway: any;
+  private readonly gateway: Gateway;
   private driver?: PostgresDriver;
 
   constructor(private readonly options: CubeEngineOptions) {
@@ -104,7 +136,7 @@ export class CubeEngine {
           (await options.loadSources(securityContext.organizationId)).map((s) => ({ fileName: `${s.servingRelation}.js`, content: cubeModel(s) })),
       }),
     } as never);
-    this.gateway = (this.core as unknown as { apiGateway(): unknown }).apiGateway();
+    this.gateway = (this.core as unknown as { apiGateway(): Gateway }).apiGateway();
   }
 
   /**
@@ -112,9 +144,9 @@ export class CubeEngine {
    * answers it. The promise settles when the query has: a caller that holds
    * a slot while awaiting it holds it for the whole query.
    */
-  load(context: CubeContext, query: CubeQuery): Promise<Record<string, any>> {
+  load(context: CubeContext, query: CubeQuery): Promise<CubeLoadAnswer> {
     // renewQuery: a stale refresh key is renewed before answering, not in the background, so a cached result is never older than REFRESH_EVERY.
-    return this.untilDone(() => this.call('load', context, { query: { ...query, renewQuery: true } })).then((answer) => {
+    return this.untilDone(() => this.call<CubeLoadAnswer>('load', context, { query: { ...query, renewQuery: true } })).then((answer) => {
       delete answer.query?.renewQuery;
       return answer;
     });
@@ -122,10 +154,13 @@ export class CubeEngine {
 
   /** The SQL and parameters Cube would run, without running it (no row limit unless the query has one). */
   sql(context: CubeContext, query: CubeQuery): Promise<{ sql: [string, unknown[]]; aliasNameToMember: Record<string, string> }> {
-    return this.call('sql', context, { query, disableLimitEnforcing: true }).then((r) => r.sql);
+    return this.call<{ sql: { sql: [string, unknown[]]; aliasNameToMember: Record<string, string> } }>('sql', context, {
+      query,
+      disableLimitEnforcing: true,
+    }).then((r) => r.sql);
   }
 
-  meta(context: CubeContext): Promise<{ cubes: Array<Record<string, any>> }> {
+  meta(context: CubeContext): Promise<{ cubes: CubeMetaCube[] }> {
     return this.call('meta', context, {});
   }
 
@@ -151,14 +186,14 @@ export class CubeEngine {
   }
 
   /** The gateway answers through a `res` callback; errors come as `{error}` with a status. */
-  private call(method: string, context: CubeContext, args: Record<string, unknown>): Promise<any> {
+  private call<T>(method: keyof Gateway, context: CubeContext, args: Record<string, unknown>): Promise<T> {
     return new Promise((resolve, reject) => {
       void this.gateway[method]({
         ...args,
         context: { securityContext: context, requestId: `${context.organizationId}-${Date.now()}` },
         res: (answer: { error?: unknown }, meta?: { status?: number }) => {
           if (answer && answer.error !== undefined) reject(new CubeQueryError(String(answer.error).replace(/^Error: /, ''), meta?.status ?? 500));
-          else resolve(answer);
+          else resolve(answer as T);
         },
       });
     });

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { type CubeContext, type CubeEngine, type CubeQuery, modelVersion } from '../../cube/engine';
+import { type CubeContext, type CubeEngine, type CubeMetaMember, type CubeQuery, modelVersion } from '../../cube/engine';
 import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
@@ -103,7 +103,7 @@ export class AnalyticsService {
       order: { [member]: 'asc' },
       limit: body.limit,
     });
-    return answer.data.map((row: Record<string, unknown>) => String(row[member]));
+    return answer.data.map((row) => String(row[member]));
   }
 
   /** A Cube query in the organization's turn; its slot is held until Cube has answered, however many times it said "Continue wait". */
@@ -138,17 +138,17 @@ export class AnalyticsService {
       this.logger.error({ organizationId, err: err instanceof Error ? err.message : String(err) }, 'analytics model failed to compile');
       throw new AppError(500, 'analytics_model_failed', 'The analytics model of this organization could not be compiled; the error is logged');
     });
-    const cubes = new Map(meta.cubes.map((c) => [c.name as string, c]));
+    const cubes = new Map(meta.cubes.map((c) => [c.name, c]));
     for (const source of sources) {
       const cube = cubes.get(source.servingRelation);
       if (!cube) continue;
-      const present = (m: Record<string, any>): MetaMember => ({
+      const present = (m: CubeMetaMember): MetaMember => ({
         name: m.name,
         title: m.shortTitle ?? m.title,
         type: m.type,
         ...(m.meta?.calculated ? { calculated: true } : {}),
       });
-      const visible = (list: Array<Record<string, any>>) => list.filter((m) => m.isVisible !== false).map(present);
+      const visible = (list: CubeMetaMember[]) => list.filter((m) => m.isVisible !== false).map(present);
       const entry = { name: cube.name, title: cube.title ?? source.name, measures: visible(cube.measures), dimensions: visible(cube.dimensions) };
       model.entries.push(entry);
       for (const m of [...entry.measures, ...entry.dimensions]) model.members.set(m.name, m);

@@ -20,8 +20,10 @@ export class Connection extends OrganizationResource {
   configEncrypted!: string;
 
   @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's insert/update take QueryDeepPartialEntity, which turns unknown values into {}: a jsonb object typed Record<string, unknown> cannot be written
   settings!: Record<string, any>;
 
   @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as for settings above (TypeORM's QueryDeepPartialEntity)
   metadata!: Record<string, any>;
 }

@@ -93,7 +93,11 @@ export function defineRoute<
   ctx.router[spec.method](spec.path, ...chain);
 }
 
-function registerOpenApi(registry: OpenAPIRegistry, spec: RouteSpec<any, any, any>, authenticated: boolean): void {
+function registerOpenApi<B extends z.ZodType | undefined, P extends AnyObject | undefined, Q extends AnyObject | undefined>(
+  registry: OpenAPIRegistry,
+  spec: RouteSpec<B, P, Q>,
+  authenticated: boolean,
+): void {
   const responses: Record<string, ResponseConfig> = {};
   for (const [status, r] of Object.entries(spec.responses)) {
     responses[status] = {

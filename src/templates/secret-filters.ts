@@ -19,7 +19,7 @@ export interface SecretTracker {
 interface FilterThis {
   context: { environments: unknown };
 }
-type Filter = (this: FilterThis, value: unknown, ...args: any[]) => unknown;
+type Filter = (this: FilterThis, value: unknown, ...args: unknown[]) => unknown;
 
 function trackerOf(self: FilterThis): SecretTracker | undefined {
   const scope = self.context.environments as { [SECRET_TRACKER]?: SecretTracker } | null;
@@ -66,7 +66,7 @@ export function registerSecretTrackingFilters(liquid: Liquid): void {
       const from = Math.max(0, Number(start) || 0);
       tracker.sliced(text(input), from, length === undefined ? Infinity : Math.max(0, Number(length) || 0));
     },
-    (value: unknown, start = 0, length?: number) => {
+    (value: unknown, start: unknown = 0, length?: unknown) => {
       const from = Math.max(0, Number(start) || 0);
       return length === undefined ? text(value).slice(from) : text(value).slice(from, from + Math.max(0, Number(length) || 0));
     },

@@ -82,6 +82,7 @@ export interface StepDefinition {
   stepId: string;
   stepType: string;
   name?: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Step's schemas validate each type's input; the interpreter and the step activities read it after dispatching on stepType by activity name, which the type system does not follow
   input: any;
 }
 

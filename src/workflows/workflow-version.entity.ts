@@ -11,6 +11,7 @@ export class WorkflowVersion {
 
   /** A WorkflowDefinitionInput, validated before it was stored. */
   @Column({ type: 'jsonb' })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's insert/update take QueryDeepPartialEntity, which turns unknown values into {}: a jsonb object typed Record<string, unknown> cannot be written
   definition!: Record<string, any>;
 
   @Column({ name: 'created_by', type: 'uuid' })

@@ -20,7 +20,24 @@ const CURRENT = `
   JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.current_version
   LEFT JOIN environments e ON e.id = w.default_environment_id AND e.organization_id = w.organization_id`;
 
-function toCurrent(r: Record<string, any>): CurrentWorkflow {
+/** A row of CURRENT as pg returns it. */
+interface CurrentRow {
+  id: string;
+  suid: string;
+  organization_id: string;
+  name: string;
+  current_version: number;
+  default_environment_id: string | null;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  definition: WorkflowVersion['definition'];
+  version_created_by: string;
+  version_created_at: Date;
+  environment_name: string | null;
+}
+
+function toCurrent(r: CurrentRow): CurrentWorkflow {
   const workflow = Object.assign(new Workflow(), {
     id: r.id,
     suid: r.suid,
