@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { ResultSet } from '@cubejs-client/core';
 import { parse } from 'csv-parse/sync';
-import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, expectError, expectStatus, type Harness, startHarness } from './harness';
+import { createTestOrg, seedRecords, type TestOrg, waitFor } from './factories';
 
 let h: Harness;
 beforeAll(async () => {
@@ -13,7 +14,6 @@ type Json = Record<string, any>;
 type Fields = Record<string, Json>;
 
 const owner = (org: TestOrg) => as(h.app, org.ownerToken);
-const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 const DAY = 86_400_000;
 const FIELDS: Fields = {
   amount: { type: 'number', label: 'Amount', measure: true },
@@ -22,20 +22,7 @@ const FIELDS: Fields = {
   at: { type: 'date', label: 'At', timeDimension: true },
 };
 
-/** Asserts the status, showing the body when it is not the expected one. */
-function expectStatus(res: request.Response, status: number) {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
-}
-
-async function write(org: TestOrg, table: string, records: Record<string, Json>) {
-  const list = Object.entries(records).map(([key, value]) => ({ key, value }));
-  for (let i = 0; i < list.length; i += 1000) {
-    const res = await owner(org)
-      .post(`/data-stores/tables/${table}`)
-      .send({ records: list.slice(i, i + 1000) });
-    expectStatus(res, 200);
-  }
-}
+const write = (org: TestOrg, table: string, records: Record<string, Json>) => seedRecords(h.app, org, table, records);
 
 /** Writes the records, then makes a source over the table; returns its id and Cube name. */
 async function makeSource(org: TestOrg, table: string, records: Record<string, Json>, fields: Fields = FIELDS, name = 'Sales') {
@@ -298,15 +285,17 @@ describe('queries over one source', () => {
 });
 
 describe('freshness', () => {
-  // Contract: results are cached at most 1 s, so a write is seen by the same query ~1.2 s later.
-  test('records written are visible to a cached query 1.2 s later', async () => {
+  // Contract: results are cached at most 1 s (refreshKey every 1 second), so the same query sees a write once that second has passed.
+  test('records written are visible to a cached query within its 1 s cache bound', async () => {
     const org = await createTestOrg(h.services);
     const { ds } = await makeSource(org, 'fresh', { f0: { amount: 1, city: 'Rome', qty: 1, at: '2026-03-01T00:00:00Z' } });
     const q = { measures: [`${ds}.count`, `${ds}.amount`] };
     for (let round = 1; round <= 3; round++) {
       expect(await rows(org, q)).toEqual([{ [`${ds}.count`]: String(round), [`${ds}.amount`]: String(round) }]);
       await write(org, 'fresh', { [`f${round}`]: { amount: 1, city: 'Rome', qty: 1, at: '2026-03-01T00:00:00Z' } });
-      await sleep(1200);
+      // Polled: the 1 s bound plus what the queries themselves take on a loaded 2-core machine, still well under
+      // the 10 s Cube would cache by default.
+      await waitFor(async () => (await rows(org, q))[0]?.[`${ds}.count`] === String(round + 1), { timeoutMs: 3000, what: `round ${round}: the write seen` });
       expect({ round, rows: await rows(org, q) }).toEqual({ round, rows: [{ [`${ds}.count`]: String(round + 1), [`${ds}.amount`]: String(round + 1) }] });
     }
   });

@@ -1,5 +1,6 @@
-import { as, createTestOrg, type Harness, startHarness } from './harness';
-import { sleep, workflowApi } from './workflow-api';
+import { as, type Harness, startHarness } from './harness';
+import { workflowApi } from './workflow-api';
+import { createTestOrg, waitFor } from './factories';
 
 let h: Harness;
 beforeAll(async () => {
@@ -50,6 +51,7 @@ test('a record a workflow step writes is in the analytics answer within a second
   ]);
   const run = await a.runAndWait(id, { email: 'ada@example.test', plan: 'team', seats: 5 });
   expect(run.status).toBe('completed');
-  await sleep(1100);
+  // Polled: Cube caches a result at most 1 s; the deadline adds what the queries take on a loaded 2-core machine.
+  await waitFor(async () => (await query()).length > 0, { timeoutMs: 3000, what: "the step's record in the answer" });
   expect(await query()).toEqual([{ [`${rel}.plan`]: 'team', [`${rel}.count`]: '1', [`${rel}.seats`]: '5' }]);
 });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { type Permission, ROLE_PERMISSIONS, ROLES, type Role } from '../src/auth/roles';
-import { as, connectionConfig, createConnection, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, connectionConfig, createConnection, expectError, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

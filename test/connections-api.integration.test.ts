@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { as, connectionConfig, createConnection, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, connectionConfig, createConnection, expectError, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import type request from 'supertest';
-import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, expectError, expectStatus, type Harness, startHarness } from './harness';
+import { createTestOrg, seedRecords, type TestOrg, uniqueName } from './factories';
 
 let h: Harness;
 beforeAll(async () => (h = await startHarness()));
@@ -34,8 +35,7 @@ const MISSING = '00000000-0000-4000-8000-000000000000';
 
 const owner = (org: TestOrg) => as(h.app, org.ownerToken);
 const tableUrl = (t: string) => `/data-stores/tables/${encodeURIComponent(t)}`;
-let tableCounter = 0;
-const newTable = () => `orders_${Date.now().toString(36)}_${tableCounter++}`;
+const newTable = () => uniqueName('orders');
 
 const FIELDS: Json = {
   placedAt: { type: 'date', label: 'Placed at', timeDimension: true },
@@ -58,15 +58,7 @@ const windowBody = (name = 'orderSeq', extra: Json = {}) => ({
   ...extra,
 });
 
-/** Asserts the status, showing the body when it is not the expected one. */
-const expectStatus = (res: request.Response, status: number) => expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
-const seed = async (org: TestOrg, table: string, records: Record<string, Json>) =>
-  expectStatus(
-    await owner(org)
-      .post(tableUrl(table))
-      .send({ records: Object.entries(records).map(([key, value]) => ({ key, value })) }),
-    200,
-  );
+const seed = (org: TestOrg, table: string, records: Record<string, Json>) => seedRecords(h.app, org, table, records);
 const emptyTable = async (org: TestOrg, table: string) => expectStatus(await owner(org).post('/data-stores/tables').send({ tableName: table }), 201);
 
 async function createSource(org: TestOrg, table: string, extra: Json = {}): Promise<Json> {

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { createDataStoreActivities } from '../activities/data-stores';
-import { as, createTestOrg, type Harness, startHarness } from './harness';
+import { as, type Harness, startHarness } from './harness';
+import { createTestOrg } from './factories';
 
 let h: Harness;
 let activities: ReturnType<typeof createDataStoreActivities>;

@@ -2,7 +2,8 @@ import { RecordPurger } from '../src/data-stores/record-purger';
 import { DataStoresRepository } from '../src/data-stores/data-stores.repository';
 import request from 'supertest';
 import { ROLES, roleHas } from '../src/auth/roles';
-import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, expectError, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

@@ -11,7 +11,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../src/app/app';
 import { createServices } from '../src/app/services';
-import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, expectError, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

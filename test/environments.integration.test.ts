@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ROLE_PERMISSIONS, ROLES, type Role, type Permission } from '../src/auth/roles';
-import { as, createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
+import { as, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

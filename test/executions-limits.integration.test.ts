@@ -2,9 +2,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import request from 'supertest';
 import { ExecutionValueSizes1763800001200 } from '../migrations/1763800001200-ExecutionValueSizes';
 import { newId } from '../src/ids';
-import { as, createTestOrg, expectError, startHarness, type Harness, type TestOrg } from './harness';
+import { as, expectError, startHarness, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { returnStep, startWorkflowHarness, stepOf, type WorkflowApi } from './workflow-api';
+import { createTestOrg, type TestOrg } from './factories';
 
 // Lists and single reads of executions stay small however large the runs' values are.
 

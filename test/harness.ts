@@ -12,7 +12,7 @@ import { MasterKeyring } from '../src/crypto/master-keyring';
 import { openDatabase } from '../src/db/data-source';
 import { createLogger } from '../src/logging/logger';
 import { connectTemporal } from '../src/temporal/client';
-import type { Role } from '../src/auth/roles';
+import type { TestOrg } from './factories';
 
 export interface Harness {
   services: Services;
@@ -97,37 +97,6 @@ export function quietTemporalRuntime(level: 'WARN' | 'ERROR' = 'WARN') {
   }
 }
 
-export interface TestOrg {
-  organizationId: string;
-  organizationSuid: string;
-  ownerId: string;
-  ownerToken: string;
-  /** A token per role, each held by a distinct member. */
-  tokens: Record<Role, string>;
-}
-
-let counter = 0;
-const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-
-/** A fresh organization with one member per role, built through the real services. */
-export async function createTestOrg(services: Services, plan: 'free' | 'team' | 'business' | 'enterprise' = 'team'): Promise<TestOrg> {
-  const id = unique();
-  const { organization, userId, token } = await services.organizations.createOrganization({
-    name: `Org ${id}`,
-    plan,
-    owner: { email: `owner-${id}@example.test` },
-    tokenName: 'test',
-  });
-  const tokens = { owner: token.token } as Record<Role, string>;
-  const owner = { organizationId: organization.id, userId, role: 'owner' as const };
-  // Members join as people do: invited, then accepting with the code (which creates their account).
-  for (const role of ['admin', 'developer', 'analyst', 'viewer'] as const) {
-    const invitation = await services.invitations.invite(owner, { email: `${role}-${id}@example.test`, role });
-    tokens[role] = (await services.invitations.accept(invitation.code, undefined)).token.token;
-  }
-  return { organizationId: organization.id, organizationSuid: organization.suid, ownerId: userId, ownerToken: token.token, tokens };
-}
-
 /** supertest with a bearer token. */
 export function as(app: Express, token: string) {
   const auth = (r: request.Test) => r.set('Authorization', `Bearer ${token}`);
@@ -138,6 +107,11 @@ export function as(app: Express, token: string) {
     patch: (url: string) => auth(request(app).patch(url)),
     delete: (url: string) => auth(request(app).delete(url)),
   };
+}
+
+/** Asserts the status, showing the body when it is not the expected one. */
+export function expectStatus(res: request.Response, status: number) {
+  expect({ status: res.status, body: res.body }).toEqual({ status, body: expect.anything() });
 }
 
 /** Asserts the one error body shape, with the given status (and code, when given). */

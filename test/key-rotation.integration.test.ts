@@ -2,7 +2,8 @@ import { generateMasterKey, MasterKeyring } from '../src/crypto/master-keyring';
 import { OrganizationKeys } from '../src/crypto/organization-keys';
 import { OrganizationKeysRepository } from '../src/crypto/organization-keys.repository';
 import { SecretBox } from '../src/crypto/secret-box';
-import { as, createTestOrg, type Harness, startHarness } from './harness';
+import { as, type Harness, startHarness } from './harness';
+import { createTestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

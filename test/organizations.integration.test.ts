@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { PERMISSIONS, ROLE_PERMISSIONS, ROLES, type Role } from '../src/auth/roles';
 import { hashToken } from '../src/auth/token-secret';
-import { as, createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
+import { as, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,8 +1,9 @@
 import request from 'supertest';
 import type { Express } from 'express';
 import { ROLES, type Role } from '../src/auth/roles';
-import { as, createTestOrg, type Harness, type TestOrg } from './harness';
-import { returnStep, uniqueName, workflowApi } from './workflow-api';
+import { as, type Harness } from './harness';
+import { returnStep, workflowApi } from './workflow-api';
+import { createTestOrg, type TestOrg, uniqueName } from './factories';
 
 /**
  * Real resources of one organization, built through the API, for the

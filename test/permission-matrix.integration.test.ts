@@ -2,7 +2,7 @@ import { METHODS } from 'node:http';
 import request from 'supertest';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '../src/auth/roles';
-import { createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
+import { type Harness, startHarness } from './harness';
 import {
   buildOrgFixtures,
   calculatedFieldBody,
@@ -13,7 +13,7 @@ import {
   windowDimensionBody,
   workflowSteps,
 } from './permission-fixtures';
-import { uniqueName } from './workflow-api';
+import { createTestOrg, type TestOrg, uniqueName } from './factories';
 
 /**
  * The permission matrix of the security review: every route the app has

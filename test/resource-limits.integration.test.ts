@@ -3,7 +3,8 @@ import type { AddressInfo, Server } from 'node:net';
 import { Client } from 'pg';
 import type request from 'supertest';
 import { allowLongStatements } from '../src/db/statement-timeouts';
-import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, expectError, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg, waitFor } from './factories';
 
 /**
  * Resource limits: statement timeouts, the export pool and its stalled-reader
@@ -44,13 +45,7 @@ const FIELDS = {
 };
 
 /** Polls until `check` holds; a deadline only so that a broken promise fails the test instead of hanging it. */
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 45_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, what: string) => waitFor(check, { timeoutMs: 45_000, intervalMs: 50, what });
 
 /** A request started now, whose settling can be observed. */
 function started(req: PromiseLike<request.Response>) {
@@ -169,7 +164,7 @@ describe('analytics fairness between organizations', () => {
 
   test("one organization's blocked queries do not hold up another's", async () => {
     const unlock = await lockRelation(dsA);
-    let pending: Array<ReturnType<typeof started>> = [];
+    let pending: Array<ReturnType<typeof started>>;
     try {
       pending = await saturate([1, 2, 3, 4]);
       // Bounded only so that a regression fails here instead of hanging with the lock held.
@@ -188,7 +183,7 @@ describe('analytics fairness between organizations', () => {
 
   test('past the waiting limit, an organization gets 429 analytics_busy with Retry-After; others do not', async () => {
     const unlock = await lockRelation(dsA);
-    let pending: Array<ReturnType<typeof started>> = [];
+    let pending: Array<ReturnType<typeof started>>;
     try {
       pending = await saturate([5, 6, 7, 8]);
       const refused = await query(h.app, a, dsA, 9);

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { as, createConnection, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, createConnection, expectError, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 /**
  * The cross-organization secret theft found against the earlier token model,

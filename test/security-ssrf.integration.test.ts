@@ -1,6 +1,7 @@
-import { createConnection, quietTemporalRuntime, startHarness, createTestOrg, type Harness, type TestOrg } from './harness';
+import { createConnection, quietTemporalRuntime, startHarness, type Harness } from './harness';
 import { startHttpStub, type HttpStub } from './stubs/http-stub';
-import { httpStep, stepOf, uniqueName, workflowApi, type WorkflowApi } from './workflow-api';
+import { httpStep, stepOf, workflowApi, type WorkflowApi } from './workflow-api';
+import { createTestOrg, type TestOrg, uniqueName } from './factories';
 
 /**
  * The `core.http` SSRF guard through the real stack: workflows created and run

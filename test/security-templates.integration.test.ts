@@ -1,7 +1,8 @@
 import request from 'supertest';
-import { as, createConnection, expectError, type Harness, type TestOrg } from './harness';
+import { as, createConnection, expectError, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { historyText, httpStep, returnStep, startWorkflowHarness, stepOf, type WorkflowApi } from './workflow-api';
+import { type TestOrg } from './factories';
 
 /**
  * Templates see data, never the objects behind it: paths that walked from

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { eventually, httpStep, startWorkflowHarness, workflowApi } from './workflow-api';
-import { createTestOrg, type Harness, type TestOrg } from './harness';
+import { httpStep, startWorkflowHarness, workflowApi } from './workflow-api';
+import { type Harness } from './harness';
+import { createTestOrg, type TestOrg, eventually } from './factories';
 
 /**
  * Unauthenticated webhooks could start runs as fast as anyone could call

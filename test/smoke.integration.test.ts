@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { as, createTestOrg, type Harness, startHarness } from './harness';
+import { as, type Harness, startHarness } from './harness';
+import { createTestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

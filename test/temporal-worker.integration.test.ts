@@ -3,7 +3,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivityDeps } from '../src/app/activity-deps';
 import { createWorker } from '../src/temporal/worker';
 import { diagnosticsWorkflow } from '../workflows';
-import { createTestOrg, type Harness, startHarness } from './harness';
+import { type Harness, startHarness } from './harness';
+import { createTestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {

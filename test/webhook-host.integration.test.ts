@@ -1,7 +1,8 @@
 import request from 'supertest';
-import { as, createTestOrg, expectError, type Harness, type TestOrg } from './harness';
+import { as, expectError, type Harness } from './harness';
 import { startHttpStub, sendJson, type HttpStub } from './stubs/http-stub';
-import { httpStep as baseHttpStep, returnStep, sleep, startWorkflowHarness, uniqueName, type WorkflowApi } from './workflow-api';
+import { httpStep as baseHttpStep, returnStep, startWorkflowHarness, type WorkflowApi } from './workflow-api';
+import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 
 /**
  * The webhook host end to end: `/w/@<org suid>/<trigger>` through the real
@@ -372,13 +373,16 @@ describe('Temporal visibility', () => {
     const executionId = res.headers['x-execution-id'];
 
     const query = `OrganizationId="${org.organizationId}" AND WorkflowName="${workflow.name}" AND TriggerName="${trigger.name}"`;
-    let found: string[] = [];
     // Visibility is eventually consistent.
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(250)) {
-      found = [];
-      for await (const run of h.services.temporal.client.workflow.list({ query })) found.push(run.workflowId);
-      if (found.length > 0) break;
-    }
+    const found = await eventually(
+      async () => {
+        const ids: string[] = [];
+        for await (const run of h.services.temporal.client.workflow.list({ query })) ids.push(run.workflowId);
+        return ids;
+      },
+      (ids) => ids.length > 0,
+      10_000,
+    );
     expect(found).toEqual([executionId]);
   });
 });

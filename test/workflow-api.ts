@@ -1,7 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
+import type { z } from 'zod';
 import type { Config } from '../src/config/config';
-import { as, createTestOrg, startHarness, type Harness, type TestOrg } from './harness';
+import type { ExecutionListItemSchema, ExecutionSchema } from '../src/executions/executions.schemas';
+import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
+import { as, startHarness, type Harness } from './harness';
 import type { HttpStub } from './stubs/http-stub';
 
 /**
@@ -9,26 +12,6 @@ import type { HttpStub } from './stubs/http-stub';
  * and read back what the runs did. Each call that creates something fails the
  * test unless the API answers with its success status.
  */
-
-let seq = 0;
-/**
- * A name unique in this process (and, by its time part, across runs on a shared
- * database), valid as a workflow, trigger, connection, environment or table name.
- */
-export const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(seq++).toString(36)}`;
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls `read` until `done` holds or the deadline passes (then fails with the last value). */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
-    await sleep(150);
-  }
-}
 
 export interface Step {
   stepId: string;
@@ -44,38 +27,19 @@ export const returnStep = (stepId: string, body: unknown, statusCode = 200, head
   input: { webhookResponse: { statusCode, body, ...(headers ? { headers } : {}) } },
 });
 
-export interface ExecutionStep {
-  stepId: string;
-  stepType: string;
-  status: string;
-  attempt: number;
-  input: any;
-  output: any;
-  error: string | null;
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-}
+type ExecutionBody = z.output<typeof ExecutionSchema>;
 
-/** GET /executions/:id (and the answers of runs that wait). */
-export interface Execution {
-  id: string;
-  workflowId: string;
-  workflowVersion: number;
-  mode: string;
-  status: string;
-  input: Record<string, unknown>;
-  error: { stepId?: string; message: string } | null;
-  rerunOf: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  steps: ExecutionStep[];
-}
+/**
+ * A step record as GET /executions/:id answers it. Its input and output are any
+ * JSON (`unknown` in the schema); tests read into them, so they are `any` here.
+ */
+export type ExecutionStep = Omit<NonNullable<ExecutionBody['steps']>[number], 'input' | 'output'> & { input: any; output: any };
 
-/** An entry of GET /executions: an execution without its steps. */
-/** A list entry: no steps, and a summary of the input instead of the input. */
-export type ExecutionSummary = Omit<Execution, 'steps' | 'input'> & { inputSummary: { bytes: number; keyCount: number; keys: string[] } | null };
+/** GET /executions/:id (and the answers of runs that wait): always with its steps. */
+export type Execution = Omit<ExecutionBody, 'steps'> & { steps: ExecutionStep[] };
+
+/** A list entry of GET /executions: no steps, and a summary of the input instead of the input. */
+export type ExecutionSummary = z.output<typeof ExecutionListItemSchema>;
 
 /** The step record `stepId` of an execution; throws naming the steps there are if it has none. */
 export function stepOf(execution: Pick<Execution, 'steps'>, stepId: string): ExecutionStep {

@@ -1,7 +1,8 @@
-import { as, createConnection, type Harness, quietTemporalRuntime, startHarness, type TestOrg } from './harness';
+import { as, createConnection, type Harness, quietTemporalRuntime, startHarness } from './harness';
 import { inTurn, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
-import { eventually, httpStep, returnStep, startWorkflowHarness, stepOf, uniqueName, workflowApi, type Step } from './workflow-api';
+import { httpStep, returnStep, startWorkflowHarness, stepOf, workflowApi, type Step } from './workflow-api';
+import { type TestOrg, eventually, uniqueName } from './factories';
 
 // The SDK warns about model names it does not know (the stub answers for any); not what these tests look at.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;

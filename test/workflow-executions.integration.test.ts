@@ -1,7 +1,8 @@
-import { as, createTestOrg, expectError, quietTemporalRuntime, type Harness, type TestOrg } from './harness';
+import { as, expectError, quietTemporalRuntime, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { httpStep as baseHttpStep, returnStep, startWorkflowHarness, type Execution, type Step, type WorkflowApi } from './workflow-api';
 import type { Role } from '../src/auth/roles';
+import { createTestOrg, type TestOrg } from './factories';
 
 // ---------------------------------------------------------------------------
 // Helpers

@@ -2,11 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+import * as proto from '@temporalio/proto';
+import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { as, createConnection, quietTemporalRuntime, type Harness, type TestOrg } from './harness';
+import { as, createConnection, quietTemporalRuntime, type Harness } from './harness';
 import { inTurn, reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
-import { eventually, returnStep, startWorkflowHarness, uniqueName, type Step, type WorkflowApi } from './workflow-api';
+import { returnStep, startWorkflowHarness, type Step, type WorkflowApi } from './workflow-api';
+import { type TestOrg, eventually, uniqueName } from './factories';
 
 /**
  * Temporal determinism: histories of real runs must replay on the current
@@ -81,10 +84,11 @@ const isProtobufCopyMismatch = (err: unknown) => err instanceof TypeError && err
 
 function protoOwnProtojson() {
   const protoDir = path.dirname(require.resolve('@temporalio/proto/package.json'));
+  // A run-time path: the protobufjs copy that @temporalio/proto resolves, which no static import can name.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [protoDir] }));
-  const proto = require('@temporalio/proto');
-  const { patchProtobufRoot } = require('@temporalio/proto/lib/patch-protobuf-root');
-  return { protojson, proto, type: patchProtobufRoot(proto).lookupType('temporal.api.history.v1.History') };
+  // `any`: the generated root's types lack lookupType (as in @temporalio/common's own proto-utils).
+  return { protojson, proto, type: (patchProtobufRoot(proto) as any).lookupType('temporal.api.history.v1.History') };
 }
 
 /** The run's history; with RECORD_HISTORIES=1 it is also written as the fixture `<name>.json`. */

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import type { Harness, TestOrg } from './harness';
+import type { Harness } from './harness';
+import type { TestOrg } from './factories';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startWorkflowHarness, type WorkflowApi } from './workflow-api';
 

@@ -6,9 +6,10 @@ import { createActivityDeps } from '../src/app/activity-deps';
 import { createApp } from '../src/app/app';
 import { createLogger } from '../src/logging/logger';
 import { createWorker } from '../src/temporal/worker';
-import { as, createConnection, createTestOrg, type Harness, startHarness, type TestOrg } from './harness';
+import { as, createConnection, type Harness, startHarness } from './harness';
 import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { historyText as historyTextOf, workflowApi, type Execution, type WorkflowApi } from './workflow-api';
+import { createTestOrg, type TestOrg } from './factories';
 
 /**
  * Secrets (environment values, connection credentials and the headers built

@@ -1,6 +1,7 @@
-import { as, createConnection, createTestOrg, type Harness, type TestOrg } from './harness';
+import { as, createConnection, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { httpStep, returnStep, stepOf, startWorkflowHarness, uniqueName, workflowApi, type Execution, type WorkflowApi } from './workflow-api';
+import { httpStep, returnStep, stepOf, startWorkflowHarness, workflowApi, type Execution, type WorkflowApi } from './workflow-api';
+import { createTestOrg, type TestOrg, uniqueName } from './factories';
 
 /**
  * The template rules of interface.md 2.1 and 8, end to end: definitions saved

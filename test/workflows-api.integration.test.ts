@@ -1,4 +1,5 @@
-import { as, createTestOrg, expectError, type Harness, startHarness, type TestOrg } from './harness';
+import { as, expectError, type Harness, startHarness } from './harness';
+import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
 beforeAll(async () => {
