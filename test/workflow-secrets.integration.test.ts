@@ -9,7 +9,7 @@ import { createWorker } from '../src/temporal/worker';
 import { as, createConnection, type Harness, startHarness } from './harness';
 import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { historyText as historyTextOf, workflowApi, type Execution, type WorkflowApi } from './workflow-api';
-import { createTestOrg, type TestOrg } from './factories';
+import { createTestOrg, type TestOrg, waitFor } from './factories';
 
 /**
  * Secrets (environment values, connection credentials and the headers built
@@ -293,12 +293,22 @@ describe('logs', () => {
   test('no log line of the API, the activities or the Temporal worker holds a secret', async () => {
     // One more failing run, so the worker has failures to log.
     const wf = await createWorkflow([{ stepId: 'call', stepType: 'core.http', input: { url: '{{ $env.SECRET_URL }}' } }]);
-    expect((await a.testRun(wf.id)).status).toBe('failed');
+    const lastRun = await a.testRun(wf.id);
+    expect(lastRun.status).toBe('failed');
 
     expect(appLogs.length).toBeGreaterThan(0); // request lines at least: the capture works
     expectNoSecret(appLogs.join('\n'));
     if (temporalLogsCaptured) {
-      await new Promise((r) => setTimeout(r, 300)); // forwarded core logs are buffered for 100 ms
+      // The worker logs a run's end after the API has answered, and forwards core logs in batches:
+      // wait for the last run's eviction, the last line of its run.
+      await waitFor(
+        () => {
+          const failed = temporalLogs.find((line) => line.includes('Workflow failed') && line.includes(lastRun.id));
+          const runId = failed?.match(/runId: '([^']+)'/)?.[1];
+          return runId !== undefined && temporalLogs.some((line) => line.includes('Evicting run') && line.includes(runId));
+        },
+        { what: "the last run's log lines" },
+      );
       expect(temporalLogs.join('\n')).toContain('Workflow failed');
       expectNoSecret(temporalLogs.join('\n'));
     }
