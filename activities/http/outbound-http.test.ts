@@ -317,6 +317,10 @@ describe('redirects', () => {
 
 describe('failures', () => {
   const secret = { headers: { authorization: 'Bearer SECRET-TOKEN' }, body: 'SECRET-BODY', method: 'POST' };
+  // What a loaded 2-core machine still guarantees: the step's own deadline fired, never before it and well before
+  // undici's own timeouts (10 s to connect, 300 s for headers and body). How soon after the deadline it fires is a
+  // measurement, not a test: bench/outbound-timeouts.ts.
+  const WELL_BEFORE_UNDICI_MS = 5000;
 
   test.each([
     ['a server that never answers', '/hang'],
@@ -327,7 +331,7 @@ describe('failures', () => {
     expect(err).toBeInstanceOf(OutboundTimeout);
     expect((err as Error).message).toBe(`Request to 127.0.0.1:${main.port} timed out after 300 ms`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(WELL_BEFORE_UNDICI_MS);
   });
 
   test('a TLS handshake that never completes (connect phase) times out too', async () => {
@@ -339,7 +343,7 @@ describe('failures', () => {
     const started = Date.now();
     try {
       await expect(send(make(['127.0.0.1']), `https://127.0.0.1:${port}/`, { timeoutMs: 300 })).rejects.toThrow(OutboundTimeout);
-      expect(Date.now() - started).toBeLessThan(1500);
+      expect(Date.now() - started).toBeLessThan(WELL_BEFORE_UNDICI_MS);
     } finally {
       // Otherwise the Agent keeps connecting until undici's 10 s connect timeout and close() waits for it.
       sockets.forEach((socket) => socket.destroy());
