@@ -19,10 +19,9 @@
  * Results: bench-results/analytics-<time>.json.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Client, Pool, types } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
@@ -31,110 +30,19 @@ import { LIVE, qualified } from '../src/db/sql';
 import { newId, newSuid } from '../src/ids';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
+import { lineCounter } from './lib/csv-counter';
+import { exportCsv, requestJson } from './lib/http-client';
+import { CATEGORIES, salesData, YEAR_MS } from './lib/sales-data';
 import { admin, benchServiceEnv, rssBytes, sampleRss, startService, type RunningService } from './lib/service';
 import { fmt, lines, percentile, sequential } from './lib/stats';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const HTTP_RUNS = Number(process.env.BENCH_HTTP_RUNS ?? 50);
-const KEY_DIGITS = Math.max(7, String(RECORDS).length);
 const TABLE = 'sales';
-const YEAR_MS = 365 * 86_400_000;
 /** Generous bounds: nothing here should come near them, but a hung call must not hang the run. */
 const QUERY_TIMEOUT_MS = 120_000;
 const LONG_TIMEOUT_MS = 30 * 60_000;
-
-const CITIES = Array.from({ length: 50 }, (_, i) => `City ${String(i).padStart(2, '0')}`);
-const CATEGORIES = Array.from({ length: 10 }, (_, i) => `category-${i}`);
-
-/** A deterministic number in [0, 1) for record i (an integer hash), so every run loads the same values. */
-function unit(i: number, salt: number): number {
-  let h = Math.imul(i ^ Math.imul(salt, 0x27d4eb2d), 0x9e3779b1);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 2 ** 32;
-}
-
-const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-/** Coprime with RECORDS: i * STEP mod RECORDS visits every time slot once, in an order unrelated to the keys. */
-let STEP = 7919;
-while (gcd(STEP, RECORDS) !== 1) STEP++;
-
-/**
- * Record i: amount 0–1000, one of 50 cities (skewed, so a top 10 means
- * something), one of 10 categories, and a time in the last 365 days. Slots
- * are 365 days / N apart: more than a second for N up to 31.5 million, so
- * every record has a second of its own.
- */
-function record(i: number, now: number) {
-  const slot = (i * STEP) % RECORDS;
-  return {
-    key: `rec:${String(i).padStart(KEY_DIGITS, '0')}`,
-    value: {
-      amount: Math.round(unit(i, 1) * 100_000) / 100,
-      city: CITIES[Math.floor(unit(i, 2) ** 2 * CITIES.length)],
-      category: CATEGORIES[Math.floor(unit(i, 3) * CATEGORIES.length)],
-      at: new Date(now - Math.floor((slot + 0.5) * (YEAR_MS / RECORDS))).toISOString(),
-    },
-  };
-}
-
-/** A sink that counts lines and bytes of what flows into it. */
-function lineCounter() {
-  const counts = { lines: 0, bytes: 0 };
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      counts.bytes += chunk.length;
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) counts.lines++;
-      done();
-    },
-  });
-  return { sink, counts };
-}
-
-/** A JSON request through node:http with a time bound (fetch's own bounds are shorter than a big build may take). */
-function requestJson(method: string, url: string, token: string, body: unknown, timeoutMs: number): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
-        } catch {
-          resolve({ status: res.statusCode ?? 0, body: text });
-        }
-      });
-      res.on('error', reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs / 1000} s`)));
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
-
-/** POSTs a CSV export and counts what streams back, without keeping it. */
-function exportCsv(url: string, token: string, body: unknown): Promise<{ lines: number; bytes: number; contentType: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (res) => {
-      if (res.statusCode !== 200) {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => reject(new Error(`export: ${res.statusCode} ${text.slice(0, 2000)}`)));
-        return;
-      }
-      const { sink, counts } = lineCounter();
-      pipeline(res, sink).then(() => resolve({ ...counts, contentType: String(res.headers['content-type']) }), reject);
-    });
-    req.setTimeout(LONG_TIMEOUT_MS, () => req.destroy(new Error('export: no end within the time bound')));
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 const median = (xs: number[]) => percentile(xs, 50);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -283,6 +191,7 @@ async function main() {
     console.log(`Analytics benchmark: ${fmt.int(RECORDS)} records, ${os.cpus().length} CPUs, PostgreSQL on the same machine\n`);
 
     // 1. Load: COPY straight into data_store_records, and the table's __meta__ row as the repository writes it, in one transaction.
+    const data = salesData(RECORDS);
     const now = Date.now();
     const stamp = new Date(now).toISOString();
     let t = performance.now();
@@ -292,7 +201,7 @@ async function main() {
       await pipeline(
         Readable.from(
           lines(RECORDS, '', (i) => {
-            const { key, value } = record(i, now);
+            const { key, value } = data.record(i, now);
             return `${newId()}\t${newSuid()}\t${org.organizationId}\t${TABLE}\t${key}\t${JSON.stringify(value)}\t\\N\t${stamp}\t${stamp}\t${stamp}\n`;
           }),
         ),
@@ -440,7 +349,7 @@ async function main() {
     const rssBefore = rssBytes(service.pid);
     const sampler = sampleRss(service.pid);
     t = performance.now();
-    const exported = await exportCsv(api('/dashboards/analytics/export-csv'), org.token, { query: exportQuery, title: 'bench' });
+    const exported = await exportCsv(api('/dashboards/analytics/export-csv'), org.token, { query: exportQuery, title: 'bench' }, LONG_TIMEOUT_MS);
     const exportMs = performance.now() - t;
     const { peak: rssPeak, quarters } = sampler.stop();
     const exportRows = Math.max(0, exported.lines - 1); // the header line
