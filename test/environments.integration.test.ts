@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ROLE_PERMISSIONS, ROLES, type Role, type Permission } from '../src/auth/roles';
-import { as, type Harness, startHarness } from './harness';
+import { as, expectError, type Harness, startHarness } from './harness';
 import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
@@ -10,12 +10,6 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-
-function expectError(res: request.Response, status: number, code?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
-  if (code) expect(res.body.error.code).toBe(code);
-}
 
 async function createEnv(org: TestOrg, name: string, variables?: Record<string, string>) {
   const res = await as(h.app, org.ownerToken)

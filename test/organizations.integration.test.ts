@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { PERMISSIONS, ROLE_PERMISSIONS, ROLES, type Role } from '../src/auth/roles';
 import { hashToken } from '../src/auth/token-secret';
-import { as, type Harness, startHarness } from './harness';
+import { as, expectError, type Harness, startHarness } from './harness';
 import { createTestOrg, type TestOrg } from './factories';
 
 let h: Harness;
@@ -9,12 +9,6 @@ beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(() => h.close());
-
-function expectError(res: request.Response, status: number, code?: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
-  if (code) expect(res.body.error.code).toBe(code);
-}
 
 interface Member {
   userId: string;
