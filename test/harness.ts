@@ -10,7 +10,7 @@ import { createWorker } from '../src/temporal/worker';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MasterKeyring } from '../src/crypto/master-keyring';
 import { openDatabase } from '../src/db/data-source';
-import { createLogger } from '../src/logging/logger';
+import { createLogger, type Logger } from '../src/logging/logger';
 import { connectTemporal } from '../src/temporal/client';
 import type { TestOrg } from './factories';
 
@@ -20,9 +20,10 @@ export interface Harness {
   /**
    * Runs a Temporal worker on this harness's own task queue (so files never
    * run each other's workflows), with step settings overridden as given.
-   * Stopped by close(), or earlier by the returned stop().
+   * Activities log through `options.logger` when given (a test reading the
+   * logs), else the harness's silent one. Stopped by close(), or earlier by the returned stop().
    */
-  startWorker(steps?: Partial<Config['steps']>): Promise<{ stop(): Promise<void> }>;
+  startWorker(steps?: Partial<Config['steps']>, options?: { logger?: Logger }): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -52,9 +53,9 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
   return {
     services,
     app: createApp(services),
-    startWorker: async (steps = {}) => {
+    startWorker: async (steps = {}, options = {}) => {
       quietTemporalRuntime();
-      const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });
+      const deps = createActivityDeps({ db, logger: options.logger ?? logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });
       const { worker, connection } = await createWorker({
         address: config.temporal.address!,
         namespace: config.temporal.namespace,

@@ -2,10 +2,8 @@ import { inspect } from 'node:util';
 import request from 'supertest';
 import type { Express } from 'express';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivityDeps } from '../src/app/activity-deps';
 import { createApp } from '../src/app/app';
 import { createLogger } from '../src/logging/logger';
-import { createWorker } from '../src/temporal/worker';
 import { as, createConnection, type Harness, startHarness } from './harness';
 import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { historyText as historyTextOf, workflowApi, type Execution, type WorkflowApi } from './workflow-api';
@@ -80,21 +78,7 @@ beforeAll(async () => {
   const logger = createLogger('trace', { write: (line: string) => void appLogs.push(line) });
   app = createApp({ ...h.services, logger });
   a = workflowApi(app, org);
-  const { config, db, keyring } = h.services;
-  const deps = createActivityDeps({ db, logger, keyring, config: { ...config, steps: { ...config.steps, httpAllowList: [stub.host] } } });
-  const { worker, connection } = await createWorker({
-    address: config.temporal.address!,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    deps,
-  });
-  const running = worker.run();
-  stopWorker = async () => {
-    worker.shutdown();
-    await running;
-    await connection.close();
-    await deps.close();
-  };
+  stopWorker = (await h.startWorker({ httpAllowList: [stub.host] }, { logger })).stop;
 
   environment = await a.createEnvironment({ SECRET_TOKEN, SECRET_URL, SPECIAL_PASSWORD, QUOTED_PASSWORD });
   await createConnection(app, org, { name: 'vault_api', type: 'api-key', config: { apiKey: API_KEY } });
