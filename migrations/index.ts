@@ -14,6 +14,7 @@ import { CreateInvitations1763800001150 } from './1763800001150-CreateInvitation
 import { ExecutionValueSizes1763800001200 } from './1763800001200-ExecutionValueSizes';
 import { EnvironmentVariableSecretFlag1763800001300 } from './1763800001300-EnvironmentVariableSecretFlag';
 import { CreateExecutionAnswers1763800001400 } from './1763800001400-CreateExecutionAnswers';
+import { CreateDashboards1763800001500 } from './1763800001500-CreateDashboards';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   ExecutionValueSizes1763800001200,
   EnvironmentVariableSecretFlag1763800001300,
   CreateExecutionAnswers1763800001400,
+  CreateDashboards1763800001500,
 ];

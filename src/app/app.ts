@@ -6,6 +6,7 @@ import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
 import { registerAnalyticsRoutes } from '../analytics/analytics.routes';
 import { registerDataSourceRoutes } from '../data-sources/data-sources.routes';
+import { registerDashboardRoutes } from '../dashboards/dashboards.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -64,6 +65,8 @@ export function createApp(services: Services): Express {
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
   registerDataSourceRoutes(ctx, services.dataSources);
   registerAnalyticsRoutes(ctx, services.analytics);
+  // After the data source and analytics routes: /dashboards/:id must not take /dashboards/data-sources or /dashboards/analytics/….
+  registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
   registerExecutionRoutes(ctx, services.executions);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);

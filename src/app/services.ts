@@ -5,6 +5,10 @@ import { CubeEngine } from '../../cube/engine';
 import { analyticsSlots } from '../analytics/analytics-limits';
 import { AnalyticsService } from '../analytics/analytics.service';
 import { CsvExporter } from '../analytics/csv-export';
+import { DashboardsRepository } from '../dashboards/dashboards.repository';
+import { DashboardsService } from '../dashboards/dashboards.service';
+import { WidgetDataService } from '../dashboards/widget-data.service';
+import { WidgetSources } from '../dashboards/widget-sources';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
 import { DataSourcesService } from '../data-sources/data-sources.service';
 import { AccessTokensRepository } from '../auth/access-tokens.repository';
@@ -91,6 +95,10 @@ export function createServices(infra: Infrastructure) {
     new CopyExport({ databaseUrl, poolSize: limits.exportPoolSize, statementTimeoutMs: limits.statementTimeoutMs }),
     limits.exportIdleTimeoutMs,
   );
+  const analytics = new AnalyticsService(dataSources, cube, csvExporter, analyticsSlots(limits), infra.logger);
+  const dashboardsRepository = new DashboardsRepository(infra.db);
+  // The one resolver of a widget's source, for writes and for reads (rule 7.3's hook).
+  const widgetSources = new WidgetSources(dataSources, dashboardsRepository);
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   const runAnswers = new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
@@ -115,7 +123,11 @@ export function createServices(infra: Infrastructure) {
     dataSources,
     cube,
     csvExporter,
-    analytics: new AnalyticsService(dataSources, cube, csvExporter, analyticsSlots(limits), infra.logger),
+    analytics,
+    dashboardsRepository,
+    widgetSources,
+    dashboards: new DashboardsService(dashboardsRepository, widgetSources),
+    widgetData: new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }

@@ -52,6 +52,12 @@ export class DataSourcesService {
     return source;
   }
 
+  /** The organization's sources among `ids`, by id: an unknown id, or another organization's, is simply absent. */
+  async findOwn(organizationId: string, ids: readonly string[]): Promise<Map<string, AnalyticsSource>> {
+    const found = await Promise.all([...new Set(ids)].map((id) => this.repository.find(organizationId, id)));
+    return new Map(found.filter((s): s is AnalyticsSource => s !== null).map((s) => [s.id, s]));
+  }
+
   async create(organizationId: string, userId: string | null, body: CreateDataSourceBody): Promise<AnalyticsSource> {
     if (body.type !== 'custom') {
       throw new ValidationError(

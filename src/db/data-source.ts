@@ -5,6 +5,8 @@ import { Membership } from '../auth/membership.entity';
 import { User } from '../auth/user.entity';
 import { Connection } from '../connections/connection.entity';
 import { AnalyticsSource } from '../data-sources/analytics-source.entity';
+import { DashboardWidget } from '../dashboards/dashboard-widget.entity';
+import { Dashboard } from '../dashboards/dashboard.entity';
 import { EnvironmentVariable } from '../environments/environment-variable.entity';
 import { Environment } from '../environments/environment.entity';
 import { OrganizationKey } from '../crypto/organization-key.entity';
@@ -28,6 +30,8 @@ export const entities = [
   WorkflowVersion,
   WebhookTrigger,
   AnalyticsSource,
+  Dashboard,
+  DashboardWidget,
 ];
 
 export interface DatabaseOptions {

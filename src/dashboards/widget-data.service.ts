@@ -1,0 +1,125 @@
+import { AnalyticsQuery } from '../analytics/analytics.schemas';
+import type { AnalyticsService } from '../analytics/analytics.service';
+import { toCubeQuery } from '../analytics/query-members';
+import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
+import { timeField } from '../data-sources/serving-relation';
+import { Semaphore } from '../data-stores/semaphore';
+import { AppError, NotFoundError, ValidationError } from '../errors/errors';
+import { toFieldIssues } from '../http/validation';
+import type { Logger } from '../logging/logger';
+import { dashboardFiltersFor, unknownFilterKeys } from './dashboard-filters';
+import type { DashboardWidget } from './dashboard-widget.entity';
+import type { Dashboard } from './dashboard.entity';
+import type { DashboardsRepository } from './dashboards.repository';
+import type { WidgetDataInput } from './dashboards.schemas';
+import type { WidgetSources } from './widget-sources';
+import { foreignMembers, widgetQuery, widgetTimeZone } from './widget-query';
+
+/**
+ * Widgets of one dashboard run at once by the all-widgets call. Each query
+ * still waits its turn in AnalyticsService's fair scheduler, which bounds
+ * what one organization runs on Cube's pool; this only keeps one dashboard
+ * from filling the organization's waiting line on its own.
+ */
+export const WIDGETS_AT_ONCE = 4;
+
+const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, timeDimensions: {} };
+
+export type WidgetAnswer = Awaited<ReturnType<AnalyticsService['query']>>;
+export type WidgetEntry = ({ widgetId: string } & WidgetAnswer) | { widgetId: string; error: { code: string; message: string } };
+
+/**
+ * A widget's data: its saved query run through the same path as
+ * POST /dashboards/analytics/query (AnalyticsService.query), with the
+ * dashboard's filter values, the widget's timeRange and the zone of
+ * widgetTimeZone, answered in that route's shape. The widget's source is
+ * resolved first, by WidgetSources.readable (rule 7.3's hook).
+ */
+export class WidgetDataService {
+  constructor(
+    private readonly repository: DashboardsRepository,
+    private readonly sources: WidgetSources,
+    private readonly analytics: AnalyticsService,
+    private readonly logger: Logger,
+  ) {}
+
+  /** One widget's data; its errors are the call's. */
+  async widget(organizationId: string, widgetId: string, input: WidgetDataInput): Promise<WidgetAnswer> {
+    const widget = await this.repository.findWidget(organizationId, widgetId);
+    if (!widget) throw new NotFoundError('Widget');
+    const dashboard = await this.repository.find(organizationId, widget.dashboardId);
+    if (!dashboard) throw new NotFoundError('Widget');
+    checkFilterValues(dashboard, input);
+    const source = (await this.sources.readable(organizationId, [widget])).get(widget.id)!;
+    if (source instanceof AppError) throw source;
+    return this.run(organizationId, dashboard, widget, source, input);
+  }
+
+  /**
+   * Every widget of the dashboard, oldest first, run WIDGETS_AT_ONCE at a
+   * time. A widget that fails has `error` in its entry and the others still
+   * answer; only a problem of the call itself (no such dashboard, an unknown
+   * filter id) fails it whole.
+   */
+  async dashboard(organizationId: string, dashboardId: string, input: WidgetDataInput): Promise<{ timezone: string; widgets: WidgetEntry[] }> {
+    const found = await this.repository.findWithWidgets(organizationId, dashboardId);
+    if (!found) throw new NotFoundError('Dashboard');
+    const { dashboard, widgets } = found;
+    checkFilterValues(dashboard, input);
+    const sources = await this.sources.readable(organizationId, widgets);
+    const turns = new Semaphore(WIDGETS_AT_ONCE);
+    const entries = await Promise.all(
+      widgets.map((widget) =>
+        turns.run(async (): Promise<WidgetEntry> => {
+          try {
+            const source = sources.get(widget.id)!;
+            if (source instanceof AppError) throw source;
+            return { widgetId: widget.id, ...(await this.run(organizationId, dashboard, widget, source, input)) };
+          } catch (err) {
+            return { widgetId: widget.id, error: this.entryError(organizationId, widget, err) };
+          }
+        }),
+      ),
+    );
+    return { timezone: widgetTimeZone(dashboard.timezone, input.timezone), widgets: entries };
+  }
+
+  private async run(organizationId: string, dashboard: Dashboard, widget: DashboardWidget, source: AnalyticsSource, input: WidgetDataInput) {
+    // Saved through AnalyticsQuery, so this holds; read again in case a stored query predates a change to its schema.
+    const saved = AnalyticsQuery.safeParse(widget.queryConfig);
+    if (!saved.success) {
+      throw new ValidationError(
+        `Widget "${widget.title}" (${widget.id}) has a query that is no longer valid; save a new queryConfig`,
+        toFieldIssues(saved.error, ['queryConfig']),
+        'invalid_query',
+      );
+    }
+    const alias = source.servingRelation;
+    const filters = dashboardFiltersFor(source.id, alias, dashboard.filterConfig, dashboard.filterDefaults, input.filters);
+    const query = widgetQuery(saved.data, filters, widgetTimeZone(dashboard.timezone, input.timezone, saved.data.timezone));
+    const foreign = foreignMembers(query, alias);
+    if (foreign.length > 0) {
+      // Fields of no source, or of another one than the widget's: they match nothing (interface.md 7.2), as a typo would.
+      const cubeQuery = toCubeQuery(query, (a) => (a === alias ? `${alias}.${timeField(source.recordSchema)}` : undefined));
+      return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: foreign };
+    }
+    return this.analytics.query(organizationId, query);
+  }
+
+  /** What a failed widget's entry says: an application error as it would be answered, anything else as the opaque 500 (logged). */
+  private entryError(organizationId: string, widget: DashboardWidget, err: unknown): { code: string; message: string } {
+    if (err instanceof AppError) return { code: err.code, message: err.message };
+    this.logger.error(
+      { organizationId, widgetId: widget.id, err: err instanceof Error ? { type: err.name, message: err.message } : String(err) },
+      'widget data failed',
+    );
+    return { code: 'internal_error', message: 'Internal server error' };
+  }
+}
+
+/** The caller's filter values must be keyed by filter ids of the dashboard (400 naming each other key). */
+function checkFilterValues(dashboard: Dashboard, input: WidgetDataInput): void {
+  if (!input.filters) return;
+  const issues = unknownFilterKeys(input.filters, dashboard.filterConfig, 'filters');
+  if (issues.length > 0) throw new ValidationError('filters names filters this dashboard does not have', issues);
+}
