@@ -86,6 +86,7 @@ export class MemberCatalog {
 
   private closest(wanted: string, ownAlias: string | undefined): string | undefined {
     const dot = wanted.indexOf('.');
+    const alias = dot >= 0 ? wanted.slice(0, dot) : undefined;
     const field = dot >= 0 ? wanted.slice(dot + 1) : wanted;
     const threshold = field.length <= 2 ? 1 : Math.max(2, Math.floor(field.length * 0.4));
     const own = ownAlias ? (this.byAlias.get(ownAlias) ?? []) : [];
@@ -94,7 +95,9 @@ export class MemberCatalog {
     for (const member of [...own, ...others]) {
       // |a| - |b| bounds the distance from below: skip what cannot be close enough.
       const byField = Math.abs(member.lowerField.length - field.length) <= threshold ? distance(field, member.lowerField) : Infinity;
-      const whole = Math.abs(member.lowerName.length - wanted.length) <= threshold ? distance(wanted, member.lowerName) : Infinity;
+      // The whole name matters when the dot is missing or misplaced; a typo in the alias alone shows in the field part.
+      const compareWhole = alias === undefined || member.alias.toLowerCase() === alias || member.alias === ownAlias;
+      const whole = compareWhole && Math.abs(member.lowerName.length - wanted.length) <= threshold ? distance(wanted, member.lowerName) : Infinity;
       const d = Math.min(byField, whole);
       if (d > threshold) continue;
       const score = d + (ownAlias && member.alias !== ownAlias ? 1.5 : 0);
