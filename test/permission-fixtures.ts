@@ -41,6 +41,11 @@ export const calculatedFieldBody = () => ({
 export const windowDimensionBody = () => ({ name: uniqueName('seq'), label: 'Seq', function: 'row_number', partitionBy: ['region'], orderBy: 'placedAt' });
 /** A record value without the organization's marker: writes by any caller may use it. */
 export const recordValue = () => ({ placedAt: '2024-01-05T10:00:00Z', amount: 3, region: 'probe' });
+/** A widget over the source: its count by region, as a bar chart. */
+export const widgetBody = (dataSourceId: string) => {
+  const cube = `ds_${dataSourceId.replace(/-/g, '_')}`;
+  return { title: 'Probe widget', chartType: 'bar', dataSourceId, queryConfig: { measures: [`${cube}.count`], dimensions: [`${cube}.region`] } };
+};
 export const workflowSteps = () => [returnStep('answer', { ok: true })];
 
 export interface OrgFixtures {
@@ -62,6 +67,9 @@ export interface OrgFixtures {
   dataSource: { id: string; cube: string };
   calculatedFieldId: string;
   windowDimensionId: string;
+  /** A dashboard (named with the marker) with one widget over the data source, placed on its grid. */
+  dashboard: { id: string };
+  widget: { id: string };
   /** Strings only this organization's data holds: an outsider's answer must contain none of them. */
   own: string[];
   make: Makers;
@@ -77,6 +85,9 @@ export interface Makers {
   dataSource(): Promise<string>;
   calculatedField(): Promise<string>;
   windowDimension(): Promise<string>;
+  dashboard(): Promise<string>;
+  /** A widget on the fixture dashboard. */
+  widget(): Promise<string>;
   invitation(): Promise<{ id: string; code: string }>;
   /** A member who joined by invitation, as a viewer. */
   member(): Promise<string>;
@@ -155,6 +166,16 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
       (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/calculated-fields`).send(calculatedFieldBody()), 201)).id,
     windowDimension: async () =>
       (await expectOk(owner().post(`/dashboards/data-sources/${dataSourceId}/window-dimensions`).send(windowDimensionBody()), 201)).id,
+    dashboard: async () =>
+      (
+        await expectOk(
+          owner()
+            .post('/dashboards')
+            .send({ name: uniqueName(`${marker}_dash`) }),
+          201,
+        )
+      ).id,
+    widget: async () => (await expectOk(owner().post(`/dashboards/${dashboardId}/widgets`).send(widgetBody(dataSourceId)), 201)).id,
     invitation: async () => {
       const body = await expectOk(
         owner()
@@ -190,6 +211,8 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const dataSourceId = await make.dataSource();
   const calculatedFieldId = await make.calculatedField();
   const windowDimensionId = await make.windowDimension();
+  const dashboardId = await make.dashboard();
+  const widgetId = await make.widget();
   const spareMemberId = await make.member();
   const openInvitation = await make.invitation();
   const cube = `ds_${dataSourceId.replace(/-/g, '_')}`;
@@ -210,6 +233,8 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     dataSource: { id: dataSourceId, cube },
     calculatedFieldId,
     windowDimensionId,
+    dashboard: { id: dashboardId },
+    widget: { id: widgetId },
     own: [
       marker,
       org.organizationId,
@@ -228,6 +253,8 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
       cube,
       calculatedFieldId,
       windowDimensionId,
+      dashboardId,
+      widgetId,
       openInvitation.id,
       // Names B may also use in its own namespace: the matrix sends them only in calls whose traces it removes (data store routes).
       table,

@@ -10,6 +10,7 @@ import {
   AMOUNT,
   type OrgFixtures,
   recordValue,
+  widgetBody,
   windowDimensionBody,
   workflowSteps,
 } from './permission-fixtures';
@@ -137,6 +138,8 @@ const recordIn = (a: OrgFixtures) => `${tableIn(a)}/records/${a.recordKey}`;
 const sourceIn = (a: OrgFixtures, id = a.dataSource.id) => `/dashboards/data-sources/${id}`;
 const query = (a: OrgFixtures) => ({ measures: [`${a.dataSource.cube}.count`], dimensions: [`${a.dataSource.cube}.region`] });
 const dataStoreRoute = { afterOwnerOfB: dropTableOfB };
+const dashboardIn = (a: OrgFixtures, id = a.dashboard.id) => `/dashboards/${id}`;
+const widgetIn = (a: OrgFixtures, id = a.widget.id) => `/dashboards/widgets/${id}`;
 
 const MATRIX: RouteCase[] = [
   // Registered on the app itself.
@@ -329,6 +332,23 @@ const MATRIX: RouteCase[] = [
     url: '/dashboards/analytics/distinct-values',
     body: { dataSourceId: a.dataSource.id, dimension: 'region' },
   })),
+
+  // Dashboards and widgets (README "Dashboards": dashboards:view to read and run widgets, dashboards:admin to change).
+  // B naming A's dashboard or widget gets 404, whatever source it names.
+  r('GET', '/dashboards', 'dashboards:view', () => ({ url: '/dashboards' })),
+  r('POST', '/dashboards', 'dashboards:admin', () => ({ url: '/dashboards', body: { name: uniqueName('Probe dashboard') } })),
+  r('GET', '/dashboards/:id', 'dashboards:view', ({ a }) => ({ url: dashboardIn(a) })),
+  r('PATCH', '/dashboards/:id', 'dashboards:admin', ({ a }) => ({ url: dashboardIn(a), body: { description: 'probed' } })),
+  r('DELETE', '/dashboards/:id', 'dashboards:admin', async ({ a, fresh }) => ({ url: dashboardIn(a, await fresh(a.make.dashboard)) })),
+  r('PATCH', '/dashboards/:id/layout', 'dashboards:admin', ({ a }) => ({
+    url: `${dashboardIn(a)}/layout`,
+    body: { layout: [{ widgetId: a.widget.id, x: 0, y: 0, w: 6, h: 4 }] },
+  })),
+  r('POST', '/dashboards/:id/data', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/data`, body: {} })),
+  r('POST', '/dashboards/:dashboardId/widgets', 'dashboards:admin', ({ a }) => ({ url: `${dashboardIn(a)}/widgets`, body: widgetBody(a.dataSource.id) })),
+  r('PATCH', '/dashboards/widgets/:widgetId', 'dashboards:admin', ({ a }) => ({ url: widgetIn(a), body: { title: 'Probed widget' } })),
+  r('DELETE', '/dashboards/widgets/:widgetId', 'dashboards:admin', async ({ a, fresh }) => ({ url: widgetIn(a, await fresh(a.make.widget)) })),
+  r('POST', '/dashboards/widgets/:widgetId/data', 'dashboards:view', ({ a }) => ({ url: `${widgetIn(a)}/data`, body: {} })),
 ];
 
 // ---------------------------------------------------------------------------
