@@ -141,6 +141,29 @@ describe('POST /dashboards/validate on malformed input', () => {
     expect(validateWidgets(withQuery({ measures: [`${SALES}.count`], filters: [nested(10)] }), CONTEXT)).toEqual({ ok: true, errors: [], warnings: [] });
   });
 
+  it('reads JSON with __proto__ and constructor keys as plain unknown keys', () => {
+    const body = JSON.parse(
+      `{"widgets":[{"title":"T","dataSourceId":"${SALES_ID}","__proto__":{"x":1},"queryConfig":{"measures":["${SALES}.count"],"constructor":1,"__proto__":[],"order":{"__proto__":"asc"}}}],"__proto__":null}`,
+    );
+    const result = validateWidgets(body, CONTEXT);
+    expect(result.errors.map((f) => [f.ruleId, f.path])).toEqual([
+      ['malformed', '__proto__'],
+      ['malformed', 'widgets[0].__proto__'],
+      ['malformed', 'widgets[0].queryConfig.constructor'],
+      ['malformed', 'widgets[0].queryConfig.__proto__'],
+    ]);
+    // zod's record drops an order key named __proto__, as the query route does: it never reaches Cube.
+  });
+
+  it('answers for input that is not JSON at all', () => {
+    const hostile = {
+      get widgets(): unknown {
+        throw new Error('boom');
+      },
+    };
+    expect(validateWidgets(hostile, CONTEXT)).toEqual({ ok: false, errors: [expect.objectContaining({ ruleId: 'unchecked', widget: null })], warnings: [] });
+  });
+
   it('an empty widget list is fine', () => {
     expect(validateWidgets({ widgets: [] }, CONTEXT)).toEqual({ ok: true, errors: [], warnings: [] });
   });
@@ -245,6 +268,67 @@ describe('POST /dashboards/validate on malformed input', () => {
       let result: ReturnType<typeof validateWidgets> | undefined;
       expect(() => (result = validateWidgets(body, CONTEXT))).not.toThrow();
       expect(result!.ok).toBe(result!.errors.length === 0);
+      for (const f of [...result!.errors, ...result!.warnings]) expect(f.ruleId).not.toBe('unchecked');
+    }
+  });
+});
+
+describe('POST /dashboards/validate on mutated widgets', () => {
+  it('never throws when any one value of a rich widget is replaced by random JSON', () => {
+    const random = seeded(7);
+    const rich = () =>
+      widget(
+        { chartType: 'bar', displayConfig: { legend: { show: true } } },
+        {
+          dimensions: [`${SALES}.city`],
+          filters: [
+            {
+              or: [
+                { member: `${SALES}.city`, operator: 'equals', values: ['a', 1, null] },
+                { and: [{ dimension: `${SALES}.created`, operator: 'inDateRange', values: ['2024-01-01', '2024-02-01'] }] },
+              ],
+            },
+          ],
+          order: [[`${SALES}.amount`, 'desc']],
+          timeRange: { type: 'relative', value: 'last 7 days' },
+          timezone: 'Europe/Paris',
+          limit: 100,
+          segments: [],
+        },
+      );
+    const replacements: unknown[] = [
+      null,
+      0,
+      -1,
+      1e12,
+      0.5,
+      true,
+      '',
+      'x',
+      'last 0 days',
+      [],
+      [[]],
+      {},
+      { and: [] },
+      { or: {} },
+      [null],
+      ['2024-02-30', 'x'],
+      'x'.repeat(5_000),
+    ];
+    // Every place of the widget, as a path of keys and indexes.
+    const places = (value: unknown, path: Array<string | number> = []): Array<Array<string | number>> =>
+      typeof value !== 'object' || value === null
+        ? [path]
+        : [path, ...Object.entries(value).flatMap(([k, v]) => places(v, [...path, Array.isArray(value) ? Number(k) : k]))];
+    const all = places(rich()).filter((p) => p.length > 0);
+    for (let i = 0; i < 2_000; i++) {
+      const target = rich();
+      const path = all[Math.floor(random() * all.length)];
+      let parent: Record<string | number, unknown> = target;
+      for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+      parent[path[path.length - 1]] = replacements[Math.floor(random() * replacements.length)];
+      let result: ReturnType<typeof validateWidgets> | undefined;
+      expect(() => (result = validateWidgets({ widgets: [target] }, CONTEXT))).not.toThrow();
       for (const f of [...result!.errors, ...result!.warnings]) expect(f.ruleId).not.toBe('unchecked');
     }
   });

@@ -37,7 +37,13 @@ export interface ValidationContext {
 export function validateWidgets(input: unknown, context: ValidationContext): ValidationResult {
   const report = new Report();
   const body = new WidgetFindings(null);
-  const widgets = readWidgets(input, body);
+  let widgets: WidgetInput[] = [];
+  try {
+    widgets = readWidgets(input, body);
+  } catch {
+    // Only input that is not JSON (getters that throw, proxies) gets here; the route passes parsed JSON.
+    body.add('unchecked', 'The body could not be read');
+  }
   report.addAll(body);
   const catalog = new MemberCatalog(context.meta);
   const byId = new Map(context.sources.map((s) => [s.id, s]));
