@@ -9,20 +9,25 @@ const tests = ['**/*.test.ts', 'test/**', 'bench/**'];
 
 // One rule object per area: flat config replaces a rule's options wholesale, so each area lists everything it forbids.
 const persistence = [
-  { name: 'typeorm', message: 'TypeORM belongs in repositories, entities, migrations and src/db.', allowTypeImports: true },
-  { name: 'pg', message: 'pg belongs in repositories and src/db.', allowTypeImports: true },
-  { name: 'pg-copy-streams', message: 'pg-copy-streams belongs in src/db.', allowTypeImports: true },
+  { name: 'typeorm', message: 'TypeORM belongs in repositories, entities, migrations, src/db and src/infra.', allowTypeImports: true },
+  { name: 'pg', message: 'pg belongs in repositories, src/db and src/infra.', allowTypeImports: true },
 ];
-const noTestCode = { group: ['**/test/**', '**/bench/**'], message: 'Application code never imports tests or benchmarks.' };
-const noCompositionRoot = {
-  group: ['**/app/services', '**/app/app'],
-  message: 'Receive dependencies through a constructor or factory; only src/main.ts and the CLI wire the app.',
+// Deep paths (`typeorm/find-options/...`, `pg/lib`) and the pg family (`pg-pool`, `pg-copy-streams`) are the same thing.
+const persistenceDeep = {
+  group: ['typeorm/**', 'pg/**', 'pg-*'],
+  message: 'Database packages belong in repositories, entities, migrations, src/db and src/infra.',
   allowTypeImports: true,
 };
-const restricted = (...patterns) => ['error', { paths: persistence, patterns }];
+const noTestCode = { group: ['**/test/**', '**/bench/**'], message: 'Application code never imports tests or benchmarks.' };
+const noCompositionRoot = {
+  group: ['**/app/*', '**/src/app/**'],
+  message: 'Receive dependencies through a constructor or factory; only src/main.ts, src/app/ and the CLI wire the app.',
+  allowTypeImports: true,
+};
+const restricted = (...patterns) => ['error', { paths: persistence, patterns: [persistenceDeep, ...patterns] }];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'bench-results/**', 'coverage/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.tools/**', '.scratch/**', 'bench-results/**', 'coverage/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -57,7 +62,7 @@ export default tseslint.config(
     },
   },
   {
-    // Deterministic workflow code: the workflow SDK, its own files, and types from anywhere.
+    // Deterministic workflow code: the workflow SDK, its own files (one folder, no `..`), and types from anywhere.
     files: ['workflows/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -65,13 +70,15 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|\\./)',
+              regex: '^(?!@temporalio/workflow$|\\./[^./][^/]*$)',
               message: 'Workflow code imports only @temporalio/workflow, its own files, and `import type` (determinism).',
               allowTypeImports: true,
             },
           ],
         },
       ],
+      'no-restricted-syntax': ['error', { selector: 'ImportExpression', message: 'No dynamic imports in workflow code (determinism).' }],
+      '@typescript-eslint/no-require-imports': 'error',
     },
   },
   {
@@ -85,6 +92,23 @@ export default tseslint.config(
       // Tests reach into private members and loose JSON on purpose.
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    // The unit tier runs without the stack (jest.config.ts); a test that needs it belongs in test/ as an integration test.
+    files: ['src/**/*.test.ts', 'activities/**/*.test.ts', 'workflows/**/*.test.ts', 'cube/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/test/harness', '**/test/factories', '**/test/global-setup', '**/db/data-source', '**/infra/*'],
+              message: 'Unit tests run without PostgreSQL or Temporal: move this test to test/*.integration.test.ts.',
+            },
+          ],
+        },
+      ],
     },
   },
 );

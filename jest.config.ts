@@ -30,7 +30,8 @@ const config: Config = {
       // Against a real PostgreSQL and a real Temporal dev server, started once per jest run.
       displayName: 'integration',
       roots: ['<rootDir>/test'],
-      testMatch: ['**/*.integration.test.ts'],
+      // Files are named *.integration.test.ts; any *.test.ts under test/ still runs here, so a misnamed file is never skipped.
+      testMatch: ['**/*.test.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },

@@ -26,12 +26,14 @@ export interface WaitOptions {
   what?: string | (() => string);
 }
 
-/** Polls `condition` until it returns a truthy value, and returns that value; throws past the deadline. */
-export async function waitFor<T>(condition: () => T | Promise<T>, { timeoutMs = 30_000, intervalMs = 100, what = 'condition' }: WaitOptions = {}): Promise<T> {
+/** Polls `condition` until it returns true; throws past the deadline. (A boolean, not any truthy value: an empty array is not "done".) */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  { timeoutMs = 30_000, intervalMs = 100, what = 'condition' }: WaitOptions = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await condition();
-    if (value) return value;
+    if ((await condition()) === true) return;
     if (Date.now() > deadline) throw new Error(`${typeof what === 'function' ? what() : what}: not met within ${timeoutMs} ms`);
     await sleep(intervalMs);
   }

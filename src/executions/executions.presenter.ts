@@ -1,4 +1,5 @@
-import type { ExecutionRow, ListedExecution, ReadStep, StepPart } from './executions.repository';
+import type { StepPart } from './executions.constants';
+import type { ExecutionRow, ListedExecution, ReadStep } from './executions.repository';
 
 const head = (e: Omit<ExecutionRow, 'input'>) => ({
   id: e.id,

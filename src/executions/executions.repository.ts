@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
+import { type ExecutionStatus, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
 export type ExecutionMode = 'webhook' | 'api' | 'test' | 'rerun';
-export type ExecutionStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
-export const EXECUTION_STATUSES: ExecutionStatus[] = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'];
 
 export interface ExecutionRow {
   id: string;
@@ -45,18 +44,11 @@ export interface InputSummary {
 /** A listed execution: its input summary instead of its input (null for a row written by an older version mid-upgrade). */
 export type ListedExecution = Omit<ExecutionRow, 'input'> & { inputSummary: InputSummary | null };
 
-export type StepPart = 'input' | 'output';
-export const STEP_PARTS: StepPart[] = ['input', 'output'];
-
 /** A step record as read: a value over the inline limit is not loaded (null), its size is in `<part>OmittedBytes` instead. */
 export interface ReadStep extends StepRow {
   inputOmittedBytes: number | null;
   outputOmittedBytes: number | null;
 }
-
-/** Bounds of an input summary's keys (the migration that backfilled summaries repeats them). */
-export const SUMMARY_KEYS = 10;
-export const SUMMARY_KEY_CHARS = 64;
 
 export interface ExecutionFilter {
   workflowId?: string;

@@ -1,7 +1,7 @@
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
-import { STEP_PARTS } from './executions.repository';
+import { STEP_PARTS } from './executions.constants';
 import {
   ExecutionIdParams,
   ExecutionListItemSchema,

@@ -1,7 +1,7 @@
 import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
-import { EXECUTION_STATUSES, STEP_PARTS, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.repository';
+import { EXECUTION_STATUSES, STEP_PARTS, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
 const JsonObject = z.record(z.string(), z.unknown());
 const EnvironmentName = z.string().min(1).openapi({ description: "Environment to run with instead of the workflow's default" });

@@ -4,7 +4,8 @@ import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
-import type { ExecutionFilter, ExecutionRow, ExecutionStatus, ExecutionsRepository, ReadStep, StepPart } from './executions.repository';
+import type { ExecutionStatus, StepPart } from './executions.constants';
+import type { ExecutionFilter, ExecutionRow, ExecutionsRepository, ReadStep } from './executions.repository';
 import type { RunRequest, RunStarter } from './run-starter';
 
 /** The step values one execution read inlines together; past it, every further value is a reference. */
