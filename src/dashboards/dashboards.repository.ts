@@ -94,17 +94,17 @@ export class DashboardsRepository {
 
   /**
    * Applies `change` to the dashboard's locked row (it may throw to refuse;
-   * nothing is then written), given the dashboard's widgets, and saves it.
+   * nothing is then written), given its widgets' titles by id, and saves it.
    * A dashboard that becomes the default takes the previous one's place in
    * the same transaction. Null when the organization has no such dashboard.
    */
-  async update(organizationId: string, id: string, change: (dashboard: Dashboard, widgets: DashboardWidget[]) => void): Promise<Dashboard | null> {
+  async update(organizationId: string, id: string, change: (dashboard: Dashboard, widgetTitles: Map<string, string>) => void): Promise<Dashboard | null> {
     return this.decidingDefault(() =>
       this.db.transaction(async (m) => {
         const dashboard = await this.lock(m, organizationId, id);
         if (!dashboard) return null;
         const wasDefault = dashboard.isDefault;
-        change(dashboard, await this.widgetsOf(organizationId, id, m));
+        change(dashboard, await this.widgetTitles(m, organizationId, id));
         if (dashboard.isDefault && !wasDefault) await this.makeSoleDefault(m, organizationId, id);
         await uniqueName(dashboard.name, () => m.update(Dashboard, { organizationId, id }, mutable(dashboard)));
         return this.find(organizationId, id, m);
@@ -167,6 +167,12 @@ export class DashboardsRepository {
       [[...new Set(ids)]],
     );
     return new Map(rows.map((r) => [r.id, r.organization_id]));
+  }
+
+  /** Id → title of a dashboard's widgets: what the layout rules check items against. */
+  private async widgetTitles(m: EntityManager, organizationId: string, dashboardId: string): Promise<Map<string, string>> {
+    const rows = await m.find(DashboardWidget, { select: { id: true, title: true }, where: { organizationId, dashboardId }, take: MAX_WIDGETS_PER_DASHBOARD });
+    return new Map(rows.map((w) => [w.id, w.title]));
   }
 
   private lock(m: EntityManager, organizationId: string, id: string): Promise<Dashboard | null> {

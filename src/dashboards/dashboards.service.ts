@@ -95,8 +95,8 @@ export class DashboardsService {
    * 400 invalid_layout, naming each item, for what layout-rules.ts refuses.
    */
   replaceLayout(organizationId: string, id: string, layout: LayoutItem[]): Promise<Dashboard> {
-    return this.change(organizationId, id, (d, widgets) => {
-      const issues = layoutIssues(layout, new Map(widgets.map((w) => [w.id, w.title])));
+    return this.change(organizationId, id, (d, widgetTitles) => {
+      const issues = layoutIssues(layout, widgetTitles);
       if (issues.length > 0) throw new ValidationError(`The layout is refused: ${issues[0].path}: ${issues[0].message}`, issues, 'invalid_layout');
       d.layout = layout;
     });
