@@ -57,7 +57,8 @@ function writePdf(blocks: Block[], options: ResolvedPdfOptions): Readable {
   const doc = new PDFDocument({
     size: [options.width, options.height],
     margin: PAGE_MARGIN,
-    info: { Title: options.title?.slice(0, 1000), Producer: 'Flowbase', Creator: 'Flowbase' },
+    // pdfkit reads every info value it is given (an undefined Title throws), so Title is there only when set.
+    info: { ...(options.title !== undefined && { Title: options.title.slice(0, 1000) }), Producer: 'Flowbase', Creator: 'Flowbase' },
     displayTitle: options.title !== undefined,
   });
   const out = new PassThrough({ highWaterMark: OUTPUT_HIGH_WATER });

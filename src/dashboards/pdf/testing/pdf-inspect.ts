@@ -15,7 +15,7 @@ export interface InspectedPage {
   items: { str: string; x: number; y: number }[];
   /** How often each drawing operator occurs, e.g. `constructPath:fill`, `paintImageXObject`, `showText`. */
   ops: Record<string, number>;
-  /** The page's pixels, RGBA, row by row from the top. */
+  /** The page's pixels, RGBA, row by row from the top (empty when not drawn). */
   rgba: Buffer;
 }
 
@@ -25,26 +25,27 @@ export interface InspectedPdf {
 }
 
 const run = promisify(execFile);
-const CHILD = path.join(__dirname, 'pdf-inspect-child.ts');
+const CHILD = path.join(__dirname, 'pdf-inspect-child.mjs');
 
 /**
  * Turns a PDF into text, operators and images, page by page, through pdf.js
  * and @napi-rs/canvas (both from npm, prebuilt: nothing to install beyond
- * `npm install`). `PDF_INSPECT_KEEP=<dir>` keeps the page PNGs there.
+ * `npm install`). `draw: false` reads text and operators only (much
+ * faster); `PDF_INSPECT_KEEP=<dir>` keeps the drawn pages as PNGs there.
  */
-export async function inspectPdf(pdf: Buffer, scale = 1): Promise<InspectedPdf> {
+export async function inspectPdf(pdf: Buffer, { scale = 1, draw = true } = {}): Promise<InspectedPdf> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pdf-inspect-'));
   try {
     const file = path.join(dir, 'in.pdf');
     writeFileSync(file, pdf);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', CHILD, file, dir, String(scale)], { maxBuffer: 256 * 1024 * 1024 });
-    const parsed = JSON.parse(stdout) as { title: string | null; pages: (Omit<InspectedPage, 'rgba'> & { pixels: string })[] };
+    const { stdout } = await run(process.execPath, [CHILD, file, dir, String(scale), draw ? 'draw' : 'text-only'], { maxBuffer: 256 * 1024 * 1024 });
+    const parsed = JSON.parse(stdout) as { title: string | null; pages: (Omit<InspectedPage, 'rgba'> & { pixels: string | null })[] };
     const keep = process.env.PDF_INSPECT_KEEP;
     return {
       title: parsed.title,
       pages: parsed.pages.map(({ pixels, ...page }, i) => {
-        if (keep) writeFileSync(path.join(keep, `page-${i + 1}.png`), readFileSync(path.join(dir, `page-${i + 1}.png`)));
-        return { ...page, rgba: readFileSync(pixels) };
+        if (keep && pixels) writeFileSync(path.join(keep, `page-${i + 1}.png`), readFileSync(path.join(dir, `page-${i + 1}.png`)));
+        return { ...page, rgba: pixels ? readFileSync(pixels) : Buffer.alloc(0) };
       }),
     };
   } finally {
