@@ -46,14 +46,14 @@ export const RULES = {
   'filter-operator': { severity: 'error', when: "a filter's operator is missing or not one of Cube's" },
   'filter-values': {
     severity: 'error',
-    when: 'a filter without values whose operator needs them (all but `set`, `notSet`, `measureFilter`), or a date operator with more than two values or a value that is not a date',
+    when: 'a filter without values whose operator needs them (all but `set`, `notSet`, `measureFilter`); a range date operator (`inDateRange`, `notInDateRange`, `onTheDate`) without exactly two dates, another date operator with more than two; a date operator value that is not a date',
   },
   limit: { severity: 'error', when: '`limit` is not an integer from 1 to 50,000 (the most rows a query answers)' },
   'limit-readable': {
     severity: 'warning',
     when: "`limit` is above the rows the chart can show (chart-types.ts's `readableRows`: line and area 5,000, bar 200, pie 20, stat-card 1, table 1,000)",
   },
-  unchecked: { severity: 'error', when: 'the widget could not be checked (a defect of the validator, never expected)' },
+  unchecked: { severity: 'error', when: 'a widget (or the body) could not be checked: a defect of the validator, or input that is not JSON; never expected' },
 } as const satisfies Record<string, { severity: Severity; when: string }>;
 
 export type Severity = 'error' | 'warning';
