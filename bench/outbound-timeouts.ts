@@ -8,7 +8,9 @@
  *   2. A server that sends headers and part of a body, then stalls (body phase).
  *   3. A TLS server that accepts TCP and never completes the handshake (connect phase).
  *
- * Prints, per phase, the overshoot past the deadline (min, median, p95, max).
+ * Prints, per phase, the overshoot past the deadline (min, median, p95, max),
+ * beside the baseline of the same run: how late a bare setTimeout of the same
+ * length fires on this machine right now (no request can give up sooner).
  * Knobs: BENCH_RUNS (20), BENCH_TIMEOUT_MS (300). Results: bench-results/outbound-timeouts-<time>.json.
  */
 import fs from 'node:fs';
@@ -48,6 +50,18 @@ async function main() {
   ];
   const results: Record<string, { overshootMs: number[] }> = {};
   const out = [`Outbound request deadline of ${TIMEOUT_MS} ms: time past it until OutboundTimeout, ${RUNS} runs each`];
+  const row = (name: string, overshoot: number[]) => {
+    const figures = [Math.min(...overshoot), percentile(overshoot, 50), percentile(overshoot, 95), Math.max(...overshoot)].map((n) => fmt.ms(n).padStart(9));
+    out.push(`  ${name.padEnd(32)} min ${figures[0]}  median ${figures[1]}  p95 ${figures[2]}  max ${figures[3]}`);
+  };
+  const baseline: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS));
+    baseline.push(performance.now() - started - TIMEOUT_MS);
+  }
+  results['baseline: bare setTimeout'] = { overshootMs: baseline };
+  row('baseline: bare setTimeout', baseline);
   try {
     for (const phase of phases) {
       const overshoot: number[] = [];
@@ -60,8 +74,7 @@ async function main() {
         sockets.splice(0).forEach((socket) => socket.destroy());
       }
       results[phase.name] = { overshootMs: overshoot };
-      const figures = [Math.min(...overshoot), percentile(overshoot, 50), percentile(overshoot, 95), Math.max(...overshoot)].map((n) => fmt.ms(n).padStart(9));
-      out.push(`  ${phase.name.padEnd(32)} min ${figures[0]}  median ${figures[1]}  p95 ${figures[2]}  max ${figures[3]}`);
+      row(phase.name, overshoot);
     }
   } finally {
     await client.close();
