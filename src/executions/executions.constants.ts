@@ -1,0 +1,16 @@
+/**
+ * The executions domain's fixed vocabularies and bounds, shared by the
+ * schemas (the API's enums), the routes and the repository without any of
+ * them importing another's module.
+ */
+
+export type ExecutionStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
+export const EXECUTION_STATUSES: ExecutionStatus[] = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'];
+
+/** The two recorded values of a step, each readable in full at /executions/{id}/steps/{stepId}/{part}. */
+export type StepPart = 'input' | 'output';
+export const STEP_PARTS: StepPart[] = ['input', 'output'];
+
+/** Bounds of an input summary's keys (the migration that backfilled summaries repeats them). */
+export const SUMMARY_KEYS = 10;
+export const SUMMARY_KEY_CHARS = 64;
