@@ -1,0 +1,80 @@
+import { BlockBuilder, type BuiltBlock } from './html-blocks';
+import { parseHtml } from './html-tree';
+import type { TableBlock, TextBlock } from './layout-model';
+import { DEFAULT_PDF_LIMITS } from './pdf-limits';
+
+async function blocks(html: string): Promise<BuiltBlock[]> {
+  return new BlockBuilder(515, DEFAULT_PDF_LIMITS).build(await parseHtml(html, DEFAULT_PDF_LIMITS));
+}
+const texts = (list: BuiltBlock[]) => list.filter((b): b is TextBlock => b.kind === 'text').map((b) => b.runs.map((r) => r.text).join(''));
+
+describe('HTML to blocks', () => {
+  it('makes headings bold, larger and kept with what follows', async () => {
+    const [h1, h6, p] = (await blocks('<h1>Title</h1><h6>Small</h6><p>Body</p>')) as TextBlock[];
+    expect(h1.runs[0].style).toMatchObject({ bold: true, fontSize: 20 });
+    expect(h1.keepWithNext).toBe(true);
+    expect(h6.runs[0].style.fontSize).toBeCloseTo(9);
+    expect(p.runs[0].style).toMatchObject({ bold: false, fontSize: 10 });
+  });
+
+  it('splits a paragraph into styled runs, collapsing whitespace as a browser does', async () => {
+    const [p] = (await blocks(
+      '<p>  a  <b>bold</b>\n<i>it</i> <strong><em>both</em></strong> <span style="color:#00f;font-size:20px">big</span>  </p>',
+    )) as TextBlock[];
+    expect(p.runs.map((r) => r.text).join('')).toBe('a bold it both big');
+    const style = (text: string) => p.runs.find((r) => r.text === text)!.style;
+    expect(style('bold')).toMatchObject({ bold: true, italic: false });
+    expect(style('it')).toMatchObject({ italic: true });
+    expect(style('both')).toMatchObject({ bold: true, italic: true });
+    expect(style('big')).toMatchObject({ fontSize: 15, color: { rgb: [0, 0, 255], alpha: 1 } });
+  });
+
+  it('turns <br> into a line break and keeps <pre> whitespace in Courier', async () => {
+    expect(texts(await blocks('<p>one<br>two</p>'))).toEqual(['one\ntwo']);
+    const [pre] = (await blocks('<pre>a  b\n  c</pre>')) as TextBlock[];
+    expect(pre.runs[0]).toMatchObject({ text: 'a  b\n  c', style: { mono: true } });
+  });
+
+  it('numbers and bullets list items, nested lists indented further', async () => {
+    const list = (await blocks('<ol start="3"><li>c</li><li>d<ul><li>inner</li></ul></li></ol><ul><li>x</li></ul>')) as TextBlock[];
+    expect(list.map((b) => [b.marker?.text, b.runs[0]?.text, b.indent])).toEqual([
+      ['3.', 'c', 18],
+      ['4.', 'd', 18],
+      ['o', 'inner', 36],
+      ['\u2022', 'x', 18],
+    ]);
+  });
+
+  it('finds table header rows in thead, or a first row of th cells', async () => {
+    const [a] = (await blocks(
+      '<table><thead><tr><th>H</th></tr></thead><tbody><tr><td>1</td></tr></tbody><tfoot><tr><td>F</td></tr></tfoot></table>',
+    )) as TableBlock[];
+    expect(a.header.map((r) => r.map((c) => c.text))).toEqual([['H']]);
+    expect(a.body.map((r) => r.map((c) => c.text))).toEqual([['1'], ['F']]);
+    const [b] = (await blocks('<table><tr><th>K</th><th>V</th></tr><tr><td>a</td><td colspan="2"><b>b</b><br>c</td></tr></table>')) as TableBlock[];
+    expect(b.header[0].map((c) => c.text)).toEqual(['K', 'V']);
+    expect(b.body[0][1]).toMatchObject({ text: 'b\nc', colspan: 2, style: { bold: true } });
+    expect(b.columns).toBe(3);
+  });
+
+  it('emits page breaks for page-break-before/after and break-before/after, and collects images and charts', async () => {
+    const list = await blocks(
+      '<p>a</p><div style="page-break-after: always"></div><h2 style="break-before: page">b</h2><svg width="100" height="50"></svg><img src="x.png" alt="pic" width="20">',
+    );
+    expect(list.map((b) => b.kind)).toEqual(['text', 'page-break', 'page-break', 'text', 'svg', 'image-request']);
+    expect(list[4]).toMatchObject({ width: 75, height: 37.5 });
+    expect(list[5]).toMatchObject({ alt: 'pic', width: 15 });
+  });
+
+  it('shows the text of unknown elements and nothing of hidden ones, scripts or styles', async () => {
+    const list = await blocks(
+      '<custom-thing>Custom</custom-thing><p hidden>no</p><p style="display: none">no</p><script>no()</script><style>p{}</style><marquee>Moving</marquee>',
+    );
+    // Both are inline and nothing separates them, as in a browser.
+    expect(texts(list)).toEqual(['CustomMoving']);
+  });
+
+  it('replaces characters the standard fonts cannot show with ?', async () => {
+    expect(texts(await blocks('<p>Café — “ok” Привет 😀</p>'))).toEqual(['Café — “ok” ?????? ?']);
+  });
+});
