@@ -192,6 +192,18 @@ describe('queries over one source', () => {
     expectError(res, 400, 'validation_failed');
   });
 
+  test('filters nested thousands of levels deep are a validation error, not a stack overflow; ten levels still run', async () => {
+    // Written as text: a client serializing 5,000 levels would overflow its own stack first.
+    const nested = (levels: number) => '{"and":['.repeat(levels) + JSON.stringify({ member: m('city'), operator: 'set' }) + ']}'.repeat(levels);
+    const body = (levels: number) => `{"query":{"measures":${JSON.stringify([m('count')])},"filters":[${nested(levels)}]}}`;
+    const res = await owner(org).post('/dashboards/analytics/query').set('Content-Type', 'application/json').send(body(5000));
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.error.details).toEqual([{ path: 'query.filters', message: expect.stringContaining('nest at most 10') }]);
+    const ten = await owner(org).post('/dashboards/analytics/query').set('Content-Type', 'application/json').send(body(10));
+    expectStatus(ten, 201);
+    expect(ten.body.data).toHaveLength(1);
+  });
+
   test("Cube's own errors are 400 invalid_query; an unknown operator is refused first, naming the operators", async () => {
     const bad = async (q: Json) => expectError(await owner(org).post('/dashboards/analytics/query').send({ query: q }), 400, 'invalid_query');
     await bad({ measures: [m('count')], timeDimensions: [{ dimension: m('at'), granularity: 'fortnight' }] });

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
-import { DistinctValuesBody, ExportBody, MetaEntry, QueryBody } from './analytics.schemas';
+import { DistinctValuesBody, ExportBody, Filter, MetaEntry, QueryBody } from './analytics.schemas';
 import type { AnalyticsService } from './analytics.service';
 
 const tags = ['Analytics'];
@@ -22,6 +22,8 @@ function startCsv(res: Response, title: string) {
 
 /** Analytics (interface.md 4.4): any member with dashboards:view may query. */
 export function registerAnalyticsRoutes(ctx: RouteContext, service: AnalyticsService): void {
+  // Queries name their filters by reference (the depth check in front of them hides the shape), so the shape is a component.
+  ctx.registry.register('AnalyticsFilter', Filter);
   defineRoute(ctx, {
     method: 'get',
     path: '/dashboards/analytics/meta',

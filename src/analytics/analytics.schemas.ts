@@ -62,6 +62,29 @@ export const Filter: z.ZodType<Filter> = z
   )
   .openapi('AnalyticsFilter') as z.ZodType<Filter>;
 
+/** How deep a query's filters may nest: 10 levels of and/or (each an object and an array) plus the leaf. */
+export const MAX_FILTER_JSON_DEPTH = 24;
+
+/** True when no value inside `value` lies deeper than `max` levels; iterative, so hostile nesting cannot overflow the stack. */
+export function withinDepth(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (depth > max) return false;
+    if (item !== null && typeof item === 'object') for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
+// Depth first: zod's recursive Filter would otherwise overflow the stack on thousands of nested and/or levels (a 500).
+const Filters = z
+  .array(z.unknown())
+  .max(100)
+  .refine((filters) => withinDepth(filters, MAX_FILTER_JSON_DEPTH), 'filters nest at most 10 levels of and/or')
+  .pipe(z.array(Filter))
+  // Documented as what it accepts: the depth check's unknown items would hide the filter shape.
+  .openapi({ items: { $ref: '#/components/schemas/AnalyticsFilter' } });
+
 const DateRange = z.union([z.string().min(1).max(100), z.tuple([z.string().max(40), z.string().max(40)])]);
 
 /** An analytics query (interface.md 2.9), in Cube's REST shape. */
@@ -73,7 +96,7 @@ export const AnalyticsQuery = z
       .array(z.strictObject({ dimension: Member, granularity: z.string().max(20).optional(), dateRange: DateRange.optional() }))
       .max(10)
       .default([]),
-    filters: z.array(Filter).max(100).default([]),
+    filters: Filters.default([]),
     segments: z.array(Member).max(20).optional(),
     order: z.union([z.record(z.string(), z.enum(['asc', 'desc'])), z.array(z.tuple([Member, z.enum(['asc', 'desc'])]))]).optional(),
     timeRange: z.strictObject({ type: z.literal('relative'), value: z.string().min(1).max(100) }).optional(),
