@@ -7,6 +7,7 @@ import { registerConnectionRoutes } from '../connections/connections.routes';
 import { registerAnalyticsRoutes } from '../analytics/analytics.routes';
 import { registerDataSourceRoutes } from '../data-sources/data-sources.routes';
 import { registerDashboardRoutes } from '../dashboards/dashboards.routes';
+import { registerDashboardValidateRoutes } from '../dashboards/dashboard-validate.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -66,6 +67,7 @@ export function createApp(services: Services): Express {
   registerDataSourceRoutes(ctx, services.dataSources);
   registerAnalyticsRoutes(ctx, services.analytics);
   // After the data source and analytics routes: /dashboards/:id must not take /dashboards/data-sources or /dashboards/analytics/….
+  registerDashboardValidateRoutes(ctx, services.dashboardValidation);
   registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
   registerExecutionRoutes(ctx, services.executions);
 

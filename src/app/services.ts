@@ -7,6 +7,7 @@ import { AnalyticsService } from '../analytics/analytics.service';
 import { CsvExporter } from '../analytics/csv-export';
 import { DashboardsRepository } from '../dashboards/dashboards.repository';
 import { DashboardsService } from '../dashboards/dashboards.service';
+import { DashboardValidationService } from '../dashboards/dashboard-validation.service';
 import { WidgetDataService } from '../dashboards/widget-data.service';
 import { WidgetSources } from '../dashboards/widget-sources';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
@@ -128,6 +129,7 @@ export function createServices(infra: Infrastructure) {
     widgetSources,
     dashboards: new DashboardsService(dashboardsRepository, widgetSources),
     widgetData: new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger),
+    dashboardValidation: new DashboardValidationService(dataSources, analytics, dashboardsRepository),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }
