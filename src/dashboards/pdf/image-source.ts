@@ -1,7 +1,7 @@
 import { isJpeg, readJpegHeader } from './jpeg-image';
 import { PdfInputInvalid, PdfInputTooLarge } from './pdf-errors';
 import type { PdfLimits } from './pdf-limits';
-import { checkedPng, isPng, readPngHeader } from './png-image';
+import { isPng, readPngHeader, type PngChecker } from './png-image';
 
 /** An image ready for pdfkit: its bytes (PNG or JPEG) and pixel size. */
 export interface CheckedImage {
@@ -53,7 +53,7 @@ function checkSize(width: number, height: number, limits: PdfLimits, label: stri
  * text. Bytes that claim PNG or JPEG but are broken are `PdfInputInvalid`;
  * past a size bound, `PdfInputTooLarge`.
  */
-export async function loadImage(src: string, limits: PdfLimits, label: string): Promise<CheckedImage | undefined> {
+export async function loadImage(src: string, limits: PdfLimits, label: string, pngs: PngChecker): Promise<CheckedImage | undefined> {
   const bytes = dataUriBytes(src, limits.maxImageBytes, label);
   if (!bytes) return undefined;
   if (isPng(bytes)) {
@@ -61,7 +61,7 @@ export async function loadImage(src: string, limits: PdfLimits, label: string): 
     if (!header || header.width === 0 || header.height === 0) throw new PdfInputInvalid(`${label} is not a valid PNG (no image header)`);
     checkSize(header.width, header.height, limits, label);
     try {
-      return { bytes: await checkedPng(bytes, header), width: header.width, height: header.height };
+      return { bytes: await pngs.check(bytes, header), width: header.width, height: header.height };
     } catch (error) {
       throw new PdfInputInvalid(`${label} is not a valid PNG (${(error as Error).message})`);
     }

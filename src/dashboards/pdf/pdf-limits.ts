@@ -30,7 +30,7 @@ export const DEFAULT_PDF_LIMITS: Readonly<PdfLimits> = Object.freeze({
   maxSvgElements: 20_000,
   maxImageBytes: 4 * 1024 * 1024,
   maxImageSide: 10_000,
-  maxImagePixels: 40_000_000,
-  maxTotalImagePixels: 80_000_000,
+  maxImagePixels: 16_000_000,
+  maxTotalImagePixels: 40_000_000,
   maxPageBreaks: 1_000,
 });

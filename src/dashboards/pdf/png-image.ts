@@ -1,4 +1,5 @@
-import { PNG } from 'pngjs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 
 /** What the PNG header (IHDR) says, read without decoding anything. */
 export interface PngHeader {
@@ -25,47 +26,75 @@ export function readPngHeader(bytes: Buffer): PngHeader | undefined {
   };
 }
 
-/** Whether the image has a tRNS chunk (walks the chunk list; the bytes were already checked by pngjs). */
+/** Whether the image has a tRNS chunk before its pixel data (a bounded walk; pngjs checks the chunks properly). */
 function hasTransparencyChunk(bytes: Buffer): boolean {
   for (let pos = 8; pos + 8 <= bytes.length;) {
-    const length = bytes.readUInt32BE(pos);
     const type = bytes.toString('latin1', pos + 4, pos + 8);
     if (type === 'tRNS') return true;
     if (type === 'IDAT' || type === 'IEND') return false;
-    pos += 12 + length;
+    pos += 12 + bytes.readUInt32BE(pos);
   }
   return false;
 }
 
-function decode(bytes: Buffer): Promise<PNG> {
-  return new Promise((resolve, reject) => {
-    new PNG().parse(bytes, (error, png) => (error ? reject(error) : resolve(png)));
-  });
-}
-
-function encode(png: PNG): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    png
-      .pack()
-      .on('data', (chunk: Buffer) => chunks.push(chunk))
-      .on('end', () => resolve(Buffer.concat(chunks)))
-      .on('error', reject);
-  });
-}
-
 /**
- * Proves a PNG whole (chunk lengths, CRCs, zlib data, scanline filters) by
- * decoding it with pngjs, asynchronously, and answers the bytes to embed.
- * pdfkit's own PNG reader (png-js) trusts what it reads: a wrong chunk length
- * sends it into an endless loop, and a bad filter byte throws inside a zlib
- * callback, out of reach of any try/catch. It also mis-decodes interlaced
- * images and palette images with transparency below 8 bits per pixel, so
- * those are re-encoded from the decoded pixels as plain 8-bit RGBA.
- * Rejects (with pngjs's error) when the image is corrupt.
+ * Decodes PNGs with pngjs on a worker thread of its own, one at a time, for
+ * one render: pngjs proves an image whole (chunk lengths, CRCs, zlib data,
+ * scanline filters) but maps the pixels synchronously at the end, about
+ * 35 ms a megapixel on the development machine, which must not stall the
+ * service. `close()` ends the thread.
  */
-export async function checkedPng(bytes: Buffer, header: PngHeader): Promise<Buffer> {
-  const png = await decode(bytes);
-  const paletteAlpha = header.colorType === 3 && header.bitDepth < 8 && hasTransparencyChunk(bytes);
-  return header.interlaced || paletteAlpha ? encode(png) : bytes;
+export class PngChecker {
+  private worker: Worker | undefined;
+  private next = 0;
+  private readonly pending = new Map<number, { resolve: (bytes: Buffer | undefined) => void; reject: (error: Error) => void }>();
+
+  /**
+   * The bytes to embed: pdfkit's PNG reader (png-js) trusts what it reads (a
+   * wrong chunk length loops forever; a bad filter byte throws inside a zlib
+   * callback, out of any try/catch) and splits alpha channels synchronously,
+   * so it only gets PNGs it embeds without decoding: opaque non-interlaced
+   * ones as they are, others (alpha, tRNS, interlaced) laid over white as
+   * 8-bit RGB, as they look on the page. Rejects when the image is corrupt.
+   */
+  async check(bytes: Buffer, header: PngHeader): Promise<Buffer> {
+    const flatten = header.interlaced || header.colorType === 4 || header.colorType === 6 || hasTransparencyChunk(bytes);
+    const out = await this.send(bytes, flatten);
+    return out ?? bytes;
+  }
+
+  close(): void {
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private send(bytes: Buffer, flatten: boolean): Promise<Buffer | undefined> {
+    const worker = this.start();
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, bytes, flatten });
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(path.join(__dirname, 'png-decode-worker.cjs'));
+    worker.unref();
+    worker.on('message', (message: { id: number; bytes?: Uint8Array; error?: string }) => {
+      const waiting = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (message.error !== undefined) waiting?.reject(new Error(message.error));
+      else waiting?.resolve(message.bytes ? Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength) : undefined);
+    });
+    const fail = (error: Error) => {
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+      this.worker = undefined;
+    };
+    worker.on('error', fail);
+    worker.on('exit', () => fail(new Error('the PNG decoder stopped')));
+    this.worker = worker;
+    return worker;
+  }
 }
