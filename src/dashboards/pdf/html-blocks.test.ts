@@ -4,7 +4,7 @@ import type { TableBlock, TextBlock } from './layout-model';
 import { DEFAULT_PDF_LIMITS } from './pdf-limits';
 
 async function blocks(html: string): Promise<BuiltBlock[]> {
-  return new BlockBuilder(515, DEFAULT_PDF_LIMITS).build(await parseHtml(html, DEFAULT_PDF_LIMITS));
+  return await new BlockBuilder(515, DEFAULT_PDF_LIMITS).build(await parseHtml(html, DEFAULT_PDF_LIMITS));
 }
 const texts = (list: BuiltBlock[]) => list.filter((b): b is TextBlock => b.kind === 'text').map((b) => b.runs.map((r) => r.text).join(''));
 

@@ -71,6 +71,9 @@ const INDENTED = new Map([
   ['figure', 10],
 ]);
 const LIST_INDENT = 18;
+/** The builder checks the clock every this many elements, and gives the event loop a turn every SLICE_MS. */
+const YIELD_EVERY = 200;
+const SLICE_MS = 15;
 const BULLETS = ['\u2022', 'o', '-'];
 
 /**
@@ -87,6 +90,7 @@ export class BlockBuilder {
   private pendingSpace = 0;
   private pendingMarker: Run | undefined;
   private breaks = 0;
+  private visited = 0;
 
   constructor(
     private readonly contentWidth: number,
@@ -95,24 +99,36 @@ export class BlockBuilder {
     this.owner = { style: BASE_STYLE, align: 'left', indent: 0, pre: false, listDepth: 0 };
   }
 
-  build(root: HtmlElement): BuiltBlock[] {
-    for (const child of root.children) this.walk(child, this.owner);
-    this.flush();
+  /** Walks the tree in slices of a few milliseconds, so a large document does not hold the event loop. */
+  async build(root: HtmlElement): Promise<BuiltBlock[]> {
+    let sliceStart = performance.now();
+    for (const _ of this.walkRoot(root)) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
     return this.blocks;
   }
 
-  private walk(node: HtmlNode, ctx: Context): void {
+  private *walkRoot(root: HtmlElement): Generator<void, void, void> {
+    for (const child of root.children) yield* this.walk(child, this.owner);
+    this.flush();
+  }
+
+  private *walk(node: HtmlNode, ctx: Context): Generator<void, void, void> {
     if (!isElement(node)) return this.addText(node, ctx);
+    if (++this.visited % YIELD_EVERY === 0) yield;
     const css = styleDeclarations(node.attrs.style);
     if ((css.get('display') ?? '').toLowerCase() === 'none' || node.attrs.hidden !== undefined) return;
     const inner: Context = { ...ctx, style: deriveTextStyle(node, ctx.style, css), align: deriveAlign(node, ctx.align, css) };
     const { before, after } = pageBreaks(css);
     if (before) this.pageBreak();
-    this.element(node, inner, css);
+    yield* this.element(node, inner, css);
     if (after) this.pageBreak();
   }
 
-  private element(node: HtmlElement, ctx: Context, css: Map<string, string>): void {
+  private *element(node: HtmlElement, ctx: Context, css: Map<string, string>): Generator<void, void, void> {
     switch (node.tag) {
       case 'br':
         return this.push('\n', ctx.style);
@@ -121,18 +137,18 @@ export class BlockBuilder {
       case 'svg':
         return this.svg(node, ctx, css);
       case 'table':
-        return this.table(node, ctx);
+        return yield* this.table(node, ctx);
       case 'hr':
         this.flush();
         this.emit({ kind: 'rule', indent: ctx.indent, spaceBefore: 0 }, 6, 6);
         return;
       case 'ul':
       case 'ol':
-        return this.list(node, ctx, css);
+        return yield* this.list(node, ctx, css);
     }
     const margins = BLOCK_MARGINS[node.tag];
     if (!margins) {
-      for (const child of node.children) this.walk(child, ctx);
+      for (const child of node.children) yield* this.walk(child, ctx);
       return;
     }
     this.flush();
@@ -142,13 +158,13 @@ export class BlockBuilder {
     this.pendingSpace = Math.max(this.pendingSpace, margins[0]);
     if (node.tag === 'li' && ctx.listDepth === 0) this.pendingMarker = { text: BULLETS[0], style: ctx.style };
     if (node.tag === 'li' && ctx.listDepth === 0) block.indent += LIST_INDENT;
-    for (const child of node.children) this.walk(child, block);
+    for (const child of node.children) yield* this.walk(child, block);
     this.flush(Object.hasOwn(HEADINGS, node.tag));
     this.owner = saved;
     this.pendingSpace = Math.max(this.pendingSpace, margins[1]);
   }
 
-  private list(node: HtmlElement, ctx: Context, css: Map<string, string>): void {
+  private *list(node: HtmlElement, ctx: Context, css: Map<string, string>): Generator<void, void, void> {
     this.flush();
     const ordered = node.tag === 'ol';
     const type = (css.get('list-style-type') ?? node.attrs.type ?? '').trim();
@@ -167,33 +183,33 @@ export class BlockBuilder {
         this.pendingMarker = marker === undefined ? undefined : { text: marker, style: { ...ctx.style, bold: false, italic: false } };
         const saved = this.owner;
         this.owner = inner;
-        this.walkListItem(child, inner);
+        yield* this.walkListItem(child, inner);
         this.owner = saved;
       } else {
-        this.walk(child, inner);
+        yield* this.walk(child, inner);
       }
     }
     this.flush();
     this.pendingSpace = Math.max(this.pendingSpace, nested ? 0 : 6);
   }
 
-  private walkListItem(item: HtmlElement, ctx: Context): void {
+  private *walkListItem(item: HtmlElement, ctx: Context): Generator<void, void, void> {
     const css = styleDeclarations(item.attrs.style);
     if ((css.get('display') ?? '').toLowerCase() === 'none') {
       this.pendingMarker = undefined;
       return;
     }
     const inner: Context = { ...ctx, style: deriveTextStyle(item, ctx.style, css), align: deriveAlign(item, ctx.align, css) };
-    for (const child of item.children) this.walk(child, inner);
+    for (const child of item.children) yield* this.walk(child, inner);
     // An empty item still shows its marker.
     if (this.pendingMarker && this.runs.length === 0) this.emitText([], inner, false);
     this.flush();
     this.pendingSpace = Math.max(this.pendingSpace, 2);
   }
 
-  private table(node: HtmlElement, ctx: Context): void {
+  private *table(node: HtmlElement, ctx: Context): Generator<void, void, void> {
     this.flush();
-    const { caption, block } = tableBlock(node, ctx.style, ctx.align);
+    const { caption, block } = yield* tableBlock(node, ctx.style, ctx.align);
     if (caption) {
       this.pendingSpace = Math.max(this.pendingSpace, 8);
       this.emitText([{ text: toWinAnsi(caption), style: { ...ctx.style, bold: true } }], { ...ctx, align: 'center' }, true);

@@ -48,7 +48,7 @@ export async function renderPdf(html: string, options: PdfRenderOptions = {}): P
     throw new PdfInputTooLarge('maxHtmlBytes', `The HTML is ${bytes} bytes; at most ${limits.maxHtmlBytes}`);
   }
   const root = await parseHtml(html, limits);
-  const built = new BlockBuilder(resolved.width - 2 * PAGE_MARGIN, limits).build(root);
+  const built = await new BlockBuilder(resolved.width - 2 * PAGE_MARGIN, limits).build(root);
   const blocks = await resolveImages(built, limits);
   return writePdf(blocks, resolved);
 }
@@ -74,6 +74,8 @@ function writePdf(blocks: Block[], options: ResolvedPdfOptions): Readable {
 async function drawAll(doc: PDFKit.PDFDocument, blocks: Block[], out: PassThrough): Promise<void> {
   const writer = new PageWriter(doc);
   const opened = new Map<CheckedImage, OpenedImage | null>();
+  // Nothing is drawn before renderPdf has handed the stream over.
+  if (!(await breathe(out))) return;
   let sliceStart = performance.now();
   for (const block of blocks) {
     for (const _ of drawBlock(writer, block, opened)) {
@@ -111,7 +113,7 @@ async function breathe(out: PassThrough): Promise<boolean> {
 function* drawBlock(writer: PageWriter, block: Block, opened: Map<CheckedImage, OpenedImage | null>): Generator<void, void, void> {
   switch (block.kind) {
     case 'text':
-      return drawTextBlock(writer, block);
+      return yield* drawTextBlock(writer, block);
     case 'table':
       return yield* drawTable(writer, block);
     case 'svg':

@@ -19,7 +19,7 @@ const hidden = (element: HtmlElement) => element.attrs.hidden !== undefined || /
  * style of its first text; `<th>` bold): markup inside a cell other than line
  * breaks degrades to its text, images to their alt text.
  */
-export function tableBlock(table: HtmlElement, style: TextStyle, align: TextAlign): { caption?: string; block: TableBlock } {
+export function* tableBlock(table: HtmlElement, style: TextStyle, align: TextAlign): Generator<void, { caption?: string; block: TableBlock }, void> {
   const header: HtmlElement[] = [];
   const body: HtmlElement[] = [];
   const footer: HtmlElement[] = [];
@@ -38,9 +38,18 @@ export function tableBlock(table: HtmlElement, style: TextStyle, align: TextAlig
     if (cells.length > 0 && cells.every((cell) => cell.tag === 'th')) header.push(body.shift()!);
   }
   const tableStyle = deriveTextStyle(table, style);
-  const rowsOf = (rows: HtmlElement[]) => rows.map((row) => rowCells(row, tableStyle, align)).filter((cells) => cells.length > 0);
-  const headerCells = rowsOf(header);
-  const bodyCells = rowsOf([...body, ...footer]);
+  // A generator so that a long table can be read a few hundred rows at a time.
+  function* rowsOf(rows: HtmlElement[]): Generator<void, TableCell[][], void> {
+    const out: TableCell[][] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const cells = rowCells(rows[i], tableStyle, align);
+      if (cells.length > 0) out.push(cells);
+      if (i % 200 === 199) yield;
+    }
+    return out;
+  }
+  const headerCells = yield* rowsOf(header);
+  const bodyCells = yield* rowsOf([...body, ...footer]);
   const span = (cells: TableCell[]) => cells.reduce((sum, cell) => sum + cell.colspan, 0);
   const columns = Math.min(MAX_TABLE_COLUMNS, Math.max(0, ...headerCells.map(span), ...bodyCells.map(span)));
   return {

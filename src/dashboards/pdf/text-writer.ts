@@ -5,14 +5,18 @@ import type { PageWriter } from './page-writer';
 const LINE_GAP = 1.5;
 /** The gutter a list marker sits in, left of the item's text. */
 const MARKER_GUTTER = 16;
+/** The most text handed to pdfkit in one call. */
+const PIECE = 4000;
 
 /**
  * Draws a paragraph of styled runs with pdfkit's line breaking (`continued`
  * chains the runs into one paragraph); pdfkit starts a new page when the
  * text reaches the bottom. A heading moves to the next page rather than sit
- * alone at the bottom of one.
+ * alone at the bottom of one. Long text goes to pdfkit a few thousand
+ * characters at a time, yielding in between, so a huge paragraph does not
+ * hold the event loop.
  */
-export function drawTextBlock(writer: PageWriter, block: TextBlock): void {
+export function* drawTextBlock(writer: PageWriter, block: TextBlock): Generator<void, void, void> {
   const { doc } = writer;
   writer.space(block.spaceBefore);
   const x = writer.left + block.indent;
@@ -39,22 +43,40 @@ export function drawTextBlock(writer: PageWriter, block: TextBlock): void {
       y += lineHeight;
       continue;
     }
-    line.forEach((run, i) => {
+    const pieces = line.flatMap((run) => piecesOf(run.text).map((text) => ({ text, style: run.style })));
+    for (let i = 0; i < pieces.length; i++) {
+      const run = pieces[i];
       applyTextStyle(doc, run.style);
       const options: PDFKit.Mixins.TextOptions = {
         width,
         align: block.align,
-        continued: i < line.length - 1,
+        continued: i < pieces.length - 1,
         underline: run.style.underline,
         strike: run.style.strike,
         lineGap: LINE_GAP,
       };
       if (i === 0) doc.text(run.text, x, y, options);
       else doc.text(run.text, options);
-    });
+      if (run.text.length >= PIECE / 2) yield;
+    }
     y = doc.y;
   }
   writer.advance(y);
+}
+
+/** A long text cut after a space near every PIECE characters (or at PIECE when it has no space). */
+function piecesOf(text: string): string[] {
+  if (text.length <= PIECE) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > PIECE) {
+    const space = text.lastIndexOf(' ', start + PIECE);
+    const end = space > start + PIECE / 2 ? space + 1 : start + PIECE;
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
 }
 
 /** The runs split at their line breaks: one list of runs (none for an empty line) per line. */
