@@ -8,6 +8,7 @@ import { registerAnalyticsRoutes } from '../analytics/analytics.routes';
 import { registerDataSourceRoutes } from '../data-sources/data-sources.routes';
 import { registerDashboardRoutes } from '../dashboards/dashboards.routes';
 import { registerDashboardValidateRoutes } from '../dashboards/dashboard-validate.routes';
+import { registerDashboardPdfRoutes } from '../dashboards/dashboard-pdf.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -48,11 +49,13 @@ export function createApp(services: Services): Express {
 
   const router = Router();
   const registry = createRegistry();
+  const jsonBodyWithLimit = (limit: string) => express.json({ limit, strict: false }) as RequestHandler;
   const ctx: RouteContext = {
     router,
     registry,
     ...createAuthenticate(services.tokens),
-    jsonBody: express.json({ limit: services.config.http.bodyLimit, strict: false }) as RequestHandler,
+    jsonBody: jsonBodyWithLimit(services.config.http.bodyLimit),
+    jsonBodyWithLimit,
   };
 
   registerHealthRoutes(ctx, services.databaseDiagnostics, services.temporal.connection);
@@ -68,6 +71,7 @@ export function createApp(services: Services): Express {
   registerAnalyticsRoutes(ctx, services.analytics);
   // After the data source and analytics routes: /dashboards/:id must not take /dashboards/data-sources or /dashboards/analytics/….
   registerDashboardValidateRoutes(ctx, services.dashboardValidation);
+  registerDashboardPdfRoutes(ctx, services.dashboardPdf);
   registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
   registerExecutionRoutes(ctx, services.executions);
 

@@ -8,6 +8,7 @@ import { CsvExporter } from '../analytics/csv-export';
 import { DashboardsRepository } from '../dashboards/dashboards.repository';
 import { DashboardsService } from '../dashboards/dashboards.service';
 import { DashboardValidationService } from '../dashboards/dashboard-validation.service';
+import { DashboardPdfService } from '../dashboards/dashboard-pdf.service';
 import { WidgetDataService } from '../dashboards/widget-data.service';
 import { WidgetSources } from '../dashboards/widget-sources';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
@@ -100,6 +101,7 @@ export function createServices(infra: Infrastructure) {
   const dashboardsRepository = new DashboardsRepository(infra.db);
   // The one resolver of a widget's source, for writes and for reads (rule 7.3's hook).
   const widgetSources = new WidgetSources(dataSources, dashboardsRepository);
+  const dashboards = new DashboardsService(dashboardsRepository, widgetSources);
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   const runAnswers = new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
@@ -127,9 +129,10 @@ export function createServices(infra: Infrastructure) {
     analytics,
     dashboardsRepository,
     widgetSources,
-    dashboards: new DashboardsService(dashboardsRepository, widgetSources),
+    dashboards,
     widgetData: new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger),
     dashboardValidation: new DashboardValidationService(dataSources, analytics, dashboardsRepository),
+    dashboardPdf: new DashboardPdfService(dashboards),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }

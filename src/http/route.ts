@@ -31,6 +31,8 @@ export interface RouteSpec<B extends z.ZodType | undefined, P extends AnyObject 
   /** A public route that also reads a token when one is sent (`auth` is then set; otherwise it is undefined). */
   optionalAuthentication?: boolean;
   body?: B;
+  /** A JSON body limit of this route's own (`'6mb'`), above BODY_LIMIT, for the few routes whose input is a document. */
+  bodyLimit?: string;
   /**
    * The handler reads the request stream itself (file uploads): no JSON
    * parsing, no size limit but the handler's own. Documents what it takes.
@@ -49,6 +51,8 @@ export interface RouteContext {
   authenticateIfPresent: (req: Request, res: Response, next: NextFunction) => Promise<void>;
   /** Parses JSON bodies; only routes with a `body` schema use it, after authentication. */
   jsonBody: RequestHandler;
+  /** The same parser with a route's own `bodyLimit`. */
+  jsonBodyWithLimit: (limit: string) => RequestHandler;
 }
 
 const ERROR_STATUSES: Record<number, string> = {
@@ -89,7 +93,8 @@ export function defineRoute<
     if (result) res.status(result.status).json(result.body);
   };
   const identify = authenticated ? [ctx.authenticate, authorize] : spec.optionalAuthentication ? [ctx.authenticateIfPresent] : [];
-  const chain = [...identify, ...(spec.body ? [ctx.jsonBody] : []), run];
+  const parseBody = spec.bodyLimit ? ctx.jsonBodyWithLimit(spec.bodyLimit) : ctx.jsonBody;
+  const chain = [...identify, ...(spec.body ? [parseBody] : []), run];
   ctx.router[spec.method](spec.path, ...chain);
 }
 
