@@ -47,6 +47,15 @@ export const widgetBody = (dataSourceId: string) => {
   return { title: 'Probe widget', chartType: 'bar', dataSourceId, queryConfig: { measures: [`${cube}.count`], dimensions: [`${cube}.region`] } };
 };
 export const workflowSteps = () => [returnStep('answer', { ok: true })];
+/** A dashboard export payload (uniquely named) with one widget over the source `src`, mapped to `dataSourceId`: the body of POST /dashboards/import. */
+export const dashboardImportBody = (dataSourceId: string) => ({
+  format: 'flowbase.dashboard',
+  version: 1,
+  dashboard: { name: uniqueName('Imported'), layout: [{ widget: 'w1', x: 0, y: 0, w: 6, h: 4 }] },
+  widgets: [{ key: 'w1', title: 'Count', chartType: 'bar', dataSource: 'src', queryConfig: { measures: ['$src.count'], dimensions: ['$src.region'] } }],
+  dataSources: [{ exportId: 'src', name: 'Orders', type: 'custom', dataStoreTableName: 'orders', recordSchema: DATA_SOURCE_SCHEMA }],
+  dataSourceMappings: { src: dataSourceId },
+});
 
 export interface OrgFixtures {
   org: TestOrg;

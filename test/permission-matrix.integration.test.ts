@@ -6,6 +6,7 @@ import { type Harness, startHarness } from './harness';
 import {
   buildOrgFixtures,
   calculatedFieldBody,
+  dashboardImportBody,
   DATA_SOURCE_SCHEMA,
   AMOUNT,
   type OrgFixtures,
@@ -355,6 +356,15 @@ const MATRIX: RouteCase[] = [
     url: '/dashboards/validate',
     body: { widgets: [{ title: 'probe', chartType: 'bar', dataSourceId: a.dataSource.id, queryConfig: query(a) }] },
   })),
+  r('GET', '/dashboards/:id/export', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/export` })),
+  // B mapping to A's source is told it belongs to another organization (400 foreign_data_source): nothing of A's is imported.
+  r(
+    'POST',
+    '/dashboards/import',
+    'dashboards:admin',
+    ({ a }) => ({ url: '/dashboards/import', raw: { type: 'application/json', data: JSON.stringify(dashboardImportBody(a.dataSource.id)) } }),
+    { ownerOfB: (res) => (res.status === 400 && errorCode(res) === 'foreign_data_source' ? undefined : `expected 400 foreign_data_source, got ${show(res)}`) },
+  ),
 ];
 
 // ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { registerDataSourceRoutes } from '../data-sources/data-sources.routes';
 import { registerDashboardRoutes } from '../dashboards/dashboards.routes';
 import { registerDashboardValidateRoutes } from '../dashboards/dashboard-validate.routes';
 import { registerDashboardPdfRoutes } from '../dashboards/dashboard-pdf.routes';
+import { registerDashboardExportRoutes } from '../dashboards/dashboard-export.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -72,6 +73,7 @@ export function createApp(services: Services): Express {
   // After the data source and analytics routes: /dashboards/:id must not take /dashboards/data-sources or /dashboards/analytics/….
   registerDashboardValidateRoutes(ctx, services.dashboardValidation);
   registerDashboardPdfRoutes(ctx, services.dashboardPdf);
+  registerDashboardExportRoutes(ctx, services.dashboardExport, services.dashboardImport);
   registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
   registerExecutionRoutes(ctx, services.executions);
 

@@ -9,6 +9,8 @@ import { DashboardsRepository } from '../dashboards/dashboards.repository';
 import { DashboardsService } from '../dashboards/dashboards.service';
 import { DashboardValidationService } from '../dashboards/dashboard-validation.service';
 import { DashboardPdfService } from '../dashboards/dashboard-pdf.service';
+import { DashboardExportService } from '../dashboards/dashboard-export.service';
+import { DashboardImportService } from '../dashboards/dashboard-import.service';
 import { WidgetDataService } from '../dashboards/widget-data.service';
 import { WidgetSources } from '../dashboards/widget-sources';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
@@ -133,6 +135,8 @@ export function createServices(infra: Infrastructure) {
     widgetData: new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger),
     dashboardValidation: new DashboardValidationService(dataSources, analytics, dashboardsRepository),
     dashboardPdf: new DashboardPdfService(dashboards),
+    dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
+    dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }
