@@ -15,6 +15,7 @@ import { ExecutionValueSizes1763800001200 } from './1763800001200-ExecutionValue
 import { EnvironmentVariableSecretFlag1763800001300 } from './1763800001300-EnvironmentVariableSecretFlag';
 import { CreateExecutionAnswers1763800001400 } from './1763800001400-CreateExecutionAnswers';
 import { CreateDashboards1763800001500 } from './1763800001500-CreateDashboards';
+import { CreatePackages1763800001600 } from './1763800001600-CreatePackages';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   EnvironmentVariableSecretFlag1763800001300,
   CreateExecutionAnswers1763800001400,
   CreateDashboards1763800001500,
+  CreatePackages1763800001600,
 ];

@@ -47,6 +47,11 @@ export const widgetBody = (dataSourceId: string) => {
   return { title: 'Probe widget', chartType: 'bar', dataSourceId, queryConfig: { measures: [`${cube}.count`], dimensions: [`${cube}.region`] } };
 };
 export const workflowSteps = () => [returnStep('answer', { ok: true })];
+/** A package file (uniquely named, or named `name`) with one workflow, uniquely named: the body of POST /packages. */
+export const packageBody = (name = uniqueName('probe-kit')) => ({
+  manifest: { name, version: '1.0.0' },
+  workflows: [{ name: uniqueName('pkg-wf'), steps: workflowSteps() }],
+});
 /** A dashboard export payload (uniquely named) with one widget over the source `src`, mapped to `dataSourceId`: the body of POST /dashboards/import. */
 export const dashboardImportBody = (dataSourceId: string) => ({
   format: 'flowbase.dashboard',
@@ -79,6 +84,8 @@ export interface OrgFixtures {
   /** A dashboard (named with the marker) with one widget over the data source, placed on its grid. */
   dashboard: { id: string };
   widget: { id: string };
+  /** An installed package (named with the marker) holding one workflow. */
+  package: { id: string };
   /** Strings only this organization's data holds: an outsider's answer must contain none of them. */
   own: string[];
   make: Makers;
@@ -97,6 +104,8 @@ export interface Makers {
   dashboard(): Promise<string>;
   /** A widget on the fixture dashboard. */
   widget(): Promise<string>;
+  /** An installed package of its own (so uninstalling it touches no other fixture). */
+  package(): Promise<string>;
   invitation(): Promise<{ id: string; code: string }>;
   /** A member who joined by invitation, as a viewer. */
   member(): Promise<string>;
@@ -185,6 +194,16 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
         )
       ).id,
     widget: async () => (await expectOk(owner().post(`/dashboards/${dashboardId}/widgets`).send(widgetBody(dataSourceId)), 201)).id,
+    package: async () =>
+      (
+        await expectOk(
+          owner()
+            .post('/packages')
+            .set('Content-Type', 'application/json')
+            .send(JSON.stringify(packageBody(uniqueName(`${marker}-kit`)))),
+          201,
+        )
+      ).package.id,
     invitation: async () => {
       const body = await expectOk(
         owner()
@@ -222,6 +241,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const windowDimensionId = await make.windowDimension();
   const dashboardId = await make.dashboard();
   const widgetId = await make.widget();
+  const packageId = await make.package();
   const spareMemberId = await make.member();
   const openInvitation = await make.invitation();
   const cube = `ds_${dataSourceId.replace(/-/g, '_')}`;
@@ -244,6 +264,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     windowDimensionId,
     dashboard: { id: dashboardId },
     widget: { id: widgetId },
+    package: { id: packageId },
     own: [
       marker,
       org.organizationId,
@@ -264,6 +285,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
       windowDimensionId,
       dashboardId,
       widgetId,
+      packageId,
       openInvitation.id,
       // Names B may also use in its own namespace: the matrix sends them only in calls whose traces it removes (data store routes).
       table,

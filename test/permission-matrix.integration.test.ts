@@ -7,6 +7,7 @@ import {
   buildOrgFixtures,
   calculatedFieldBody,
   dashboardImportBody,
+  packageBody,
   DATA_SOURCE_SCHEMA,
   AMOUNT,
   type OrgFixtures,
@@ -365,6 +366,15 @@ const MATRIX: RouteCase[] = [
     ({ a }) => ({ url: '/dashboards/import', raw: { type: 'application/json', data: JSON.stringify(dashboardImportBody(a.dataSource.id)) } }),
     { ownerOfB: (res) => (res.status === 400 && errorCode(res) === 'foreign_data_source' ? undefined : `expected 400 foreign_data_source, got ${show(res)}`) },
   ),
+
+  // Packages (README "Packages"): workflows:view to read, packages:admin (roles with workflows:admin and dashboards:admin) to install and uninstall.
+  // B installing a package installs it in B.
+  r('GET', '/packages', 'workflows:view', () => ({ url: '/packages' })),
+  r('POST', '/packages', 'packages:admin', () => ({ url: '/packages', raw: { type: 'application/json', data: JSON.stringify(packageBody()) } }), {
+    ownerOfB: createdInOwnNamespace,
+  }),
+  r('GET', '/packages/:id', 'workflows:view', ({ a }) => ({ url: `/packages/${a.package.id}` })),
+  r('DELETE', '/packages/:id', 'packages:admin', async ({ a, fresh }) => ({ url: `/packages/${await fresh(a.make.package)}` })),
 ];
 
 // ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { registerDashboardRoutes } from '../dashboards/dashboards.routes';
 import { registerDashboardValidateRoutes } from '../dashboards/dashboard-validate.routes';
 import { registerDashboardPdfRoutes } from '../dashboards/dashboard-pdf.routes';
 import { registerDashboardExportRoutes } from '../dashboards/dashboard-export.routes';
+import { registerPackageRoutes } from '../packages/packages.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -76,6 +77,7 @@ export function createApp(services: Services): Express {
   registerDashboardExportRoutes(ctx, services.dashboardExport, services.dashboardImport);
   registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
   registerExecutionRoutes(ctx, services.executions);
+  registerPackageRoutes(ctx, services.packages);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {

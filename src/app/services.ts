@@ -11,6 +11,9 @@ import { DashboardValidationService } from '../dashboards/dashboard-validation.s
 import { DashboardPdfService } from '../dashboards/dashboard-pdf.service';
 import { DashboardExportService } from '../dashboards/dashboard-export.service';
 import { DashboardImportService } from '../dashboards/dashboard-import.service';
+import { PackagesRepository } from '../packages/packages.repository';
+import { PackagesService } from '../packages/packages.service';
+import type { InstallScopeFactory } from '../packages/install-scope';
 import { WidgetDataService } from '../dashboards/widget-data.service';
 import { WidgetSources } from '../dashboards/widget-sources';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
@@ -137,8 +140,28 @@ export function createServices(infra: Infrastructure) {
     dashboardPdf: new DashboardPdfService(dashboards),
     dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
     dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
+    packages: new PackagesService(new PackagesRepository(infra.db), packageInstallScope(environments)),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/**
+ * What package installs write through: the domains' own services and
+ * repositories, built on the install's transaction-bound DataSource
+ * (PackagesRepository.transaction), so one install commits or rolls back whole.
+ */
+function packageInstallScope(environments: EnvironmentsService): InstallScopeFactory {
+  const liquid = createLiquid();
+  return (db) => {
+    const stores = dataStoresService(db);
+    return {
+      packages: new PackagesRepository(db),
+      workflows: new WorkflowsService(new WorkflowsRepository(db), environments, liquid),
+      dataStores: stores,
+      dataSources: new DataSourcesService(new DataSourcesRepository(db), stores),
+      dashboards: new DashboardsRepository(db),
+    };
+  };
+}

@@ -1,6 +1,9 @@
 /**
  * Permissions of interface.md 5.3, plus dashboard and organization
- * administration permissions this service defines.
+ * administration permissions this service defines. `packages:admin`
+ * installs and uninstalls packages, which create and delete workflows, data
+ * sources and dashboards: only roles holding both workflows:admin and
+ * dashboards:admin have it.
  */
 export const PERMISSIONS = [
   'secrets:view',
@@ -10,6 +13,7 @@ export const PERMISSIONS = [
   'dashboards:view',
   'dashboards:admin',
   'members:admin',
+  'packages:admin',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -20,7 +24,7 @@ export type Role = (typeof ROLES)[number];
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   owner: PERMISSIONS,
   admin: PERMISSIONS,
-  developer: ['secrets:view', 'secrets:admin', 'workflows:view', 'workflows:admin', 'dashboards:view', 'dashboards:admin'],
+  developer: ['secrets:view', 'secrets:admin', 'workflows:view', 'workflows:admin', 'dashboards:view', 'dashboards:admin', 'packages:admin'],
   analyst: ['workflows:view', 'dashboards:view', 'dashboards:admin'],
   viewer: ['workflows:view', 'dashboards:view'],
 };

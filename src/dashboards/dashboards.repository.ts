@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { type DataSource, type EntityManager, In, QueryFailedError } from 'typeorm';
 import { uniqueNameIndex } from '../db/unique-violation';
 import { ConflictError } from '../errors/errors';
 import type { Page } from '../http/pagination';
@@ -7,6 +7,15 @@ import { Dashboard } from './dashboard.entity';
 import { MAX_WIDGETS_PER_DASHBOARD, withoutWidget } from './layout-rules';
 
 const uniqueName = uniqueNameIndex('dashboards_org_name_key', 'dashboard');
+/**
+ * Dashboards of packages installed only as dependencies of other packages
+ * are not listed (interface.md 4.3); they are still read by id. Decided at
+ * read time from the packages tables (src/packages), so installing such a
+ * package directly later lists them at once.
+ */
+const NOT_OF_A_DEPENDENCY = `NOT EXISTS (
+  SELECT 1 FROM package_items i JOIN packages p ON p.id = i.package_id
+  WHERE i.dashboard_id = d.id AND p.installed_as = 'dependency')`;
 /** The partial unique index on (organization_id) WHERE is_default: at most one default per organization. */
 const ONE_DEFAULT = 'dashboards_one_default_key';
 /** Attempts of a write that lost a race for the default (never expected: the writers take turns, see makeSoleDefault). */
@@ -41,14 +50,18 @@ const mutable = (d: Dashboard) => ({
 export class DashboardsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** A page of the organization's dashboards, newest first, without widgets. */
+  /** A page of the organization's dashboards, newest first, without widgets; those of dependency-only packages are left out (and out of the total). */
   async list(organizationId: string, page: Page): Promise<{ total: number; data: Dashboard[] }> {
-    const [data, total] = await this.db.getRepository(Dashboard).findAndCount({
-      where: { organizationId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
-    });
+    const [data, total] = await this.db
+      .getRepository(Dashboard)
+      .createQueryBuilder('d')
+      .where('d.organizationId = :organizationId', { organizationId })
+      .andWhere(NOT_OF_A_DEPENDENCY)
+      .orderBy('d.createdAt', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .take(page.limit)
+      .skip(page.offset)
+      .getManyAndCount();
     return { total, data };
   }
 
@@ -110,6 +123,34 @@ export class DashboardsRepository {
         return this.find(organizationId, id, m);
       }),
     );
+  }
+
+  /**
+   * Replaces a dashboard's content in place, keeping its id (a package
+   * reinstall): its fields but the default flag, and its widgets, where a
+   * widget whose id is already the dashboard's is updated, a new one is
+   * inserted and one left out is deleted; one transaction, on the locked
+   * row. 400 duplicate_name when the name is taken. False when there is no
+   * such dashboard.
+   */
+  async replaceContent(next: Dashboard, widgets: DashboardWidget[]): Promise<boolean> {
+    const { organizationId, id } = next;
+    return this.db.transaction(async (m) => {
+      const current = await this.lock(m, organizationId, id);
+      if (!current) return false;
+      const existing = new Set((await this.widgetTitles(m, organizationId, id)).keys());
+      const keep = new Set(widgets.map((w) => w.id));
+      const gone = [...existing].filter((w) => !keep.has(w));
+      if (gone.length > 0) await m.delete(DashboardWidget, { organizationId, dashboardId: id, id: In(gone) });
+      for (const w of widgets.filter((w) => existing.has(w.id))) {
+        const { title, chartType, dataSourceId, queryConfig, displayConfig } = w;
+        await m.update(DashboardWidget, { organizationId, dashboardId: id, id: w.id }, { title, chartType, dataSourceId, queryConfig, displayConfig });
+      }
+      const added = widgets.filter((w) => !existing.has(w.id));
+      if (added.length > 0) await m.insert(DashboardWidget, added);
+      await uniqueName(next.name, () => m.update(Dashboard, { organizationId, id }, { ...mutable(next), isDefault: current.isDefault }));
+      return true;
+    });
   }
 
   /** Deletes the dashboard and (by the foreign key) its widgets; data sources are not touched. False when there is no such dashboard. */

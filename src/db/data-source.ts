@@ -11,6 +11,8 @@ import { EnvironmentVariable } from '../environments/environment-variable.entity
 import { Environment } from '../environments/environment.entity';
 import { OrganizationKey } from '../crypto/organization-key.entity';
 import { Organization } from '../organizations/organization.entity';
+import { PackageItem } from '../packages/package-item.entity';
+import { InstalledPackage } from '../packages/package.entity';
 import { WebhookTrigger } from '../webhooks/webhook-trigger.entity';
 import { WorkflowVersion } from '../workflows/workflow-version.entity';
 import { Workflow } from '../workflows/workflow.entity';
@@ -32,6 +34,8 @@ export const entities = [
   AnalyticsSource,
   Dashboard,
   DashboardWidget,
+  InstalledPackage,
+  PackageItem,
 ];
 
 export interface DatabaseOptions {
