@@ -326,7 +326,7 @@ describe('uninstall', () => {
         }),
       )
     ).package;
-    const id = (list: Json[], name: string) => list.find((i) => i.name === name).id;
+    const id = (list: Json[], name: string) => list.find((i) => i.name === name)!.id;
     const hooked = id(pkg.workflows, 'hooked');
     const spareId = id(pkg.dataSources, 'Spare');
     const ordersId = id(pkg.dataSources, 'Orders');
