@@ -18,23 +18,19 @@
  * Knobs: BENCH_RECORDS (1,000,000), BENCH_RUNS (20, per warm figure), BENCH_HTTP_RUNS (50).
  * Results: bench-results/analytics-<time>.json.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Client, Pool, types } from 'pg';
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { REGISTER_TABLE, registerParams } from '../src/data-stores/data-stores.repository';
+import { Client, types } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { LIVE, qualified } from '../src/db/sql';
-import { newId, newSuid } from '../src/ids';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/infra/embedded-postgres';
-import { freePort } from '../src/infra/free-port';
 import { lineCounter } from './lib/csv-counter';
-import { exportCsv, requestJson } from './lib/http-client';
-import { CATEGORIES, salesData, YEAR_MS } from './lib/sales-data';
-import { admin, benchServiceEnv, rssBytes, sampleRss, startService, type RunningService } from './lib/service';
-import { fmt, lines, percentile, sequential } from './lib/stats';
+import { exportCsv } from './lib/http-client';
+import { saveResults } from './lib/results';
+import { CATEGORIES, YEAR_MS } from './lib/sales-data';
+import { loadSalesSource } from './lib/sales-source';
+import { admin, rssBytes, sampleRss } from './lib/service';
+import { startBenchStack } from './lib/stack';
+import { fmt, percentile, sequential } from './lib/stats';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -45,7 +41,6 @@ const QUERY_TIMEOUT_MS = 120_000;
 const LONG_TIMEOUT_MS = 30 * 60_000;
 
 const median = (xs: number[]) => percentile(xs, 50);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Cube gives date ranges without an offset, meant in the query's time zone (UTC here). */
 const asUtc = (t: string) => (/(Z|[+-]\d\d:?\d\d)$/.test(t) ? t : `${t}Z`);
@@ -134,49 +129,16 @@ function compareRows(api: string[], sql: string[]): string {
 }
 
 async function main() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowbase-bench-'));
-  fs.chmodSync(dir, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its directory
-  let pg: EmbeddedPostgresHandle | undefined;
-  let service: RunningService | undefined;
-  let pool: Pool | undefined;
+  const stack = await startBenchStack();
+  const { pool, service } = stack;
+  const api = stack.api;
   let sql: Client | undefined;
-  let cleaning: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      await sql?.end().catch(() => undefined);
-      await pool?.end().catch(() => undefined);
-      if (service) {
-        const running = service;
-        // SIGTERM first; a service that has not exited after 30 s is killed (only the process this run started).
-        await Promise.race([
-          running.stop(),
-          sleep(30_000).then(() => {
-            try {
-              process.kill(running.pid, 'SIGKILL');
-            } catch {
-              /* gone */
-            }
-          }),
-        ]);
-      }
-      await pg?.stop().catch(() => undefined);
-      fs.rmSync(dir, { recursive: true, force: true });
-    })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      console.error(`\n${signal}: stopping what the benchmark started`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
+  stack.onCleanup(async () => sql?.end());
 
   try {
-    pg = await startEmbeddedPostgres({ dir: path.join(dir, 'postgres'), port: await freePort(), database: 'flowbase_bench', persistent: true });
-    const env = await benchServiceEnv(pg.url, dir);
-    service = await startService(env, path.join(dir, 'service.log'));
-    pool = new Pool({ connectionString: pg.url, max: 4 });
     // The hand-written SQL's client: timestamps come back as PostgreSQL's text, as numerics already do.
     sql = new Client({
-      connectionString: pg.url,
+      connectionString: stack.databaseUrl,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === 1114 || oid === 1184 ? (v: string) => v : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
@@ -185,79 +147,14 @@ async function main() {
     await sql.connect();
     const results: Record<string, unknown> = { records: RECORDS, runs: RUNS, cpus: os.cpus().length };
 
-    const org = await admin(env, ['create-org', '--name', 'Bench', '--email', 'bench@example.test']);
-    const api = (p: string) => `${service!.baseUrl}${p}`;
+    const org = await admin(stack.env, ['create-org', '--name', 'Bench', '--email', 'bench@example.test']);
     const auth = { Authorization: `Bearer ${org.token}`, 'Content-Type': 'application/json' };
     console.log(`Analytics benchmark: ${fmt.int(RECORDS)} records, ${os.cpus().length} CPUs, PostgreSQL on the same machine\n`);
 
-    // 1. Load: COPY straight into data_store_records, and the table's __meta__ row as the repository writes it, in one transaction.
-    const data = salesData(RECORDS);
-    const now = Date.now();
-    const stamp = new Date(now).toISOString();
-    let t = performance.now();
-    const loader = await pool.connect();
-    try {
-      await loader.query('BEGIN');
-      await pipeline(
-        Readable.from(
-          lines(RECORDS, '', (i) => {
-            const { key, value } = data.record(i, now);
-            return `${newId()}\t${newSuid()}\t${org.organizationId}\t${TABLE}\t${key}\t${JSON.stringify(value)}\t\\N\t${stamp}\t${stamp}\t${stamp}\n`;
-          }),
-        ),
-        loader.query(
-          copyFrom(
-            `COPY data_store_records (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at) FROM STDIN`,
-          ),
-        ),
-      );
-      await loader.query(REGISTER_TABLE, registerParams(org.organizationId, TABLE, 'import'));
-      await loader.query('COMMIT');
-      loader.release();
-    } catch (err) {
-      await loader.query('ROLLBACK').catch(() => undefined);
-      loader.release(err as Error);
-      throw err;
-    }
-    const loadMs = performance.now() - t;
-    // What autovacuum would have done by the time someone builds a dashboard on the table.
-    await pool.query('VACUUM ANALYZE data_store_records');
-
-    t = performance.now();
-    const created = await requestJson(
-      'POST',
-      api('/dashboards/data-sources'),
-      org.token,
-      {
-        name: 'Sales',
-        dataStoreTableName: TABLE,
-        recordSchema: {
-          name: 'Sale',
-          fields: {
-            amount: { type: 'number', label: 'Amount', measure: true },
-            city: { type: 'string', label: 'City' },
-            category: { type: 'string', label: 'Category' },
-            at: { type: 'date', label: 'At', timeDimension: true },
-          },
-        },
-      },
-      LONG_TIMEOUT_MS,
-    );
-    const buildMs = performance.now() - t;
-    if (created.status !== 201) throw new Error(`create data source: ${created.status} ${JSON.stringify(created.body)}`);
-    const rel: string = created.body.servingRelation;
-    const sourceId: string = created.body.id;
-    const servingRows = Number((await pool.query(`SELECT count(*) AS n FROM ${qualified(rel)} WHERE ${LIVE}`)).rows[0].n);
-    // The build ends with ANALYZE but leaves hint bits and the visibility map to the first readers; autovacuum
-    // would set them soon after a 1M-row insert, possibly in the middle of the timings below, so it is done here.
-    await pool.query(`VACUUM ANALYZE ${qualified(rel)}`);
-    results.load = { copyMs: loadMs, serviceBuildMs: buildMs, servingRows };
-    console.log('Load and serving relation');
-    console.log(`  COPY into data_store_records  ${fmt.int((RECORDS / loadMs) * 1000).padStart(9)} records/s  (${fmt.s(loadMs)}, with the __meta__ row)`);
-    console.log(
-      `  serving relation built in ${(buildMs / 1000).toFixed(1)} s  (POST /dashboards/data-sources; ${fmt.int(servingRows)} rows in analytics."${rel}")\n`,
-    );
-    if (servingRows !== RECORDS) console.log(`  WARNING: the serving relation holds ${fmt.int(servingRows)} rows, not ${fmt.int(RECORDS)}\n`);
+    // 1. Load: COPY straight into data_store_records, then the data source over it (bench/lib/sales-source).
+    const source = await loadSalesSource(stack, org, TABLE, RECORDS);
+    const { rel, sourceId } = source;
+    results.load = { copyMs: source.copyMs, serviceBuildMs: source.serviceBuildMs, servingRows: source.servingRows };
 
     // HTTP overhead: /healthz (one SELECT 1 plus a Temporal ping) and a trivial authenticated GET (auth plus one primary-key read).
     const get = async (p: string, headers: Record<string, string>) => {
@@ -293,7 +190,7 @@ async function main() {
     const queryFigures: Record<string, unknown>[] = [];
     console.log(`Queries on the ${fmt.int(RECORDS)}-record source, one caller at a time; warm figures are medians of ${RUNS} calls`);
     for (const [index, c] of queryCases(rel).entries()) {
-      t = performance.now();
+      let t = performance.now();
       const first = await query(c.query);
       const coldMs = performance.now() - t;
       const cached = await sequential(RUNS, () => query(c.query).then(() => undefined));
@@ -348,14 +245,14 @@ async function main() {
     const expectedRows = RECORDS <= YEAR_MS / 1000 ? RECORDS : undefined;
     const rssBefore = rssBytes(service.pid);
     const sampler = sampleRss(service.pid);
-    t = performance.now();
+    const t = performance.now();
     const exported = await exportCsv(api('/dashboards/analytics/export-csv'), org.token, { query: exportQuery, title: 'bench' }, LONG_TIMEOUT_MS);
     const exportMs = performance.now() - t;
     const { peak: rssPeak, quarters } = sampler.stop();
     const exportRows = Math.max(0, exported.lines - 1); // the header line
 
     const copyOut = async (select: string) => {
-      const client = await pool!.connect();
+      const client = await pool.connect();
       const { sink, counts } = lineCounter();
       const started = performance.now();
       try {
@@ -414,12 +311,10 @@ async function main() {
       );
     }
 
-    fs.mkdirSync('bench-results', { recursive: true });
-    const out = path.join('bench-results', `analytics-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    fs.writeFileSync(out, JSON.stringify(results, null, 2));
+    const out = saveResults('analytics', results);
     console.log(`\nFigures saved to ${out}`);
   } finally {
-    await cleanup();
+    await stack.cleanup();
   }
 }
 
