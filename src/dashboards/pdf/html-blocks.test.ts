@@ -29,7 +29,7 @@ describe('HTML to blocks', () => {
     expect(style('big')).toMatchObject({ fontSize: 15, color: { rgb: [0, 0, 255], alpha: 1 } });
   });
 
-  it('turns <br> into a line break and keeps <pre> whitespace in Courier', async () => {
+  it('turns <br> into a line break and keeps <pre> whitespace in monospace', async () => {
     expect(texts(await blocks('<p>one<br>two</p>'))).toEqual(['one\ntwo']);
     const [pre] = (await blocks('<pre>a  b\n  c</pre>')) as TextBlock[];
     expect(pre.runs[0]).toMatchObject({ text: 'a  b\n  c', style: { mono: true } });
@@ -40,7 +40,7 @@ describe('HTML to blocks', () => {
     expect(list.map((b) => [b.marker?.text, b.runs[0]?.text, b.indent])).toEqual([
       ['3.', 'c', 18],
       ['4.', 'd', 18],
-      ['o', 'inner', 36],
+      ['\u25e6', 'inner', 36],
       ['\u2022', 'x', 18],
     ]);
   });
@@ -74,7 +74,7 @@ describe('HTML to blocks', () => {
     expect(texts(list)).toEqual(['CustomMoving']);
   });
 
-  it('replaces characters the standard fonts cannot show with ?', async () => {
-    expect(texts(await blocks('<p>Café — “ok” Привет 😀</p>'))).toEqual(['Café — “ok” ?????? ?']);
+  it('keeps text as sent, in NFC (the fonts are chosen when it is drawn)', async () => {
+    expect(texts(await blocks('<p>Café — “ok” Привет 😀 東京 e\u0301</p>'))).toEqual(['Café — “ok” Привет 😀 東京 é']);
   });
 });

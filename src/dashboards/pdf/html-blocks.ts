@@ -6,7 +6,7 @@ import { PdfInputTooLarge } from './pdf-errors';
 import type { PdfLimits } from './pdf-limits';
 import { svgSize } from './svg-size';
 import { tableBlock } from './table-model';
-import { toWinAnsi } from './win-ansi';
+import { normalizeText } from './text-normalize';
 
 /** An `<img>` met while building; `resolveImages` turns it into an image block or its alt text. */
 export interface ImageRequest {
@@ -74,7 +74,8 @@ const LIST_INDENT = 18;
 /** The builder checks the clock every this many elements, and gives the event loop a turn every SLICE_MS. */
 const YIELD_EVERY = 200;
 const SLICE_MS = 15;
-const BULLETS = ['\u2022', 'o', '-'];
+/** Disc, circle and square, as a browser draws them: by nesting depth, or by list-style-type. */
+const BULLETS = ['\u2022', '\u25e6', '\u25aa'];
 
 /**
  * Turns the parsed HTML into the flat list of blocks the page writer draws:
@@ -212,7 +213,7 @@ export class BlockBuilder {
     const { caption, block } = yield* tableBlock(node, ctx.style, ctx.align);
     if (caption) {
       this.pendingSpace = Math.max(this.pendingSpace, 8);
-      this.emitText([{ text: toWinAnsi(caption), style: { ...ctx.style, bold: true } }], { ...ctx, align: 'center' }, true);
+      this.emitText([{ text: normalizeText(caption), style: { ...ctx.style, bold: true } }], { ...ctx, align: 'center' }, true);
     }
     if (block.header.length + block.body.length === 0) return;
     this.emit({ ...block, indent: ctx.indent }, caption ? 2 : 8, 10);
@@ -265,10 +266,10 @@ export class BlockBuilder {
   }
 
   private push(text: string, style: TextStyle): void {
-    const safe = toWinAnsi(text);
+    const normalized = normalizeText(text);
     const last = this.runs[this.runs.length - 1];
-    if (last && last.style === style) last.text += safe;
-    else this.runs.push({ text: safe, style });
+    if (last && last.style === style) last.text += normalized;
+    else this.runs.push({ text: normalized, style });
   }
 
   /** Ends the open paragraph: trailing spaces go, and whitespace-only paragraphs vanish. */

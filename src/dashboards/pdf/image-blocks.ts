@@ -4,7 +4,7 @@ import type { Block } from './layout-model';
 import { PdfInputTooLarge } from './pdf-errors';
 import type { PdfLimits } from './pdf-limits';
 import { PngChecker } from './png-image';
-import { toWinAnsi } from './win-ansi';
+import { normalizeText } from './text-normalize';
 
 const PX_TO_PT = 0.75;
 
@@ -46,7 +46,7 @@ export async function resolveImages(blocks: BuiltBlock[], limits: PdfLimits): Pr
         const height = block.height ?? width * aspect;
         out.push({ kind: 'image', image, width, height, align: block.align, indent: block.indent, spaceBefore: block.spaceBefore });
       } else if (block.alt.trim()) {
-        const run = { text: toWinAnsi(block.alt.trim()), style: { ...block.style, italic: true } };
+        const run = { text: normalizeText(block.alt.trim()), style: { ...block.style, italic: true } };
         out.push({ kind: 'text', runs: [run], align: block.align, indent: block.indent, spaceBefore: block.spaceBefore, keepWithNext: false });
       }
     }

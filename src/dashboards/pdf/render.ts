@@ -1,5 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import PDFDocument from 'pdfkit';
+import { loadFonts } from './font-files';
 import { BlockBuilder } from './html-blocks';
 import { parseHtml } from './html-tree';
 import { resolveImages } from './image-blocks';
@@ -37,7 +38,9 @@ const openImageOf = (doc: PDFKit.PDFDocument) => (doc as unknown as { openImage(
  * nothing is written. The stream it resolves to then receives the PDF as
  * pages are laid out: in slices of a few milliseconds, pausing while the
  * reader is behind, and stopping if the stream is destroyed (the client
- * went away). Nothing is fetched and no script runs.
+ * went away). Nothing is fetched and no script runs. Text is drawn in
+ * embedded Unicode fonts, subset to the glyphs used: DejaVu, and Noto Sans
+ * SC and KR for CJK (font-files.ts, pdf-fonts.ts), read once per process.
  */
 export async function renderPdf(html: string, options: PdfRenderOptions = {}): Promise<Readable> {
   if (typeof html !== 'string') throw new PdfInputInvalid('html must be a string');
@@ -50,6 +53,7 @@ export async function renderPdf(html: string, options: PdfRenderOptions = {}): P
   const root = await parseHtml(html, limits);
   const built = await new BlockBuilder(resolved.width - 2 * PAGE_MARGIN, limits).build(root);
   const blocks = await resolveImages(built, limits);
+  await loadFonts(html);
   return writePdf(blocks, resolved);
 }
 

@@ -1,9 +1,10 @@
 import { isElement, type HtmlElement } from './html-tree';
-import { fontName, setFill, setStroke } from './pdf-fonts';
+import { fontSpans, setFill, setStroke, spansWidth } from './pdf-fonts';
+import { drawSpans } from './span-lines';
 import { derivePaint, INITIAL_PAINT, type GradientLookup, type SvgPaint } from './svg-paint';
 import { parseViewBox, type ViewBox } from './svg-size';
 import { parseTransform } from './svg-transform';
-import { toWinAnsi } from './win-ansi';
+import { normalizeText } from './text-normalize';
 
 /** Elements that draw nothing themselves (definitions, metadata) or that this renderer does not draw. */
 const SKIPPED = new Set([
@@ -201,14 +202,14 @@ function drawText(doc: PDFKit.PDFDocument, element: HtmlElement, paint: SvgPaint
   position.x += firstNumber(element.attrs.dx) ?? 0;
   position.y += firstNumber(element.attrs.dy) ?? 0;
   const piece = (text: string, style: SvgPaint) => {
-    const clean = toWinAnsi(text.replace(/[ \t\n\r\f]+/g, ' '));
+    const clean = normalizeText(text.replace(/[ \t\n\r\f]+/g, ' '));
     if (!clean.trim() || !style.fill || style.hidden) return;
-    doc.font(fontName({ ...style, mono: false })).fontSize(style.fontSize);
-    const width = doc.widthOfString(clean);
+    const spans = fontSpans(clean, { ...style, mono: false });
+    const width = spansWidth(doc, spans, style.fontSize);
     const shift = style.textAnchor === 'middle' ? width / 2 : style.textAnchor === 'end' ? width : 0;
     if (!finite(position.x - shift, position.y)) return;
     setFill(doc, style.fill, style.fillOpacity * style.opacity);
-    doc.text(clean, position.x - shift, position.y, { lineBreak: false, baseline: 'alphabetic' });
+    drawSpans(doc, spans, position.x - shift, position.y, style.fontSize, { baseline: 'alphabetic' });
     position.x += width;
   };
   const walk = (node: HtmlElement, style: SvgPaint) => {

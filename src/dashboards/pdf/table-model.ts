@@ -2,7 +2,7 @@ import { parseColor, styleDeclarations, type TextAlign } from './css-style';
 import { deriveAlign, deriveTextStyle } from './element-style';
 import { isElement, textContent, type HtmlElement, type HtmlNode } from './html-tree';
 import type { TableBlock, TableCell, TextStyle } from './layout-model';
-import { toWinAnsi } from './win-ansi';
+import { normalizeText } from './text-normalize';
 
 /** More columns than this cannot be read on a page; cells past it are left out. */
 export const MAX_TABLE_COLUMNS = 64;
@@ -109,5 +109,5 @@ export function cellText(element: HtmlElement): string {
   };
   for (const child of element.children) walk(child);
   const lines = raw.split('\n').map((line) => line.replace(/ {2,}/g, ' ').trim());
-  return toWinAnsi(lines.filter((line) => line !== '').join('\n'));
+  return normalizeText(lines.filter((line) => line !== '').join('\n'));
 }

@@ -1,7 +1,8 @@
 import type { Rgba } from './css-style';
 import type { TableBlock, TableCell } from './layout-model';
 import type { PageWriter } from './page-writer';
-import { applyTextStyle, setFill, setStroke } from './pdf-fonts';
+import { applyTextStyle, fontSpans, primaryFont, setFill, setStroke, spansWidth } from './pdf-fonts';
+import { breakSpans, drawSpanLines } from './span-lines';
 
 const PAD = 3;
 const LINE_GAP = 1;
@@ -17,6 +18,8 @@ const ROWS_PER_STEP = 40;
  * fit and drawing the header rows again at the top of it. A generator: it
  * yields every few rows so the caller can give the event loop a turn.
  * A row taller than a page is cut to the page, its cells' text ending in "…".
+ * A cell in one font is laid out by pdfkit; one whose text needs several
+ * (a CJK name beside Latin text) by `breakSpans`.
  */
 export function* drawTable(writer: PageWriter, block: TableBlock): Generator<void, void, void> {
   const { doc } = writer;
@@ -64,10 +67,14 @@ function rowHeight(doc: PDFKit.PDFDocument, row: TableCell[], widths: number[], 
   let height = 0;
   cellWidths(row, widths).forEach((width, i) => {
     const cell = row[i];
-    applyTextStyle(doc, cell.style);
+    const spans = fontSpans(cell.text, cell.style);
+    applyTextStyle(doc, cell.style, spans[0]?.font);
     const inner = width - 2 * PAD;
-    const oneLine = !cell.text.includes('\n') && doc.widthOfString(cell.text) <= inner;
-    const textHeight = oneLine ? doc.currentLineHeight(true) : doc.heightOfString(cell.text, { width: inner, lineGap: LINE_GAP });
+    const text = spans[0]?.text ?? '';
+    let textHeight: number;
+    if (spans.length > 1) textHeight = breakSpans(doc, spans, cell.style.fontSize, inner).length * (doc.currentLineHeight(true) + LINE_GAP) - LINE_GAP;
+    else if (!text.includes('\n') && doc.widthOfString(text) <= inner) textHeight = doc.currentLineHeight(true);
+    else textHeight = doc.heightOfString(text, { width: inner, lineGap: LINE_GAP });
     height = Math.max(height, textHeight + 2 * PAD);
   });
   return Math.min(Math.max(height, 2 * PAD + 4), tallest);
@@ -85,9 +92,22 @@ function drawRow(writer: PageWriter, row: TableCell[], widths: number[], x0: num
       setFill(doc, fill);
       doc.rect(x, y, width, height).fill();
     }
-    applyTextStyle(doc, cell.style);
-    if (cell.text) {
-      doc.text(cell.text, x + PAD, y + PAD, { width: width - 2 * PAD, height: height - 2 * PAD, align: cell.align, lineGap: LINE_GAP, ellipsis: true });
+    const spans = fontSpans(cell.text, cell.style);
+    applyTextStyle(doc, cell.style, spans[0]?.font);
+    const inner = { x: x + PAD, y: y + PAD, width: width - 2 * PAD, height: height - 2 * PAD };
+    if (spans.length === 1) {
+      const [{ text, oblique }] = spans;
+      doc.text(text, inner.x, inner.y, { width: inner.width, height: inner.height, align: cell.align, lineGap: LINE_GAP, ellipsis: true, oblique });
+    } else if (spans.length > 1) {
+      const lineHeight = doc.currentLineHeight(true) + LINE_GAP;
+      drawSpanLines(doc, breakSpans(doc, spans, cell.style.fontSize, inner.width), {
+        ...inner,
+        lineHeight,
+        maxLines: Math.floor((inner.height + LINE_GAP) / lineHeight),
+        align: cell.align,
+        size: cell.style.fontSize,
+        ellipsis: primaryFont(cell.style),
+      });
     }
     x += width;
   });
@@ -118,8 +138,7 @@ export function columnWidths(doc: PDFKit.PDFDocument, block: TableBlock, availab
     for (const cell of row) {
       if (column >= n) break;
       if (cell.colspan === 1) {
-        applyTextStyle(doc, cell.style);
-        const widest = Math.max(...cell.text.split('\n').map((line) => doc.widthOfString(line)));
+        const widest = Math.max(...cell.text.split('\n').map((line) => spansWidth(doc, fontSpans(line, cell.style), cell.style.fontSize)));
         natural[column] = Math.max(natural[column], widest + 2 * PAD + 1);
       }
       column += cell.colspan;

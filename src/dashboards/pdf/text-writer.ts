@@ -1,10 +1,11 @@
-import { applyTextStyle } from './pdf-fonts';
-import type { Run, TextBlock } from './layout-model';
+import type { Run, TextBlock, TextStyle } from './layout-model';
 import type { PageWriter } from './page-writer';
+import { applyTextStyle, fontSpans, spansWidth, type FontSpan } from './pdf-fonts';
+import { drawSpans } from './span-lines';
 
 const LINE_GAP = 1.5;
-/** The gutter a list marker sits in, left of the item's text. */
-const MARKER_GUTTER = 16;
+/** The space between a list marker and its item's text. */
+const MARKER_GAP = 4;
 /** The most text handed to pdfkit in one call. */
 const PIECE = 4000;
 
@@ -12,9 +13,10 @@ const PIECE = 4000;
  * Draws a paragraph of styled runs with pdfkit's line breaking (`continued`
  * chains the runs into one paragraph); pdfkit starts a new page when the
  * text reaches the bottom. A heading moves to the next page rather than sit
- * alone at the bottom of one. Long text goes to pdfkit a few thousand
- * characters at a time, yielding in between, so a huge paragraph does not
- * hold the event loop.
+ * alone at the bottom of one. Each run is cut into spans by font (DejaVu,
+ * a CJK fallback) that continue one another on the line. Long text goes to
+ * pdfkit a few thousand characters at a time, yielding in between, so a huge
+ * paragraph does not hold the event loop.
  */
 export function* drawTextBlock(writer: PageWriter, block: TextBlock): Generator<void, void, void> {
   const { doc } = writer;
@@ -28,8 +30,10 @@ export function* drawTextBlock(writer: PageWriter, block: TextBlock): Generator<
   writer.ensure(block.keepWithNext ? lineHeight * 3 : lineHeight);
   const top = writer.y;
   if (block.marker) {
-    applyTextStyle(doc, block.marker.style);
-    doc.text(block.marker.text, x - MARKER_GUTTER, top, { width: MARKER_GUTTER - 4, align: 'right', lineBreak: false });
+    const { style } = block.marker;
+    const spans = fontSpans(block.marker.text, style);
+    applyTextStyle(doc, style);
+    drawSpans(doc, spans, x - MARKER_GAP - spansWidth(doc, spans, style.fontSize), top, style.fontSize);
   }
   if (block.runs.length === 0) {
     writer.advance(top + lineHeight);
@@ -39,39 +43,55 @@ export function* drawTextBlock(writer: PageWriter, block: TextBlock): Generator<
   // "\n" inside a chain at the wrong x, and drops a "\n" that ends a fragment.
   let y = top;
   for (const line of hardLines(block.runs)) {
-    if (line.length === 0) {
+    const queue = fragments(line);
+    let next = queue.next();
+    if (next.done) {
       y += lineHeight;
       continue;
     }
-    const pieces = line.flatMap((run) => piecesOf(run.text).map((text) => ({ text, style: run.style })));
-    for (let i = 0; i < pieces.length; i++) {
-      const run = pieces[i];
-      applyTextStyle(doc, run.style);
+    let first = true;
+    while (!next.done) {
+      const { span, style, endsLongPiece } = next.value;
+      next = queue.next();
+      applyTextStyle(doc, style, span.font);
       const options: PDFKit.Mixins.TextOptions = {
         width,
         align: block.align,
-        continued: i < pieces.length - 1,
-        underline: run.style.underline,
-        strike: run.style.strike,
+        continued: !next.done,
+        underline: style.underline,
+        strike: style.strike,
         lineGap: LINE_GAP,
+        oblique: span.oblique,
       };
-      if (i === 0) doc.text(run.text, x, y, options);
-      else doc.text(run.text, options);
-      if (run.text.length >= PIECE / 2) yield;
+      if (first) doc.text(span.text, x, y, options);
+      else doc.text(span.text, options);
+      first = false;
+      if (endsLongPiece) yield;
     }
     y = doc.y;
   }
   writer.advance(y);
 }
 
-/** A long text cut after a space near every PIECE characters (or at PIECE when it has no space). */
+/** The line's text in pieces of at most PIECE characters, each cut into spans by font; spans are made one piece at a time. */
+function* fragments(line: Run[]): Generator<{ span: FontSpan; style: TextStyle; endsLongPiece: boolean }, void, void> {
+  for (const run of line) {
+    for (const piece of piecesOf(run.text)) {
+      const spans = fontSpans(piece, run.style);
+      for (let i = 0; i < spans.length; i++) yield { span: spans[i], style: run.style, endsLongPiece: i === spans.length - 1 && piece.length >= PIECE / 2 };
+    }
+  }
+}
+
+/** A long text cut after a space near every PIECE characters (or at PIECE when it has no space, never inside a surrogate pair). */
 function piecesOf(text: string): string[] {
   if (text.length <= PIECE) return [text];
   const pieces: string[] = [];
   let start = 0;
   while (text.length - start > PIECE) {
     const space = text.lastIndexOf(' ', start + PIECE);
-    const end = space > start + PIECE / 2 ? space + 1 : start + PIECE;
+    let end = space > start + PIECE / 2 ? space + 1 : start + PIECE;
+    if (/[\ud800-\udbff]/.test(text[end - 1])) end--;
     pieces.push(text.slice(start, end));
     start = end;
   }
