@@ -166,6 +166,13 @@ describe('adding widgets', () => {
       [widgetBody(source, { displayConfig: 'legend' }), 'displayConfig'],
       [widgetBody(source, { displayConfig: { blob: 'x'.repeat(20_000) } }), 'displayConfig'],
       [widgetBody(source, { layout: {} }), 'layout'],
+      // Valid member by member, but 64 KB of query: a dashboard of such widgets would be too large to read whole.
+      [
+        widgetBody(source, {
+          queryConfig: { measures: [`${ds}.amount`], order: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`${ds}.f${i}`, 'asc'])) },
+        }),
+        'queryConfig',
+      ],
     ];
     for (const [body, path] of cases) {
       const res = await owner(org).post(`/dashboards/${dashboard.id}/widgets`).send(body);

@@ -20,7 +20,8 @@ interface Model {
   members: Map<string, MetaMember>;
 }
 
-const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, timeDimensions: {} };
+/** Cube's annotation of an answer with no members: what a query naming unknown members answers with. */
+export const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, timeDimensions: {} };
 
 /**
  * Analytics over data sources (interface.md 4.4), answered by Cube. Before

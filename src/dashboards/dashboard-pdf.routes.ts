@@ -31,10 +31,16 @@ export function registerDashboardPdfRoutes(ctx: RouteContext, service: Dashboard
       413: { description: 'The HTML, an image or the element count is over its limit (the message names it)' },
     },
     handler: async ({ auth, params, body }, _req, res) => {
-      await service.export(auth.organizationId, params.id, body, async (disposition, pdf) => {
-        res.status(200).type('application/pdf').setHeader('Content-Disposition', disposition);
-        await pipeline(pdf, res);
-      });
+      await service.export(
+        auth.organizationId,
+        params.id,
+        body,
+        async (disposition, pdf) => {
+          res.status(200).type('application/pdf').setHeader('Content-Disposition', disposition);
+          await pipeline(pdf, res);
+        },
+        () => !res.socket || res.socket.destroyed,
+      );
       return undefined;
     },
   });

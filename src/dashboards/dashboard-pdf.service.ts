@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Semaphore } from '../data-stores/semaphore';
+import { TooManyRequestsError } from '../errors/errors';
 import type { DashboardsService } from './dashboards.service';
 import { pdfFileName, type PdfPageSize, renderPdf } from './pdf';
 
@@ -12,6 +13,9 @@ export interface PdfExportRequest {
 
 /** Renders at once, per process: a render near the image bounds holds a few hundred MB for a moment. */
 export const PDF_RENDERS_AT_ONCE = 2;
+/** Requests that may wait for a render slot, each holding its parsed body (up to 12 MB); more are refused with 429. */
+export const PDF_RENDERS_WAITING = 8;
+const RETRY_AFTER_SECONDS = 5;
 
 /**
  * POST /dashboards/{id}/export-pdf: the HTML the caller sends, as a PDF named
@@ -20,6 +24,7 @@ export const PDF_RENDERS_AT_ONCE = 2;
  */
 export class DashboardPdfService {
   private readonly renders = new Semaphore(PDF_RENDERS_AT_ONCE);
+  private waiting = 0;
 
   constructor(private readonly dashboards: Pick<DashboardsService, 'get'>) {}
 
@@ -29,9 +34,22 @@ export class DashboardPdfService {
    * renderer refuses (PdfInputTooLarge 413, PdfInputInvalid 400) fails before
    * `write` is called, so the caller still gets an error body.
    */
-  async export(organizationId: string, dashboardId: string, request: PdfExportRequest, write: (disposition: string, pdf: Readable) => Promise<void>) {
+  async export(
+    organizationId: string,
+    dashboardId: string,
+    request: PdfExportRequest,
+    write: (disposition: string, pdf: Readable) => Promise<void>,
+    callerLeft: () => boolean = () => false,
+  ) {
     const dashboard = await this.dashboards.get(organizationId, dashboardId);
+    if (this.waiting >= PDF_RENDERS_WAITING) {
+      throw new TooManyRequestsError('Too many PDF exports are waiting to render; try again shortly', 'pdf_busy', RETRY_AFTER_SECONDS);
+    }
+    this.waiting++;
     await this.renders.run(async () => {
+      this.waiting--;
+      // A caller that left while waiting gets nothing: do not spend a render on it.
+      if (callerLeft()) return;
       const pdf = await renderPdf(request.html, { title: request.title ?? dashboard.name, landscape: request.landscape, pageSize: request.pageSize });
       await write(pdfFileName(request.title, dashboard.name), pdf);
     });

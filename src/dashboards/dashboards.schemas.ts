@@ -11,6 +11,13 @@ export const MAX_FILTERS = 50;
 export const MAX_FILTER_VALUES = 100;
 /** A widget's displayConfig, as JSON text. */
 export const MAX_DISPLAY_CONFIG_BYTES = 16_384;
+/** A widget's queryConfig, as JSON text: generous for any real chart, and it keeps a dashboard (200 widgets) small enough to read whole. */
+export const MAX_QUERY_CONFIG_BYTES = 65_536;
+
+/** The queryConfig size check, on the widget body (AnalyticsQuery itself stays the one shared, documented schema). */
+const queryConfigFits = (body: { queryConfig?: unknown }) =>
+  body.queryConfig === undefined || JSON.stringify(body.queryConfig).length <= MAX_QUERY_CONFIG_BYTES;
+const queryConfigTooLarge = { message: `must be at most ${MAX_QUERY_CONFIG_BYTES} bytes as JSON`, path: ['queryConfig'] };
 
 const Uuid = z.uuid({ error: 'must be a UUID' });
 
@@ -116,6 +123,7 @@ const WidgetTitle = z.string().trim().min(1, 'must not be empty').max(200);
 
 export const CreateWidgetBody = z
   .strictObject({ title: WidgetTitle, chartType: ChartType, dataSourceId: Uuid, queryConfig: AnalyticsQuery, displayConfig: DisplayConfig.default({}) })
+  .refine(queryConfigFits, queryConfigTooLarge)
   .openapi('CreateWidget');
 export type CreateWidgetInput = z.output<typeof CreateWidgetBody>;
 
@@ -128,6 +136,7 @@ export const PatchWidgetBody = z
     queryConfig: AnalyticsQuery.optional(),
     displayConfig: DisplayConfig.optional(),
   })
+  .refine(queryConfigFits, queryConfigTooLarge)
   .openapi('PatchWidget');
 export type PatchWidgetInput = z.output<typeof PatchWidgetBody>;
 

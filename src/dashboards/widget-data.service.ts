@@ -1,5 +1,5 @@
 import { AnalyticsQuery } from '../analytics/analytics.schemas';
-import type { AnalyticsService } from '../analytics/analytics.service';
+import { type AnalyticsService, EMPTY_ANNOTATION } from '../analytics/analytics.service';
 import { toCubeQuery } from '../analytics/query-members';
 import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
 import { timeField } from '../data-sources/serving-relation';
@@ -22,8 +22,6 @@ import { foreignMembers, widgetQuery, widgetTimeZone } from './widget-query';
  * from filling the organization's waiting line on its own.
  */
 export const WIDGETS_AT_ONCE = 4;
-
-const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, timeDimensions: {} };
 
 export type WidgetAnswer = Awaited<ReturnType<AnalyticsService['query']>>;
 export type WidgetEntry = ({ widgetId: string } & WidgetAnswer) | { widgetId: string; error: { code: string; message: string } };

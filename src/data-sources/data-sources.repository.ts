@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, In } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
 import { AnalyticsSource } from './analytics-source.entity';
 import type { Expression } from './data-sources.schemas';
@@ -23,6 +23,11 @@ export class DataSourcesRepository {
   /** Newest first. */
   list(organizationId: string): Promise<AnalyticsSource[]> {
     return this.db.getRepository(AnalyticsSource).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  /** The organization's sources among `ids`, in one query (the caller bounds how many ids it asks for). */
+  findMany(organizationId: string, ids: string[]): Promise<AnalyticsSource[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.db.getRepository(AnalyticsSource).findBy({ organizationId, id: In(ids) });
   }
 
   find(organizationId: string, id: string): Promise<AnalyticsSource | null> {

@@ -36,6 +36,10 @@ function throwIfAny(issues: FieldIssue[], message: string): void {
  * Data sources over data store tables: their model (fields, calculated
  * fields, window dimensions) and the life of their serving relations.
  */
+/** The most distinct source ids one lookup reads: 200 widgets and 50 filters, with room to spare. */
+export const MAX_LOOKUP_IDS = 1_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export class DataSourcesService {
   constructor(
     private readonly repository: DataSourcesRepository,
@@ -52,10 +56,16 @@ export class DataSourcesService {
     return source;
   }
 
-  /** The organization's sources among `ids`, by id: an unknown id, or another organization's, is simply absent. */
+  /**
+   * The organization's sources among `ids`, by id: an unknown id, or another
+   * organization's, is simply absent. One query; ids that are not UUIDs
+   * cannot name a source and are dropped, and past MAX_LOOKUP_IDS distinct
+   * ids the rest are absent too (no request names that many sources).
+   */
   async findOwn(organizationId: string, ids: readonly string[]): Promise<Map<string, AnalyticsSource>> {
-    const found = await Promise.all([...new Set(ids)].map((id) => this.repository.find(organizationId, id)));
-    return new Map(found.filter((s): s is AnalyticsSource => s !== null).map((s) => [s.id, s]));
+    const wanted = [...new Set(ids)].filter((id) => UUID.test(id)).slice(0, MAX_LOOKUP_IDS);
+    const found = await this.repository.findMany(organizationId, wanted);
+    return new Map(found.map((s) => [s.id, s]));
   }
 
   async create(organizationId: string, userId: string | null, body: CreateDataSourceBody): Promise<AnalyticsSource> {

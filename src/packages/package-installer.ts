@@ -207,7 +207,12 @@ async function putDataSource(
 
 /** Data source name → the sources of that name among the packages `names` (installed by now), with their package. */
 async function dependencySources(s: InstallScope, organizationId: string, names: string[]): Promise<Map<string, Array<{ id: string; pkg: string }>>> {
-  const packages = (await Promise.all(names.map((n) => s.packages.findByName(organizationId, n)))).filter((p): p is InstalledPackage => p !== null);
+  // One after another: these run on the install transaction's single connection.
+  const packages: InstalledPackage[] = [];
+  for (const name of names) {
+    const found = await s.packages.findByName(organizationId, name);
+    if (found) packages.push(found);
+  }
   const byId = new Map(packages.map((p) => [p.id, p.name]));
   const found = new Map<string, Array<{ id: string; pkg: string }>>();
   for (const i of await s.packages.itemsOf(organizationId, [...byId.keys()])) {

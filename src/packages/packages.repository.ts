@@ -1,5 +1,6 @@
 import { type DataSource, type EntityManager, In } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
+import { ConflictError } from '../errors/errors';
 import { uniqueNameIndex } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { PackageItem, type PackageItemKind } from './package-item.entity';
@@ -42,16 +43,20 @@ export class PackagesRepository {
 
   /**
    * Runs `work` in one transaction, given a DataSource bound to it (see
-   * boundTo): everything it writes commits together or not at all. Installs
-   * and uninstalls of one organization take turns (a transaction-scoped
+   * boundTo): everything it writes commits together or not at all. One
+   * install or uninstall of an organization at a time (a transaction-scoped
    * advisory lock), so each resolves dependencies against a settled set of
-   * installed packages. Statements get the long timeout: an install builds
-   * the serving relations of its data sources.
+   * installed packages; a second one is refused at once (409
+   * install_in_progress) rather than waiting on a pooled connection while
+   * the first builds serving relations. Statements then get the long
+   * timeout: an install builds the serving relations of its data sources.
    */
   transaction<T>(organizationId: string, work: (db: DataSource) => Promise<T>): Promise<T> {
     return this.db.transaction(async (m) => {
+      const [{ locked }] = await m.query(`SELECT pg_try_advisory_xact_lock(hashtextextended('packages:' || $1::text, 0)) AS locked`, [organizationId]);
+      if (!locked)
+        throw new ConflictError('Another package install or uninstall of this organization is running; try again when it has finished', 'install_in_progress');
       await allowLongStatements(this.db, m);
-      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('packages:' || $1::text, 0))`, [organizationId]);
       return work(boundTo(this.db, m));
     });
   }
