@@ -32,14 +32,14 @@ function throwIfAny(issues: FieldIssue[], message: string): void {
   if (issues.length > 0) throw new ValidationError(message, issues);
 }
 
-/**
- * Data sources over data store tables: their model (fields, calculated
- * fields, window dimensions) and the life of their serving relations.
- */
 /** The most distinct source ids one lookup reads: 200 widgets and 50 filters, with room to spare. */
 export const MAX_LOOKUP_IDS = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * Data sources over data store tables: their model (fields, calculated
+ * fields, window dimensions) and the life of their serving relations.
+ */
 export class DataSourcesService {
   constructor(
     private readonly repository: DataSourcesRepository,
