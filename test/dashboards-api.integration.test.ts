@@ -1,5 +1,6 @@
 import { as, expectError, expectStatus, type Harness, startHarness } from './harness';
-import { createTestOrg, seedRecords, type TestOrg, uniqueName } from './factories';
+import { createTestOrg, type TestOrg, uniqueName } from './factories';
+import { createDashboard as createDashboardOf, createSalesSource } from './dashboard-fixtures';
 
 /** Dashboards themselves (interface.md 4.3, 2.4): create, read, list, PATCH with defaults and filters, delete, tenancy. */
 
@@ -27,35 +28,9 @@ const DASHBOARD_FIELDS = [
 
 const owner = (org: TestOrg) => as(h.app, org.ownerToken);
 
-async function createDashboard(org: TestOrg, body: Json = {}): Promise<Json> {
-  const res = await owner(org)
-    .post('/dashboards')
-    .send({ name: uniqueName('Dash'), ...body });
-  expectStatus(res, 201);
-  return res.body;
-}
+const createDashboard = (org: TestOrg, body: Json = {}) => createDashboardOf(h.app, org, body);
 
-/** A data source over a one-record table of the organization. */
-async function createSource(org: TestOrg): Promise<Json> {
-  const table = uniqueName('orders');
-  await seedRecords(h.app, org, table, { k1: { at: '2026-03-10T03:30:00Z', amount: 10, region: 'EU' } });
-  const res = await owner(org)
-    .post('/dashboards/data-sources')
-    .send({
-      name: uniqueName('Orders'),
-      dataStoreTableName: table,
-      recordSchema: {
-        name: 'Orders',
-        fields: {
-          at: { type: 'date', label: 'At', timeDimension: true },
-          amount: { type: 'number', label: 'Amount', measure: true },
-          region: { type: 'string', label: 'Region' },
-        },
-      },
-    });
-  expectStatus(res, 201);
-  return res.body;
-}
+const createSource = (org: TestOrg) => createSalesSource(h.app, org);
 
 async function addWidget(org: TestOrg, dashboardId: string, source: Json): Promise<Json> {
   const res = await owner(org)

@@ -1,6 +1,7 @@
 import { WIDGETS_AT_ONCE } from '../src/dashboards/widget-data.service';
 import { as, expectError, expectStatus, type Harness, startHarness } from './harness';
-import { createTestOrg, seedRecords, type TestOrg, uniqueName } from './factories';
+import { createTestOrg, type TestOrg, uniqueName } from './factories';
+import { createDashboard as createDashboardOf, createSalesSource } from './dashboard-fixtures';
 
 /**
  * Widget data: POST /dashboards/widgets/{widgetId}/data and POST
@@ -14,11 +15,6 @@ afterAll(() => h.close());
 
 type Json = Record<string, any>;
 const DAY = 86_400_000;
-const FIELDS = {
-  at: { type: 'date', label: 'At', timeDimension: true },
-  amount: { type: 'number', label: 'Amount', measure: true },
-  region: { type: 'string', label: 'Region' },
-};
 /** k1 is late on 2026-03-09 in New York, early on the 10th in UTC. */
 const SALES = {
   k1: { at: '2026-03-10T03:30:00Z', amount: 10, region: 'EU' },
@@ -29,22 +25,11 @@ const SALES = {
 const owner = (org: TestOrg) => as(h.app, org.ownerToken);
 
 async function makeSource(org: TestOrg, records: Record<string, Json>): Promise<{ id: string; ds: string }> {
-  const table = uniqueName('sales');
-  await seedRecords(h.app, org, table, records);
-  const res = await owner(org)
-    .post('/dashboards/data-sources')
-    .send({ name: uniqueName('Sales'), dataStoreTableName: table, recordSchema: { name: 'Sales', fields: FIELDS } });
-  expectStatus(res, 201);
-  return { id: res.body.id, ds: res.body.servingRelation };
+  const source = await createSalesSource(h.app, org, records, uniqueName('Sales'));
+  return { id: source.id, ds: source.servingRelation };
 }
 
-async function createDashboard(org: TestOrg, body: Json = {}): Promise<Json> {
-  const res = await owner(org)
-    .post('/dashboards')
-    .send({ name: uniqueName('Dash'), ...body });
-  expectStatus(res, 201);
-  return res.body;
-}
+const createDashboard = (org: TestOrg, body: Json = {}) => createDashboardOf(h.app, org, body);
 
 async function addWidget(org: TestOrg, dashboardId: string, source: { id: string }, queryConfig: Json, extra: Json = {}): Promise<Json> {
   const res = await owner(org)

@@ -1,5 +1,6 @@
 import { as, expectStatus, type Harness, startHarness } from './harness';
-import { createTestOrg, seedRecords, type TestOrg, uniqueName } from './factories';
+import { createTestOrg, type TestOrg } from './factories';
+import { createSalesSource } from './dashboard-fixtures';
 
 /**
  * POST /dashboards/validate against the organization's real sources and the
@@ -16,20 +17,9 @@ let othersSource: { id: string; ds: string };
 type Json = Record<string, any>;
 type Result = { ok: boolean; errors: Json[]; warnings: Json[] };
 
-const FIELDS = {
-  at: { type: 'date', label: 'At', timeDimension: true },
-  amount: { type: 'number', label: 'Amount', measure: true },
-  region: { type: 'string', label: 'Region' },
-};
-
 async function makeSource(owner: TestOrg): Promise<{ id: string; ds: string }> {
-  const table = uniqueName('sales');
-  await seedRecords(h.app, owner, table, { k1: { at: '2026-03-10T03:30:00Z', amount: 10, region: 'EU' } });
-  const res = await as(h.app, owner.ownerToken)
-    .post('/dashboards/data-sources')
-    .send({ name: uniqueName('Sales'), dataStoreTableName: table, recordSchema: { name: 'Sales', fields: FIELDS } });
-  expectStatus(res, 201);
-  return { id: res.body.id, ds: res.body.servingRelation };
+  const created = await createSalesSource(h.app, owner);
+  return { id: created.id, ds: created.servingRelation };
 }
 
 /** JSON text sent as it is: top-level null, numbers and strings, and nesting too deep for a client to serialize. */

@@ -1,7 +1,8 @@
 import { CHART_TYPE_NAMES, CHART_TYPES } from '../src/dashboards/chart-types';
 import { MAX_WIDGETS_PER_DASHBOARD } from '../src/dashboards/layout-rules';
 import { as, expectError, expectStatus, type Harness, startHarness } from './harness';
-import { createTestOrg, seedRecords, type TestOrg, uniqueName } from './factories';
+import { createTestOrg, type TestOrg } from './factories';
+import { createDashboard as createDashboardOf, createSalesSource } from './dashboard-fixtures';
 
 /** Widgets (interface.md 4.3, 2.5) and the layout they sit on. */
 
@@ -27,34 +28,9 @@ const WIDGET_FIELDS = [
 
 const owner = (org: TestOrg) => as(h.app, org.ownerToken);
 
-async function createSource(org: TestOrg): Promise<Json> {
-  const table = uniqueName('orders');
-  await seedRecords(h.app, org, table, { k1: { at: '2026-03-10T03:30:00Z', amount: 10, region: 'EU' } });
-  const res = await owner(org)
-    .post('/dashboards/data-sources')
-    .send({
-      name: uniqueName('Orders'),
-      dataStoreTableName: table,
-      recordSchema: {
-        name: 'Orders',
-        fields: {
-          at: { type: 'date', label: 'At', timeDimension: true },
-          amount: { type: 'number', label: 'Amount', measure: true },
-          region: { type: 'string', label: 'Region' },
-        },
-      },
-    });
-  expectStatus(res, 201);
-  return res.body;
-}
+const createSource = (org: TestOrg) => createSalesSource(h.app, org);
 
-async function createDashboard(org: TestOrg): Promise<Json> {
-  const res = await owner(org)
-    .post('/dashboards')
-    .send({ name: uniqueName('Dash') });
-  expectStatus(res, 201);
-  return res.body;
-}
+const createDashboard = (org: TestOrg) => createDashboardOf(h.app, org);
 
 const widgetBody = (source: Json, extra: Json = {}) => ({
   title: 'Revenue by region',
