@@ -62,6 +62,11 @@ const envSchema = z.object({
     .default('10mb'),
   LLM_OPENAI_BASE_URL: z.url().optional(),
   LLM_ANTHROPIC_BASE_URL: z.url().optional(),
+  // Vendor APIs the data feeds and the proxy call; tests point them at local stubs (and allow those in HTTP_OUTBOUND_ALLOW).
+  TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
+  GITHUB_API_BASE_URL: z.url().default('https://api.github.com'),
+  HUBSPOT_API_BASE_URL: z.url().default('https://api.hubapi.com'),
+  FEED_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
   // At least two: analytics keeps one connection for the organizations another one is using the rest of (src/analytics).
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(4),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
@@ -112,6 +117,12 @@ export interface Config {
     httpMaxResponseBytes: number;
     llmBaseUrls: { openai?: string; anthropic?: string };
   };
+  vendors: {
+    /** Base URLs of the vendor APIs (no trailing slash), keyed by vendor. */
+    baseUrls: VendorBaseUrls;
+    /** A data feed's sync interval when the toggle names none. */
+    defaultSyncIntervalMinutes: number;
+  };
   analytics: {
     /** Connections Cube may hold for analytics queries (beside the service's own pool). */
     poolSize: number;
@@ -125,6 +136,15 @@ export interface Config {
     maxQueuedPerOrganization: number;
   };
   runWorker: boolean;
+}
+
+/** The vendors whose APIs data feeds and proxy references reach. */
+export const VENDORS = ['twilio', 'github', 'hubspot'] as const;
+export type Vendor = (typeof VENDORS)[number];
+export type VendorBaseUrls = Record<Vendor, string>;
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }
 
 export interface RateLimit {
@@ -198,6 +218,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       httpAllowList: e.HTTP_OUTBOUND_ALLOW ? e.HTTP_OUTBOUND_ALLOW.split(',') : [],
       httpMaxResponseBytes: bytes.parse(e.HTTP_STEP_MAX_RESPONSE)!,
       llmBaseUrls: { openai: e.LLM_OPENAI_BASE_URL, anthropic: e.LLM_ANTHROPIC_BASE_URL },
+    },
+    vendors: {
+      baseUrls: { twilio: trimSlash(e.TWILIO_API_BASE_URL), github: trimSlash(e.GITHUB_API_BASE_URL), hubspot: trimSlash(e.HUBSPOT_API_BASE_URL) },
+      defaultSyncIntervalMinutes: e.FEED_SYNC_INTERVAL_MINUTES,
     },
     analytics: {
       poolSize: e.ANALYTICS_POOL_SIZE,

@@ -1,7 +1,7 @@
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import { newId, newSuid } from '../ids';
-import { AnalyticsSource } from './analytics-source.entity';
+import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
 import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
 import type {
   CalculatedField,
@@ -30,6 +30,30 @@ function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []):
 
 function throwIfAny(issues: FieldIssue[], message: string): void {
   if (issues.length > 0) throw new ValidationError(message, issues);
+}
+
+/** A feed-backed source as the data feeds create it. */
+export interface FeedSourceInput {
+  name: string;
+  type: string;
+  connectionId: string;
+  connectionName: string;
+  dataStoreTableName: string;
+  recordSchema: RecordSchemaInput;
+  syncIntervalMinutes: number;
+}
+
+interface NewSource {
+  name: string;
+  type: string;
+  dataStoreTableName: string;
+  recordSchema: RecordSchemaInput;
+  enabled: boolean;
+  hotPathMode: AnalyticsSource['hotPathMode'];
+  connectionId?: string;
+  connectionName?: string;
+  sharedFromOrganizationId?: string;
+  syncConfig?: SyncConfig;
 }
 
 /** The most distinct source ids one lookup reads: 200 widgets and 50 filters, with room to spare. */
@@ -91,7 +115,31 @@ export class DataSourcesService {
         'unknown_table',
       );
     }
-    const recordSchema = toRecordSchema(body.recordSchema);
+    return this.build(organizationId, userId, {
+      name: body.name,
+      type: body.type,
+      dataStoreTableName: body.dataStoreTableName,
+      recordSchema: body.recordSchema,
+      enabled: body.enabled,
+      hotPathMode: body.hotPathMode,
+    });
+  }
+
+  /**
+   * The data source a data feed fills: of the feed's type, bound to the
+   * connection it syncs through, over a table the caller has created.
+   */
+  createFeedSource(organizationId: string, userId: string | null, feed: FeedSourceInput): Promise<AnalyticsSource> {
+    return this.build(organizationId, userId, {
+      ...feed,
+      enabled: true,
+      hotPathMode: 'retain',
+      syncConfig: { syncIntervalMinutes: feed.syncIntervalMinutes, lastSyncAt: null, lastSyncStatus: null },
+    });
+  }
+
+  private build(organizationId: string, userId: string | null, input: NewSource): Promise<AnalyticsSource> {
+    const recordSchema = toRecordSchema(input.recordSchema);
     throwIfAny(modelIssues(recordSchema, []), 'Invalid calculated fields');
     const id = newId();
     const source = Object.assign(new AnalyticsSource(), {
@@ -99,20 +147,20 @@ export class DataSourcesService {
       suid: newSuid(),
       organizationId,
       userId,
-      name: body.name,
-      type: body.type,
-      connectionId: null,
-      connectionName: null,
-      dataStoreTableName: body.dataStoreTableName,
-      sharedFromOrganizationId: null,
-      tableOrganizationId: organizationId,
+      name: input.name,
+      type: input.type,
+      connectionId: input.connectionId ?? null,
+      connectionName: input.connectionName ?? null,
+      dataStoreTableName: input.dataStoreTableName,
+      sharedFromOrganizationId: input.sharedFromOrganizationId ?? null,
+      tableOrganizationId: input.sharedFromOrganizationId ?? organizationId,
       recordSchema,
       windowDimensions: [],
-      syncConfig: null,
-      enabled: body.enabled,
+      syncConfig: input.syncConfig ?? null,
+      enabled: input.enabled,
       servingEngine: SERVING_ENGINE,
       servingRelation: servingRelationName(id),
-      hotPathMode: body.hotPathMode,
+      hotPathMode: input.hotPathMode,
     });
     return this.repository.create(source);
   }
