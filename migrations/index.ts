@@ -16,6 +16,7 @@ import { EnvironmentVariableSecretFlag1763800001300 } from './1763800001300-Envi
 import { CreateExecutionAnswers1763800001400 } from './1763800001400-CreateExecutionAnswers';
 import { CreateDashboards1763800001500 } from './1763800001500-CreateDashboards';
 import { CreatePackages1763800001600 } from './1763800001600-CreatePackages';
+import { CreateDataStoreShares1763800001700 } from './1763800001700-CreateDataStoreShares';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   CreateExecutionAnswers1763800001400,
   CreateDashboards1763800001500,
   CreatePackages1763800001600,
+  CreateDataStoreShares1763800001700,
 ];

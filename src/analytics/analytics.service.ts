@@ -48,9 +48,11 @@ export class AnalyticsService {
   }
 
   async query(organizationId: string, query: AnalyticsQuery) {
-    const { model, cubeQuery, unknown } = await this.prepare(organizationId, query);
+    const { model, cubeQuery, unknown, named } = await this.prepare(organizationId, query);
     if (unknown.length > 0) return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: unknown };
     const answer = await this.load(organizationId, model.context, cubeQuery);
+    // Again after Cube answered: a share revoked while the query ran must not be answered from Cube's cache.
+    await this.dataSources.assertReadable(named);
     return { data: answer.data, annotation: answer.annotation, query: answer.query };
   }
 
@@ -89,6 +91,8 @@ export class AnalyticsService {
   async distinctValues(organizationId: string, body: DistinctValuesBody): Promise<string[]> {
     const model = await this.model(organizationId);
     const source = [...model.sources.values()].find((s) => s.id === body.dataSourceId);
+    // A revoked share fails (not an empty list): its source was disabled by the revocation, not by a user.
+    if (source) await this.dataSources.assertReadable([source]);
     if (!source || !source.enabled) return [];
     const member = body.dimension.includes('.') ? body.dimension : `${source.servingRelation}.${body.dimension}`;
     const known = model.members.get(member);
@@ -104,6 +108,7 @@ export class AnalyticsService {
       order: { [member]: 'asc' },
       limit: body.limit,
     });
+    await this.dataSources.assertReadable([source]);
     return answer.data.map((row) => String(row[member]));
   }
 
@@ -122,12 +127,14 @@ export class AnalyticsService {
         'no_data_source',
       );
     }
+    const named = [...new Set(members.map(sourceAlias))].flatMap((alias) => model.sources.get(alias) ?? []);
+    await this.dataSources.assertReadable(named);
     const unknown = [...new Set(members.filter((m) => !model.members.has(m)))];
     const cubeQuery = toCubeQuery(query, (alias) => {
       const source = model.sources.get(alias);
       return source ? `${alias}.${timeField(source.recordSchema)}` : undefined;
     });
-    return { model, cubeQuery, unknown };
+    return { model, cubeQuery, unknown, named };
   }
 
   private async model(organizationId: string): Promise<Model> {

@@ -11,6 +11,7 @@ import { registerDashboardValidateRoutes } from '../dashboards/dashboard-validat
 import { registerDashboardPdfRoutes } from '../dashboards/dashboard-pdf.routes';
 import { registerDashboardExportRoutes } from '../dashboards/dashboard-export.routes';
 import { registerPackageRoutes } from '../packages/packages.routes';
+import { registerShareRoutes } from '../shares/shares.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -71,7 +72,8 @@ export function createApp(services: Services): Express {
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
   registerDataSourceRoutes(ctx, services.dataSources);
   registerAnalyticsRoutes(ctx, services.analytics);
-  // After the data source and analytics routes: /dashboards/:id must not take /dashboards/data-sources or /dashboards/analytics/….
+  registerShareRoutes(ctx, services.shares);
+  // After the data source, analytics and share routes: /dashboards/:id must not take /dashboards/data-sources, /dashboards/shares or /dashboards/analytics/….
   registerDashboardValidateRoutes(ctx, services.dashboardValidation);
   registerDashboardPdfRoutes(ctx, services.dashboardPdf);
   registerDashboardExportRoutes(ctx, services.dashboardExport, services.dashboardImport);

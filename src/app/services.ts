@@ -1,3 +1,5 @@
+import { SharesRepository } from '../shares/shares.repository';
+import { SharesService } from '../shares/shares.service';
 import type { Connection as TemporalConnection, Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
@@ -86,7 +88,9 @@ export function createServices(infra: Infrastructure) {
   const triggersRepository = new WebhookTriggersRepository(infra.db);
   const executionsRepository = new ExecutionsRepository(infra.db);
   const dataStores = dataStoresService(infra.db);
-  const dataSources = new DataSourcesService(new DataSourcesRepository(infra.db), dataStores);
+  const sharesRepository = new SharesRepository(infra.db);
+  const dataSourcesRepository = new DataSourcesRepository(infra.db);
+  const dataSources = new DataSourcesService(dataSourcesRepository, dataStores, sharesRepository);
   // Cube compiles an organization's model from its sources when that organization's sources change.
   const databaseUrl = (infra.db.options as PostgresConnectionOptions).url!;
   const limits = infra.config.analytics;
@@ -129,6 +133,7 @@ export function createServices(infra: Infrastructure) {
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),
     dataStores,
     dataSources,
+    shares: new SharesService(sharesRepository, organizationsRepository, dataStores, dataSourcesRepository),
     cube,
     csvExporter,
     analytics,
@@ -160,7 +165,7 @@ function packageInstallScope(environments: EnvironmentsService): InstallScopeFac
       packages: new PackagesRepository(db),
       workflows: new WorkflowsService(new WorkflowsRepository(db), environments, liquid),
       dataStores: stores,
-      dataSources: new DataSourcesService(new DataSourcesRepository(db), stores),
+      dataSources: new DataSourcesService(new DataSourcesRepository(db), stores, new SharesRepository(db)),
       dashboards: new DashboardsRepository(db),
     };
   };

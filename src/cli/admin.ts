@@ -14,6 +14,7 @@ import { startBackends } from '../infra/bootstrap';
 import { createLogger } from '../logging/logger';
 import { PLAN_TIERS } from '../organizations/organization.entity';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
+import { PLAN_FEATURES } from '../organizations/plans';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { TokensService } from '../auth/tokens.service';
 
@@ -26,6 +27,11 @@ const USAGE = `usage: npm run admin -- <command> [options]
   create-token --org <organization id or suid> --email <member email> [--name <token name>]
       Issues a personal access token to an existing member (one who lost
       theirs); prints {"organizationId","userId","token"} on stdout.
+
+  set-plan --org <organization id or suid> --plan ${PLAN_TIERS.join('|')}
+      Moves an organization to a plan (the plan decides, for example, whether
+      it may share data store tables); prints
+      {"organizationId","plan","previousPlan","dataStoreSharing"} on stdout.
 
   rewrap-keys
       Re-wraps every organization key under MASTER_KEY. Rotation without
@@ -40,6 +46,11 @@ const CreateTokenArgs = z.object({
   org: z.string().trim().min(1, '--org is required'),
   email: z.email('--email must be an e-mail address'),
   name: z.string().trim().min(1).max(100).default('operator'),
+});
+
+const SetPlanArgs = z.object({
+  org: z.string().trim().min(1, '--org is required'),
+  plan: z.enum(PLAN_TIERS, { error: `--plan must be one of ${PLAN_TIERS.join(', ')}` }),
 });
 
 const CreateOrgArgs = z.object({
@@ -66,7 +77,7 @@ async function main(argv: string[]): Promise<unknown> {
     loadMasterKeyring(config, logger); // creates the file on a fresh data directory
     fs.appendFileSync(path.join(config.dataDir, PREVIOUS_MASTER_KEYS_FILE), fs.readFileSync(keyFile, 'utf8').trim() + '\n', { mode: 0o600 });
     fs.writeFileSync(keyFile, generateMasterKey() + '\n', { mode: 0o600 });
-  } else if (command !== 'create-org' && command !== 'create-token' && command !== 'rewrap-keys') {
+  } else if (command !== 'create-org' && command !== 'create-token' && command !== 'set-plan' && command !== 'rewrap-keys') {
     throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
   }
 
@@ -74,6 +85,8 @@ async function main(argv: string[]): Promise<unknown> {
   if (args && !args.success) throw new UsageError(args.error.issues.map((i) => i.message).join('; '));
   const tokenArgs = command === 'create-token' ? CreateTokenArgs.safeParse(values) : undefined;
   if (tokenArgs && !tokenArgs.success) throw new UsageError(tokenArgs.error.issues.map((i) => i.message).join('; '));
+  const planArgs = command === 'set-plan' ? SetPlanArgs.safeParse(values) : undefined;
+  if (planArgs && !planArgs.success) throw new UsageError(planArgs.error.issues.map((i) => i.message).join('; '));
 
   const backends = await startBackends(config, logger, { temporal: false });
   try {
@@ -95,6 +108,10 @@ async function main(argv: string[]): Promise<unknown> {
       const member = await service.memberByEmail(organization.id, tokenArgs.data.email);
       const token = await tokens.issuePersonal(organization.id, member.userId, tokenArgs.data.name);
       return { organizationId: organization.id, userId: member.userId, token: token.token };
+    }
+    if (planArgs?.success) {
+      const { organization, previousPlan } = await service.setPlan(planArgs.data.org, planArgs.data.plan);
+      return { organizationId: organization.id, plan: organization.plan, previousPlan, dataStoreSharing: PLAN_FEATURES[organization.plan].dataStoreSharing };
     }
     return await keys.rewrapAll();
   } finally {

@@ -64,22 +64,24 @@ export class WidgetSources {
   /**
    * Rule 7.3's hook, the one place a widget's source is resolved before its
    * data is read (the single-widget and the all-widgets calls both come
-   * here): each widget's source, or the error its data call answers with.
-   * Today a source fails when it no longer exists (deleted after the widget
-   * was saved). The sharing work adds its check here: a source reading a
-   * table another organization shared (`sharedFromOrganizationId`) whose share
-   * has been revoked fails the same way, with a reason naming the share, so
-   * the widget errors instead of answering no rows.
+   * here): each widget's source, or the error its data call answers with. A
+   * source fails when it no longer exists (deleted after the widget was
+   * saved), or when it reads a table another organization shared and the
+   * share has been revoked: the widget errors, naming the share, instead of
+   * answering no rows.
    */
   async readable(organizationId: string, widgets: readonly WidgetRef[]): Promise<Map<string, AnalyticsSource | WidgetSourceUnavailableError>> {
     const sources = await this.dataSources.findOwn(
       organizationId,
       widgets.map((w) => w.dataSourceId),
     );
+    const unreadable = await this.dataSources.unreadable([...sources.values()]);
     return new Map(
       widgets.map((w) => {
         const source = sources.get(w.dataSourceId);
-        return [w.id, source ?? new WidgetSourceUnavailableError(w, `its data source ${w.dataSourceId} no longer exists`)];
+        if (!source) return [w.id, new WidgetSourceUnavailableError(w, `its data source ${w.dataSourceId} no longer exists`)];
+        const reason = unreadable.get(source.id);
+        return [w.id, reason ? new WidgetSourceUnavailableError(w, `its data source "${source.name}" cannot be read: ${reason}`) : source];
       }),
     );
   }

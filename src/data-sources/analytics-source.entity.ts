@@ -36,6 +36,10 @@ export class AnalyticsSource extends OrganizationResource {
   @Column({ name: 'table_organization_id', type: 'uuid' })
   tableOrganizationId!: string;
 
+  /** The share a source over another organization's table reads through; revoking it makes the source unreadable. */
+  @Column({ name: 'share_id', type: 'uuid', nullable: true })
+  shareId!: string | null;
+
   @Column({ name: 'record_schema', type: 'jsonb' })
   recordSchema!: RecordSchema;
 

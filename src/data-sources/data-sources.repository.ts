@@ -108,6 +108,37 @@ export class DataSourcesRepository {
     return rows.map((r) => (r.v === null ? null : Number(r.v)));
   }
 
+  /**
+   * Closes the recipient's sources over a share being revoked, in the
+   * revoking transaction: disabled (the record triggers stop copying the
+   * owner's writes into them) and emptied, so no copy of the owner's rows
+   * stays behind. Rows are locked before the table's lock, as update() does.
+   */
+  async closeShare(m: EntityManager, share: { id: string; ownerOrganizationId: string; tableName: string }): Promise<void> {
+    await allowLongStatements(this.db, m);
+    const sources = await m.getRepository(AnalyticsSource).find({ where: { shareId: share.id }, lock: { mode: 'pessimistic_write' } });
+    if (sources.length === 0) return;
+    await m.query('SELECT pg_advisory_xact_lock(analytics.table_lock_key($1, $2))', [share.ownerOrganizationId, share.tableName]);
+    for (const source of sources) {
+      await m.query(`TRUNCATE ${qualified(source.servingRelation)}`);
+      await m.update(AnalyticsSource, { id: source.id }, { enabled: false });
+    }
+  }
+
+  /** For each (organization, own table), the type of the oldest feed-backed source over it; tables only custom sources read are absent. */
+  async feedTypes(tables: Array<{ organizationId: string; tableName: string }>): Promise<Map<string, string>> {
+    if (tables.length === 0) return new Map();
+    const rows: Array<{ organization_id: string; data_store_table_name: string; type: string }> = await this.db.query(
+      `SELECT DISTINCT ON (s.organization_id, s.data_store_table_name) s.organization_id, s.data_store_table_name, s.type
+       FROM data_sources s JOIN unnest($1::uuid[], $2::text[]) AS t(organization_id, table_name)
+         ON s.organization_id = t.organization_id AND s.table_organization_id = t.organization_id AND s.data_store_table_name = t.table_name
+       WHERE s.type <> 'custom'
+       ORDER BY s.organization_id, s.data_store_table_name, s.created_at`,
+      [tables.map((t) => t.organizationId), tables.map((t) => t.tableName)],
+    );
+    return new Map(rows.map((r) => [`${r.organization_id}/${r.data_store_table_name}`, r.type]));
+  }
+
   private async build(m: EntityManager, source: AnalyticsSource): Promise<void> {
     const { fields } = source.recordSchema;
     await m.query(createTableSql(source.servingRelation, fields));

@@ -1,5 +1,6 @@
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors/errors';
 import type { DataStoresService } from '../data-stores/data-stores.service';
+import type { SharesRepository } from '../shares/shares.repository';
 import { newId, newSuid } from '../ids';
 import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
 import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
@@ -28,6 +29,35 @@ function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []):
   };
 }
 
+function revokedReason(source: AnalyticsSource): string {
+  return `the share of table "${source.dataStoreTableName}" from organization ${source.sharedFromOrganizationId} has been revoked`;
+}
+
+type Grant = { id: string; alias: string; sharedToOrganizationId: string };
+
+/** 400 share_dependency naming the active shares of the table. */
+function shareDependency(tableName: string, grants: readonly Grant[], what: string): ValidationError {
+  const named = grants.map((g) => `share ${g.id} (as "${g.alias}" to organization ${g.sharedToOrganizationId})`);
+  return new ValidationError(
+    `Table "${tableName}" is shared with ${grants.length} organization(s): ${named.join(', ')}; ${what}. Revoke the share(s) first`,
+    grants.map((g) => ({ path: 'shares', message: `share ${g.id} depends on table "${tableName}"` })),
+    'share_dependency',
+  );
+}
+
+/** A new schema for a shared table's source may add fields, but not re-key it (time dimension) or drop or retype a field. */
+function assertKeepsSharedData(source: AnalyticsSource, next: RecordSchema, grants: readonly Grant[]): void {
+  const from = timeField(source.recordSchema);
+  const to = timeField(next);
+  if (from !== to)
+    throw shareDependency(source.dataStoreTableName, grants, `changing the time dimension from "${from}" to "${to}" would re-key what they read`);
+  const lost = Object.entries(source.recordSchema.fields)
+    .filter(([name, f]) => next.fields[name]?.type !== f.type)
+    .map(([name]) => name);
+  if (lost.length > 0)
+    throw shareDependency(source.dataStoreTableName, grants, `removing or retyping field(s) ${lost.join(', ')} would destroy data they read`);
+}
+
 function throwIfAny(issues: FieldIssue[], message: string): void {
   if (issues.length > 0) throw new ValidationError(message, issues);
 }
@@ -53,6 +83,7 @@ interface NewSource {
   connectionId?: string;
   connectionName?: string;
   sharedFromOrganizationId?: string;
+  shareId?: string;
   syncConfig?: SyncConfig;
 }
 
@@ -67,7 +98,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class DataSourcesService {
   constructor(
     private readonly repository: DataSourcesRepository,
-    private readonly dataStores: DataStoresService,
+    private readonly dataStores: Pick<DataStoresService, 'tableExists'>,
+    private readonly shares: Pick<SharesRepository, 'findReceived' | 'activeIds' | 'grantedForTable'>,
   ) {}
 
   list(organizationId: string): Promise<AnalyticsSource[]> {
@@ -100,14 +132,7 @@ export class DataSourcesService {
         'unsupported_type',
       );
     }
-    if (body.sharedFromOrganizationId) {
-      // Shares are not offered yet, so no share can be active.
-      throw new ValidationError(
-        'No active share of this table from that organization',
-        [{ path: 'sharedFromOrganizationId', message: 'no active share' }],
-        'share_inactive',
-      );
-    }
+    if (body.sharedFromOrganizationId) return this.createShared(organizationId, userId, body, body.sharedFromOrganizationId);
     if (!(await this.dataStores.tableExists(organizationId, body.dataStoreTableName))) {
       throw new ValidationError(
         `Data store table "${body.dataStoreTableName}" does not exist`,
@@ -122,6 +147,33 @@ export class DataSourcesService {
       recordSchema: body.recordSchema,
       enabled: body.enabled,
       hotPathMode: body.hotPathMode,
+    });
+  }
+
+  /**
+   * A source over a table another organization shares with this one: it
+   * reads the owner's records (its serving relation follows their writes)
+   * for as long as the share is active. `dataStoreTableName` may be the
+   * owner's name of the table or its alias here.
+   */
+  private async createShared(organizationId: string, userId: string | null, body: CreateDataSourceBody, ownerId: string): Promise<AnalyticsSource> {
+    const share = await this.shares.findReceived(organizationId, ownerId, body.dataStoreTableName);
+    if (!share) {
+      throw new ValidationError(
+        `No active share of table "${body.dataStoreTableName}" from organization ${ownerId} to this one (GET /dashboards/shares/received lists them)`,
+        [{ path: 'sharedFromOrganizationId', message: 'no active share covers this table' }],
+        'share_inactive',
+      );
+    }
+    return this.build(organizationId, userId, {
+      name: body.name,
+      type: body.type,
+      dataStoreTableName: share.tableName,
+      recordSchema: body.recordSchema,
+      enabled: body.enabled,
+      hotPathMode: body.hotPathMode,
+      sharedFromOrganizationId: ownerId,
+      shareId: share.id,
     });
   }
 
@@ -153,6 +205,7 @@ export class DataSourcesService {
       connectionName: input.connectionName ?? null,
       dataStoreTableName: input.dataStoreTableName,
       sharedFromOrganizationId: input.sharedFromOrganizationId ?? null,
+      shareId: input.shareId ?? null,
       tableOrganizationId: input.sharedFromOrganizationId ?? organizationId,
       recordSchema,
       windowDimensions: [],
@@ -171,12 +224,18 @@ export class DataSourcesService {
    * needs `confirmTimeFieldRekey` because the relation is re-keyed (rewritten
    * in the new time order and re-indexed), which takes a while on big tables.
    */
-  update(organizationId: string, id: string, patch: PatchDataSourceBody): Promise<AnalyticsSource> {
+  async update(organizationId: string, id: string, patch: PatchDataSourceBody): Promise<AnalyticsSource> {
+    const rebuilds = patch.recordSchema !== undefined || patch.enabled === true;
+    const before = rebuilds ? await this.get(organizationId, id) : undefined;
+    if (before) await this.assertReadable([before]);
+    // Other organizations read this table through shares: what they read must keep its keys and fields.
+    const grants = patch.recordSchema && before && !before.shareId ? await this.shares.grantedForTable(organizationId, before.dataStoreTableName) : [];
     return this.change(organizationId, id, (source) => {
       let rebuild = false;
       if (patch.recordSchema) {
         const next = toRecordSchema(patch.recordSchema, source.recordSchema.calculatedFields);
         throwIfAny(modelIssues(next, source.windowDimensions), 'The new record schema breaks calculated fields or window dimensions of this source');
+        if (grants.length > 0) assertKeepsSharedData(source, next, grants);
         const from = timeField(source.recordSchema);
         const to = timeField(next);
         if (from !== to && !patch.confirmTimeFieldRekey) {
@@ -201,7 +260,37 @@ export class DataSourcesService {
   }
 
   async delete(organizationId: string, id: string): Promise<void> {
+    const source = await this.get(organizationId, id);
+    if (!source.shareId) {
+      const grants = await this.shares.grantedForTable(organizationId, source.dataStoreTableName);
+      if (grants.length > 0) throw shareDependency(source.dataStoreTableName, grants, 'deleting this data source would remove what they read');
+    }
     if (!(await this.repository.delete(organizationId, id))) throw new NotFoundError('Data source');
+  }
+
+  /**
+   * The sources among `sources` that cannot be read any more, with the
+   * reason: today, sources over a table whose share has been revoked. One
+   * query, and none when no source reads a shared table.
+   */
+  async unreadable(sources: readonly AnalyticsSource[]): Promise<Map<string, string>> {
+    const shareIds = [...new Set(sources.map((s) => s.shareId).filter((id): id is string => id !== null))];
+    if (shareIds.length === 0) return new Map();
+    const active = await this.shares.activeIds(shareIds);
+    return new Map(sources.filter((s) => s.shareId !== null && !active.has(s.shareId)).map((s) => [s.id, revokedReason(s)]));
+  }
+
+  /** 400 share_inactive when one of the sources reads a share that has been revoked: never empty or stale rows instead (interface.md 7.3). */
+  async assertReadable(sources: readonly AnalyticsSource[]): Promise<void> {
+    const [first] = (await this.unreadable(sources)).entries();
+    if (!first) return;
+    const [id, reason] = first;
+    const source = sources.find((s) => s.id === id)!;
+    throw new ValidationError(
+      `Data source "${source.name}" (${source.servingRelation}) cannot be read: ${reason}`,
+      [{ path: 'dataSourceId', message: reason }],
+      'share_inactive',
+    );
   }
 
   /**
@@ -211,6 +300,7 @@ export class DataSourcesService {
    */
   async refreshSchema(organizationId: string, id: string) {
     const sampled = await this.get(organizationId, id);
+    await this.assertReadable([sampled]);
     const samples = await this.repository.sampleValues(sampled, SAMPLE_SIZE);
     if (samples.length === 0) return { refreshed: false as const, message: 'The table holds no records to sample; the schema is unchanged' };
     let found: ReturnType<typeof newFieldsFrom> = { fields: {}, skipped: [] };
@@ -248,6 +338,7 @@ export class DataSourcesService {
   /** The expression over the first rows of the source, in key order; nothing is saved. */
   async previewExpression(organizationId: string, id: string, expression: Expression): Promise<Array<number | null>> {
     const source = await this.get(organizationId, id);
+    await this.assertReadable([source]);
     throwIfAny(expressionIssues(source.recordSchema, expression), 'Invalid expression');
     return this.repository.preview(source, expression, PREVIEW_ROWS);
   }

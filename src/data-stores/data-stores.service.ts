@@ -4,6 +4,7 @@ import type { Page } from '../http/pagination';
 import { toFieldIssues } from '../http/validation';
 import { BulkImportRepository, DuplicateImportKeys, ImportDeadlocked, type ImportRow } from './bulk-import.repository';
 import type { DataSource } from 'typeorm';
+import { SharesRepository } from '../shares/shares.repository';
 import { DataStoresRepository, type StagedRecord, type StoredRecord, type TableOrigin, type TableSummary } from './data-stores.repository';
 import { type ImportOptions, type PatchRecordInput, type ReadRecordsInput, WriteRecord, type WriteRecordInput } from './data-stores.schemas';
 import { type ImportFormat, ImportFormatError, POSITION_LABEL, readRows } from './import-formats';
@@ -27,6 +28,7 @@ export class DataStoresService {
   constructor(
     private readonly records: DataStoresRepository,
     private readonly bulk: BulkImportRepository,
+    private readonly shares: Pick<SharesRepository, 'receivedTable' | 'grantedForTable'>,
   ) {}
 
   listAll(organizationId: string, page: Page) {
@@ -35,6 +37,7 @@ export class DataStoresService {
 
   /** Plain insert: a live record with the same key is a conflict and stays as it is. */
   async insert(organizationId: string, tableName: string, write: WriteRecordInput, origin: TableOrigin = 'api'): Promise<StoredRecord> {
+    await this.assertWritable(organizationId, tableName);
     const record = await this.records.insert(organizationId, tableName, stage(write), origin);
     if (!record) throw new ConflictError(`A record with key "${write.key}" already exists in table "${tableName}"`, 'record_exists');
     return record;
@@ -52,6 +55,7 @@ export class DataStoresService {
     }
     const now = new Date();
     const staged = writes.map((w, i) => stage(w, now, writes.length > 1 ? `records.${i}` : ''));
+    await this.assertWritable(organizationId, tableName);
     const records = await this.records.upsert(organizationId, tableName, staged, origin);
     const created = records.filter((r) => r.created).length;
     return { created, updated: records.length - created, records };
@@ -64,12 +68,14 @@ export class DataStoresService {
   }
 
   /** The live record, or null. */
-  find(organizationId: string, tableName: string, key: string): Promise<StoredRecord | null> {
-    return this.records.find(organizationId, tableName, key);
+  async find(organizationId: string, tableName: string, key: string): Promise<StoredRecord | null> {
+    const table = await this.readTarget(organizationId, tableName);
+    return this.records.find(table.organizationId, table.tableName, key);
   }
 
   /** Merges `value` into the stored value (top-level fields) and applies the other fields given. */
   async patch(organizationId: string, tableName: string, key: string, patch: PatchRecordInput): Promise<StoredRecord> {
+    await this.assertWritable(organizationId, tableName);
     const record = await this.records.modify(organizationId, tableName, key, (current) => {
       const staged = stage({ key, ...patch, value: { ...current.value, ...patch.value } });
       const keepsExpiry = patch.expiresAt === undefined && patch.ttlSeconds === undefined;
@@ -80,40 +86,45 @@ export class DataStoresService {
   }
 
   async delete(organizationId: string, tableName: string, key: string): Promise<StoredRecord> {
+    await this.assertWritable(organizationId, tableName);
     const record = await this.records.deleteRecord(organizationId, tableName, key);
     if (!record) throw new NotFoundError('Record');
     return record;
   }
 
   /** A page of a table's records in key order; `nextAfter` continues after it. */
-  async read(organizationId: string, tableName: string, q: ReadRecordsInput) {
+  async read(organizationId: string, readName: string, q: ReadRecordsInput) {
+    const { organizationId: tableOrganizationId, tableName } = await this.readTarget(organizationId, readName);
     const query = { prefix: q.prefix, after: q.after, where: q.where, limit: q.limit + 1, offset: q.offset };
     const [rows, total] = await Promise.all([
-      this.records.query(organizationId, tableName, query),
+      this.records.query(tableOrganizationId, tableName, query),
       // The total counts the whole filtered set, not what is left after the cursor.
-      q.count ? this.records.count(organizationId, tableName, { prefix: q.prefix, where: q.where }) : Promise.resolve(undefined),
+      q.count ? this.records.count(tableOrganizationId, tableName, { prefix: q.prefix, where: q.where }) : Promise.resolve(undefined),
     ]);
     // Records imply their table; only an empty answer needs the registry (a count per read would not scale).
-    if (rows.length === 0 && !(await this.records.tableExists(organizationId, tableName))) {
-      throw new NotFoundError(`Table "${tableName}"`);
+    if (rows.length === 0 && !(await this.records.tableExists(tableOrganizationId, tableName))) {
+      throw new NotFoundError(`Table "${readName}"`);
     }
     const data = rows.slice(0, q.limit);
     return { data, nextAfter: rows.length > q.limit ? data[data.length - 1].key : null, total };
   }
 
   async createTable(organizationId: string, tableName: string, origin: TableOrigin = 'api'): Promise<TableSummary> {
+    await this.assertWritable(organizationId, tableName);
     if (!(await this.records.createTable(organizationId, tableName, origin))) {
       throw new ConflictError(`Table "${tableName}" already exists`, 'table_exists');
     }
     return this.getTable(organizationId, tableName);
   }
 
+  /** Whether the organization has a table of its own by that name (shared tables do not count). */
   tableExists(organizationId: string, tableName: string): Promise<boolean> {
     return this.records.tableExists(organizationId, tableName);
   }
 
   async getTable(organizationId: string, tableName: string): Promise<TableSummary> {
-    const table = await this.records.findTable(organizationId, tableName);
+    const target = await this.readTarget(organizationId, tableName);
+    const table = await this.records.findTable(target.organizationId, target.tableName);
     if (!table) throw new NotFoundError(`Table "${tableName}"`);
     return table;
   }
@@ -123,6 +134,15 @@ export class DataStoresService {
   }
 
   async deleteTable(organizationId: string, tableName: string): Promise<{ tableName: string; deletedRecords: number }> {
+    await this.assertWritable(organizationId, tableName);
+    const grants = await this.shares.grantedForTable(organizationId, tableName);
+    if (grants.length > 0) {
+      throw new ValidationError(
+        `Table "${tableName}" is shared with ${grants.length} organization(s) (${grants.map((g) => `share ${g.id} as "${g.alias}"`).join(', ')}); revoke the share(s) before deleting it`,
+        grants.map((g) => ({ path: 'tableName', message: `share ${g.id} depends on this table` })),
+        'share_dependency',
+      );
+    }
     const deleted = await this.records.deleteTable(organizationId, tableName);
     if (!deleted) throw new NotFoundError(`Table "${tableName}"`);
     return { tableName, ...deleted };
@@ -160,6 +180,7 @@ export class DataStoresService {
     }
 
     try {
+      await this.assertWritable(organizationId, tableName);
       const counts = await this.bulk.importRecords(
         organizationId,
         tableName,
@@ -189,11 +210,33 @@ export class DataStoresService {
       if (!source.readableEnded) source.destroy();
     }
   }
+
+  /**
+   * Where a read of `tableName` goes: the owner's table when the name is the
+   * alias of a share this organization receives (checked on every read, so a
+   * revoked share stops answering at once), else the organization's own.
+   */
+  private async readTarget(organizationId: string, tableName: string): Promise<{ organizationId: string; tableName: string }> {
+    const shared = await this.shares.receivedTable(organizationId, tableName);
+    return shared ? { organizationId: shared.ownerOrganizationId, tableName: shared.tableName } : { organizationId, tableName };
+  }
+
+  /** Shared tables are read-only: no write, import, delete or purge through their alias, by any route or workflow step. */
+  private async assertWritable(organizationId: string, tableName: string): Promise<void> {
+    const shared = await this.shares.receivedTable(organizationId, tableName);
+    if (shared) {
+      throw new ValidationError(
+        `Table "${tableName}" is shared with this organization read-only (share ${shared.shareId}); it cannot be written, imported into or deleted here`,
+        [{ path: 'tableName', message: 'read-only shared table' }],
+        'shared_table_read_only',
+      );
+    }
+  }
 }
 
 /** The service over its repositories, as the API and the worker both build it. */
 export function dataStoresService(db: DataSource): DataStoresService {
-  return new DataStoresService(new DataStoresRepository(db), new BulkImportRepository(db));
+  return new DataStoresService(new DataStoresRepository(db), new BulkImportRepository(db), new SharesRepository(db));
 }
 
 /** Yields everything from `rows`, then runs `atEnd`, which may throw to abort the import before it commits. */

@@ -13,6 +13,7 @@ import { OrganizationKey } from '../crypto/organization-key.entity';
 import { Organization } from '../organizations/organization.entity';
 import { PackageItem } from '../packages/package-item.entity';
 import { InstalledPackage } from '../packages/package.entity';
+import { DataStoreShare } from '../shares/share.entity';
 import { WebhookTrigger } from '../webhooks/webhook-trigger.entity';
 import { WorkflowVersion } from '../workflows/workflow-version.entity';
 import { Workflow } from '../workflows/workflow.entity';
@@ -33,6 +34,7 @@ export const entities = [
   WebhookTrigger,
   AnalyticsSource,
   Dashboard,
+  DataStoreShare,
   DashboardWidget,
   InstalledPackage,
   PackageItem,

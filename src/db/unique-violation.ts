@@ -2,7 +2,7 @@ import { QueryFailedError } from 'typeorm';
 import { DuplicateNameError } from '../errors/errors';
 
 /** True when `err` is PostgreSQL's unique violation on the named constraint. */
-function isUniqueViolation(err: unknown, constraint: string): boolean {
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
   if (!(err instanceof QueryFailedError)) return false;
   const driverError = err.driverError as { code?: string; constraint?: string };
   return driverError.code === '23505' && driverError.constraint === constraint;

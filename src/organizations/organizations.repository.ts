@@ -3,7 +3,7 @@ import { Membership } from '../auth/membership.entity';
 import type { Role } from '../auth/roles';
 import type { Page } from '../http/pagination';
 import { User } from '../auth/user.entity';
-import { Organization } from './organization.entity';
+import { Organization, type PlanTier } from './organization.entity';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -31,6 +31,10 @@ export class OrganizationsRepository {
   async insert(org: Partial<Organization>, manager: EntityManager): Promise<Organization> {
     await manager.insert(Organization, org);
     return manager.findOneByOrFail(Organization, { id: org.id });
+  }
+
+  async setPlan(id: string, plan: PlanTier): Promise<void> {
+    await this.db.getRepository(Organization).update({ id }, { plan });
   }
 
   async rename(id: string, name: string): Promise<void> {

@@ -53,6 +53,14 @@ export class OrganizationsService {
     return org;
   }
 
+  /** Operators only (npm run admin -- set-plan): callers never choose their plan. */
+  async setPlan(ref: string, plan: PlanTier): Promise<{ organization: Organization; previousPlan: PlanTier }> {
+    const organization = await this.getByRef(ref);
+    const previousPlan = organization.plan;
+    await this.orgs.setPlan(organization.id, plan);
+    return { organization: { ...organization, plan }, previousPlan };
+  }
+
   async rename(organizationId: string, name: string): Promise<Organization> {
     await this.orgs.rename(organizationId, name);
     return this.get(organizationId);

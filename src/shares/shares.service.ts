@@ -1,0 +1,119 @@
+import type { DataSourcesRepository } from '../data-sources/data-sources.repository';
+import type { DataStoresService } from '../data-stores/data-stores.service';
+import { NotFoundError, ValidationError } from '../errors/errors';
+import { newId, newSuid } from '../ids';
+import type { OrganizationsRepository } from '../organizations/organizations.repository';
+import { PLAN_FEATURES, plansWith } from '../organizations/plans';
+import { DataStoreShare } from './share.entity';
+import { MAX_ACTIVE_SHARES, ShareTaken, type SharesRepository } from './shares.repository';
+import type { CreateShareBody } from './shares.schemas';
+
+/** The analytics tag of a table no feed fills. */
+export const CUSTOM_TAG = 'custom';
+
+function shareError(message: string, code: string, path?: string): ValidationError {
+  return new ValidationError(message, path ? [{ path, message }] : undefined, code);
+}
+
+/**
+ * Read-only shares of data store tables with other organizations
+ * (interface.md 4.6, 5.5). The rules that make them read-only and
+ * revocable live where the data is read: data store reads resolve a
+ * recipient's alias to the owner's table and refuse every write to it
+ * (DataStoresService), and sources over a shared table fail once the share
+ * is revoked (DataSourcesService.unreadable, used by analytics and widgets).
+ */
+export class SharesService {
+  constructor(
+    private readonly repository: SharesRepository,
+    private readonly organizations: Pick<OrganizationsRepository, 'findById' | 'findByRef'>,
+    private readonly dataStores: Pick<DataStoresService, 'tableExists'>,
+    private readonly sources: Pick<DataSourcesRepository, 'closeShare' | 'feedTypes'>,
+  ) {}
+
+  async create(organizationId: string, userId: string | null, body: CreateShareBody): Promise<DataStoreShare> {
+    const owner = await this.organizations.findById(organizationId);
+    if (!owner) throw new NotFoundError('Organization');
+    if (!PLAN_FEATURES[owner.plan].dataStoreSharing) {
+      throw shareError(
+        `The "${owner.plan}" plan does not include sharing data store tables; it is part of the ${plansWith('dataStoreSharing').join(' and ')} plans`,
+        'plan_lacks_sharing',
+      );
+    }
+    const recipient = await this.recipient(body);
+    if (recipient.id === organizationId) throw shareError('A table cannot be shared with its own organization', 'own_organization', this.recipientPath(body));
+    if (!(await this.dataStores.tableExists(organizationId, body.tableName))) {
+      throw shareError(`Data store table "${body.tableName}" does not exist in this organization`, 'unknown_table', 'tableName');
+    }
+    if ((await this.repository.countGranted(organizationId)) >= MAX_ACTIVE_SHARES) {
+      throw shareError(`An organization may have at most ${MAX_ACTIVE_SHARES} active shares; revoke one first`, 'share_limit');
+    }
+    const alias = body.alias ?? body.tableName;
+    // The alias names the table in the recipient's data stores, beside its own tables.
+    if (await this.dataStores.tableExists(recipient.id, alias)) {
+      throw shareError(`The recipient organization already has a table named "${alias}"; choose another alias`, 'alias_taken', 'alias');
+    }
+    const share = Object.assign(new DataStoreShare(), {
+      id: newId(),
+      suid: newSuid(),
+      organizationId,
+      ownerOrganizationId: organizationId,
+      userId,
+      tableName: body.tableName,
+      sharedToOrganizationId: recipient.id,
+      alias,
+      readOnly: true,
+      revokedAt: null,
+    });
+    try {
+      return await this.repository.insert(share);
+    } catch (err) {
+      if (!(err instanceof ShareTaken)) throw err;
+      if (err.rule === 'table') {
+        throw shareError(
+          `Table "${body.tableName}" is already shared with that organization; revoke that share to share it again`,
+          'already_shared',
+          'tableName',
+        );
+      }
+      throw shareError(`The recipient organization already receives another table named "${alias}"; choose another alias`, 'alias_taken', 'alias');
+    }
+  }
+
+  listGranted(organizationId: string): Promise<DataStoreShare[]> {
+    return this.repository.listGranted(organizationId);
+  }
+
+  /** Received shares with what each table holds: the feed key of the owner's source that fills it, else "custom". */
+  async listReceived(organizationId: string): Promise<Array<{ share: DataStoreShare; analyticsTag: string }>> {
+    const shares = await this.repository.listReceived(organizationId);
+    const tags = await this.sources.feedTypes(shares.map((s) => ({ organizationId: s.ownerOrganizationId, tableName: s.tableName })));
+    return shares.map((share) => ({ share, analyticsTag: tags.get(`${share.ownerOrganizationId}/${share.tableName}`) ?? CUSTOM_TAG }));
+  }
+
+  /** Revokes at once: the recipient's sources over the table are disabled and emptied in the same transaction. */
+  async revoke(organizationId: string, id: string): Promise<void> {
+    const revoked = await this.repository.revoke(organizationId, id, (m, share) => this.sources.closeShare(m, share));
+    if (!revoked) throw new NotFoundError('Share');
+  }
+
+  private async recipient(body: CreateShareBody) {
+    const { sharedToOrganizationId: id, sharedToOrganizationSuid: suid } = body;
+    if (!id && !suid)
+      throw shareError('Name the recipient with sharedToOrganizationId or sharedToOrganizationSuid', 'recipient_required', 'sharedToOrganizationId');
+    const found = await this.organizations.findByRef((id ?? suid)!);
+    // findByRef reads a UUID as an id: a suid field holding one must still match a suid.
+    if (!found || (id && found.id !== id) || (suid && found.suid !== suid)) {
+      throw shareError(
+        id && suid ? 'sharedToOrganizationId and sharedToOrganizationSuid name different organizations' : 'No organization has that id or suid',
+        'unknown_recipient',
+        this.recipientPath(body),
+      );
+    }
+    return found;
+  }
+
+  private recipientPath(body: CreateShareBody): string {
+    return body.sharedToOrganizationId ? 'sharedToOrganizationId' : 'sharedToOrganizationSuid';
+  }
+}
