@@ -1,0 +1,333 @@
+import { createDataStoreActivities } from '../activities/data-stores';
+import { as, expectError, expectStatus, type Harness, startHarness } from './harness';
+import { createTestOrg, eventually, seedRecords, type TestOrg, uniqueName } from './factories';
+import { SALES_FIELDS } from './dashboard-fixtures';
+
+/**
+ * Shares of data store tables (interface.md 4.6, 5.5, 2.8) across real
+ * organizations: who may share, the lifecycle on both sides, read-only
+ * enforced on every write path, and revocation failing every read at once.
+ */
+
+let h: Harness;
+beforeAll(async () => (h = await startHarness()));
+afterAll(() => h.close());
+
+type Json = Record<string, any>;
+const owner = (org: TestOrg) => as(h.app, org.ownerToken);
+
+const SALES = {
+  k1: { at: '2026-03-10T03:30:00Z', amount: 10, region: 'EU' },
+  k2: { at: '2026-03-11T12:00:00Z', amount: 20, region: 'US' },
+};
+
+/** An owner on a sharing plan with a table of sales, and a recipient. */
+async function pair(): Promise<{ from: TestOrg; to: TestOrg; table: string }> {
+  const [from, to] = await Promise.all([createTestOrg(h.services, 'business'), createTestOrg(h.services)]);
+  const table = uniqueName('sales');
+  await seedRecords(h.app, from, table, SALES);
+  return { from, to, table };
+}
+
+async function share(from: TestOrg, body: Json): Promise<Json> {
+  const res = await owner(from).post('/dashboards/shares').send(body);
+  expectStatus(res, 201);
+  return res.body;
+}
+
+async function sharedSource(to: TestOrg, from: TestOrg, tableName: string): Promise<Json> {
+  const res = await owner(to)
+    .post('/dashboards/data-sources')
+    .send({
+      name: uniqueName('Shared'),
+      dataStoreTableName: tableName,
+      sharedFromOrganizationId: from.organizationId,
+      recordSchema: { name: 'Sales', fields: SALES_FIELDS },
+    });
+  expectStatus(res, 201);
+  return res.body;
+}
+
+const totalQuery = (ds: string) => ({ query: { measures: [`${ds}.count`, `${ds}.amount`], dimensions: [], timeDimensions: [], filters: [] } });
+
+describe('creating a share', () => {
+  it('shares by id or by suid, read-only, with the table name as the default alias', async () => {
+    const { from, to, table } = await pair();
+    const byId = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    expect(byId).toEqual(
+      expect.objectContaining({
+        organizationId: from.organizationId,
+        ownerOrganizationId: from.organizationId,
+        tableName: table,
+        sharedToOrganizationId: to.organizationId,
+        alias: table,
+        readOnly: true,
+      }),
+    );
+    const other = await createTestOrg(h.services);
+    const bySuid = await share(from, { tableName: table, sharedToOrganizationSuid: other.organizationSuid, alias: 'their_sales' });
+    expect(bySuid).toEqual(expect.objectContaining({ sharedToOrganizationId: other.organizationId, alias: 'their_sales' }));
+  });
+
+  it('answers a distinct 400 for each share problem', async () => {
+    const { from, to, table } = await pair();
+    const post = (body: Json) => owner(from).post('/dashboards/shares').send(body);
+    expectError(await post({ tableName: table }), 400, 'recipient_required');
+    expectError(await post({ tableName: table, sharedToOrganizationId: '00000000-0000-4000-8000-000000000000' }), 400, 'unknown_recipient');
+    expectError(await post({ tableName: table, sharedToOrganizationSuid: 'no-such-org' }), 400, 'unknown_recipient');
+    expectError(
+      await post({ tableName: table, sharedToOrganizationId: to.organizationId, sharedToOrganizationSuid: from.organizationSuid }),
+      400,
+      'unknown_recipient',
+    );
+    expectError(await post({ tableName: table, sharedToOrganizationId: from.organizationId }), 400, 'own_organization');
+    expectError(await post({ tableName: 'no_such_table', sharedToOrganizationId: to.organizationId }), 400, 'unknown_table');
+    await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    expectError(await post({ tableName: table, sharedToOrganizationId: to.organizationId, alias: 'again' }), 400, 'already_shared');
+
+    // Another table under an alias the recipient already receives, or already uses for a table of its own.
+    const second = uniqueName('more');
+    await seedRecords(h.app, from, second, { a: { at: '2026-01-01', amount: 1 } });
+    expectError(await post({ tableName: second, sharedToOrganizationId: to.organizationId, alias: table }), 400, 'alias_taken');
+    await seedRecords(h.app, to, 'local_table', { a: { x: 1 } });
+    expectError(await post({ tableName: second, sharedToOrganizationId: to.organizationId, alias: 'local_table' }), 400, 'alias_taken');
+  });
+
+  it('refuses organizations whose plan lacks sharing, and operators can change the plan', async () => {
+    const [free, to] = await Promise.all([createTestOrg(h.services, 'free'), createTestOrg(h.services)]);
+    const table = uniqueName('t');
+    await seedRecords(h.app, free, table, SALES);
+    const body = { tableName: table, sharedToOrganizationId: to.organizationId };
+    const refused = await owner(free).post('/dashboards/shares').send(body);
+    expectError(refused, 400, 'plan_lacks_sharing');
+    expect(refused.body.error.message).toMatch(/business/);
+    await h.services.organizations.setPlan(free.organizationSuid, 'enterprise');
+    expectStatus(await owner(free).post('/dashboards/shares').send(body), 201);
+  });
+
+  it('lets one of two concurrent shares of the same table to the same organization win', async () => {
+    const { from, to, table } = await pair();
+    const body = { tableName: table, sharedToOrganizationId: to.organizationId };
+    const answers = await Promise.all([1, 2, 3].map(() => owner(from).post('/dashboards/shares').send(body)));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 400, 400]);
+    for (const r of answers.filter((a) => a.status === 400)) expectError(r, 400, 'already_shared');
+  });
+});
+
+describe('listing and revoking', () => {
+  it('lists active shares on both sides with the analytics tag, and a revoked share on neither', async () => {
+    const { from, to, table } = await pair();
+    const custom = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    const feedTable = uniqueName('calls');
+    await h.services.dataStores.createTable(from.organizationId, feedTable);
+    await h.services.dataSources.createFeedSource(from.organizationId, from.ownerId, {
+      name: 'Calls',
+      type: 'twilio:calls',
+      connectionId: '00000000-0000-4000-8000-000000000001',
+      connectionName: 'twilio_main',
+      dataStoreTableName: feedTable,
+      recordSchema: { name: 'Calls', fields: { startTime: { type: 'date', label: 'Start', timeDimension: true } } },
+      syncIntervalMinutes: 60,
+    });
+    const calls = await share(from, { tableName: feedTable, sharedToOrganizationId: to.organizationId });
+
+    const granted = await owner(from).get('/dashboards/shares/granted');
+    expectStatus(granted, 200);
+    expect(granted.body.map((s: Json) => s.id)).toEqual([calls.id, custom.id]);
+    const received = await owner(to).get('/dashboards/shares/received');
+    expect(received.body.map((s: Json) => [s.id, s.analyticsTag])).toEqual([
+      [calls.id, 'twilio:calls'],
+      [custom.id, 'custom'],
+    ]);
+    // Neither side sees the other's list as its own.
+    expect((await owner(to).get('/dashboards/shares/granted')).body).toEqual([]);
+    expect((await owner(from).get('/dashboards/shares/received')).body).toEqual([]);
+
+    // Only the granting organization revokes; to anyone else the share does not exist.
+    expectError(await owner(to).delete(`/dashboards/shares/${custom.id}`), 404);
+    const revoked = await owner(from).delete(`/dashboards/shares/${custom.id}`);
+    expectStatus(revoked, 200);
+    expect(revoked.body).toEqual({ revoked: true });
+    expect((await owner(from).get('/dashboards/shares/granted')).body.map((s: Json) => s.id)).toEqual([calls.id]);
+    expect((await owner(to).get('/dashboards/shares/received')).body.map((s: Json) => s.id)).toEqual([calls.id]);
+    expectError(await owner(from).delete(`/dashboards/shares/${custom.id}`), 404);
+  });
+
+  it('answers 403 when the caller has no access to the active organization', async () => {
+    const { to } = await pair();
+    const res = await owner(to)
+      .get('/dashboards/shares/received')
+      .set('X-Organization-Id', (await createTestOrg(h.services)).organizationId);
+    expectError(res, 403, 'no_organization_access');
+  });
+});
+
+describe('read-only', () => {
+  it('lets the recipient read the shared table under its alias, and refuses every write path', async () => {
+    const { from, to, table } = await pair();
+    await share(from, { tableName: table, sharedToOrganizationId: to.organizationId, alias: 'partner_sales' });
+    const read = await owner(to).get('/data-stores/tables/partner_sales');
+    expectStatus(read, 200);
+    expect(read.body.data.map((r: Json) => r.key)).toEqual(['k1', 'k2']);
+    expect((await owner(to).get('/data-stores/tables/partner_sales/records/k1')).body.value).toEqual(SALES.k1);
+
+    const refused = [
+      await owner(to)
+        .post('/data-stores')
+        .send({ tableName: 'partner_sales', key: 'new', value: { amount: 1 } }),
+      await owner(to).post('/data-stores/tables').send({ tableName: 'partner_sales' }),
+      await owner(to)
+        .post('/data-stores/tables/partner_sales')
+        .send({ records: [{ key: 'k1', value: { amount: 999 } }] }),
+      await owner(to)
+        .put('/data-stores/tables/partner_sales/records/k1')
+        .send({ value: { amount: 999 } }),
+      await owner(to)
+        .patch('/data-stores/tables/partner_sales/records/k1')
+        .send({ value: { amount: 999 } }),
+      await owner(to).delete('/data-stores/tables/partner_sales/records/k1'),
+      await owner(to).delete('/data-stores/tables/partner_sales'),
+      await owner(to).post('/data-stores/tables/partner_sales/import').set('Content-Type', 'application/json').send('[{"key":"k1","value":{"amount":999}}]'),
+    ];
+    for (const res of refused) expectError(res, 400, 'shared_table_read_only');
+
+    // The workflow engine's data store steps go through the same service.
+    const steps = createDataStoreActivities({ dataStores: h.services.dataStores });
+    await expect(
+      steps.writeDataStoreRecords({ organizationId: to.organizationId, tableName: 'partner_sales', records: [{ key: 'k1', value: { amount: 999 } }] }),
+    ).rejects.toMatchObject({ type: 'shared_table_read_only', nonRetryable: true });
+    expect(await steps.readDataStoreRecord({ organizationId: to.organizationId, tableName: 'partner_sales', key: 'k2' })).toMatchObject({ value: SALES.k2 });
+
+    // Nothing of the owner's changed.
+    const ownerView = await owner(from).get(`/data-stores/tables/${table}`);
+    expect(ownerView.body.data.map((r: Json) => [r.key, r.value])).toEqual([
+      ['k1', SALES.k1],
+      ['k2', SALES.k2],
+    ]);
+  });
+
+  it('stops answering reads through the alias once the share is revoked', async () => {
+    const { from, to, table } = await pair();
+    const s = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    expectStatus(await owner(to).get(`/data-stores/tables/${table}`), 200);
+    await owner(from).delete(`/dashboards/shares/${s.id}`);
+    expectError(await owner(to).get(`/data-stores/tables/${table}`), 404);
+    expectError(await owner(to).get(`/data-stores/tables/${table}/records/k1`), 404);
+  });
+});
+
+describe('data sources over a shared table', () => {
+  it("reads the owner's records live, and 400 without an active share", async () => {
+    const { from, to, table } = await pair();
+    const refused = await owner(to)
+      .post('/dashboards/data-sources')
+      .send({ name: 'X', dataStoreTableName: table, sharedFromOrganizationId: from.organizationId, recordSchema: { name: 'Sales', fields: SALES_FIELDS } });
+    expectError(refused, 400, 'share_inactive');
+
+    await share(from, { tableName: table, sharedToOrganizationId: to.organizationId, alias: 'theirs' });
+    const source = await sharedSource(to, from, 'theirs');
+    expect(source).toEqual(
+      expect.objectContaining({ sharedFromOrganizationId: from.organizationId, dataStoreTableName: table, organizationId: to.organizationId }),
+    );
+    const first = await owner(to).post('/dashboards/analytics/query').send(totalQuery(source.servingRelation));
+    expectStatus(first, 201);
+    expect(Number(first.body.data[0][`${source.servingRelation}.count`])).toBe(2);
+
+    // The owner's new record shows up in the recipient's answers without any action of theirs.
+    await seedRecords(h.app, from, table, { k3: { at: '2026-03-12T00:00:00Z', amount: 5, region: 'EU' } });
+    await eventually(
+      () => owner(to).post('/dashboards/analytics/query').send(totalQuery(source.servingRelation)),
+      (res) => Number(res.body.data?.[0]?.[`${source.servingRelation}.count`]) === 3,
+      5_000,
+    );
+    // The owner's own sources stay the owner's.
+    const ownSource = await owner(from)
+      .post('/dashboards/data-sources')
+      .send({ name: 'Mine', dataStoreTableName: table, recordSchema: { name: 'Sales', fields: SALES_FIELDS } });
+    expectError(await owner(to).get(`/dashboards/data-sources/${ownSource.body.id}`), 404);
+  });
+
+  it('fails every read of the source at once after revocation, even one Cube has cached', async () => {
+    const { from, to, table } = await pair();
+    const s = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    const source = await sharedSource(to, from, table);
+    const ds = source.servingRelation;
+    const dashboard = (
+      await owner(to)
+        .post('/dashboards')
+        .send({ name: uniqueName('D') })
+    ).body;
+    const widget = (
+      await owner(to)
+        .post(`/dashboards/${dashboard.id}/widgets`)
+        .send({ title: 'Total', chartType: 'stat-card', dataSourceId: source.id, queryConfig: { measures: [`${ds}.amount`] } })
+    ).body;
+    // Warm Cube's cache with the exact queries asked again below.
+    expectStatus(await owner(to).post('/dashboards/analytics/query').send(totalQuery(ds)), 201);
+    expectStatus(await owner(to).post(`/dashboards/widgets/${widget.id}/data`).send({}), 201);
+    const distinct = { dataSourceId: source.id, dimension: 'region' };
+    expect((await owner(to).post('/dashboards/analytics/distinct-values').send(distinct)).body.values).toEqual(['EU', 'US']);
+
+    expectStatus(await owner(from).delete(`/dashboards/shares/${s.id}`), 200);
+
+    expectError(await owner(to).post('/dashboards/analytics/query').send(totalQuery(ds)), 400, 'share_inactive');
+    expectError(await owner(to).post('/dashboards/analytics/distinct-values').send(distinct), 400, 'share_inactive');
+    expectError(
+      await owner(to)
+        .post('/dashboards/analytics/export-csv')
+        .send({ ...totalQuery(ds), title: 'x' }),
+      400,
+      'share_inactive',
+    );
+    const widgetData = await owner(to).post(`/dashboards/widgets/${widget.id}/data`).send({});
+    expectError(widgetData, 400, 'widget_source_unavailable');
+    expect(widgetData.body.error.message).toMatch(/revoked/);
+    expectError(await owner(to).post(`/dashboards/data-sources/${source.id}/refresh-schema`), 400, 'share_inactive');
+    expectError(await owner(to).patch(`/dashboards/data-sources/${source.id}`).send({ enabled: true }), 400, 'share_inactive');
+
+    // No copy of the owner's rows stays in the recipient's serving relation.
+    const [{ n }] = await h.services.db.query(`SELECT count(*)::int AS n FROM analytics.${ds}`);
+    expect(n).toBe(0);
+    expect((await owner(to).get(`/dashboards/data-sources/${source.id}`)).body.enabled).toBe(false);
+    // Owner writes after the revocation are not copied to the recipient either.
+    await seedRecords(h.app, from, table, { k9: { at: '2026-03-12T00:00:00Z', amount: 1, region: 'EU' } });
+    const [{ m }] = await h.services.db.query(`SELECT count(*)::int AS m FROM analytics.${ds}`);
+    expect(m).toBe(0);
+    // The recipient may still delete its dead source.
+    expectStatus(await owner(to).delete(`/dashboards/data-sources/${source.id}`), 200);
+  });
+});
+
+describe("the owner's side", () => {
+  it('refuses edits that re-key or destroy shared data, and deleting what a share depends on', async () => {
+    const { from, to, table } = await pair();
+    const mine = (
+      await owner(from)
+        .post('/dashboards/data-sources')
+        .send({ name: 'Mine', dataStoreTableName: table, recordSchema: { name: 'Sales', fields: SALES_FIELDS } })
+    ).body;
+    const s = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    const patch = (fields: Json, extra: Json = {}) =>
+      owner(from)
+        .patch(`/dashboards/data-sources/${mine.id}`)
+        .send({ recordSchema: { name: 'Sales', fields }, ...extra });
+
+    const rekey = await patch(
+      { ...SALES_FIELDS, at: { type: 'date', label: 'At' }, closed: { type: 'date', label: 'Closed', timeDimension: true } },
+      { confirmTimeFieldRekey: true },
+    );
+    expectError(rekey, 400, 'share_dependency');
+    expect(rekey.body.error.message).toContain(s.id);
+    const { region: _dropped, ...withoutRegion } = SALES_FIELDS;
+    expectError(await patch(withoutRegion), 400, 'share_dependency');
+    // Adding a field takes nothing away.
+    expectStatus(await patch({ ...SALES_FIELDS, channel: { type: 'string', label: 'Channel' } }), 200);
+
+    expectError(await owner(from).delete(`/dashboards/data-sources/${mine.id}`), 400, 'share_dependency');
+    expectError(await owner(from).delete(`/data-stores/tables/${table}`), 400, 'share_dependency');
+
+    await owner(from).delete(`/dashboards/shares/${s.id}`);
+    expectStatus(await owner(from).delete(`/dashboards/data-sources/${mine.id}`), 200);
+    expectStatus(await owner(from).delete(`/data-stores/tables/${table}`), 200);
+  });
+});
