@@ -86,6 +86,9 @@ export interface OrgFixtures {
   widget: { id: string };
   /** An installed package (named with the marker) holding one workflow. */
   package: { id: string };
+  /** A table of its own that POST /dashboards/shares probes share with `shareRecipient` (A is on a plan that includes sharing). */
+  shareTable: string;
+  shareRecipient: TestOrg;
   /** Strings only this organization's data holds: an outsider's answer must contain none of them. */
   own: string[];
   make: Makers;
@@ -111,6 +114,8 @@ export interface Makers {
   member(): Promise<string>;
   /** A token minted with `token` (so revoking it leaves `token` working). */
   tokenOf(token: string): Promise<string>;
+  /** An active share of a table of its own with the share recipient. */
+  share(): Promise<string>;
 }
 
 /**
@@ -120,7 +125,7 @@ export interface Makers {
  */
 export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const app: Express = h.app;
-  const org = await createTestOrg(h.services);
+  const [org, shareRecipient] = await Promise.all([createTestOrg(h.services, 'business'), createTestOrg(h.services)]);
   const owner = () => as(app, org.ownerToken);
   const a = workflowApi(app, org);
   const marker = uniqueName('only_in_a');
@@ -217,6 +222,15 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
       const { code } = await make.invitation();
       return (await expectOk(request(app).post('/invitations/accept').send({ code }), 201)).userId;
     },
+    share: async () =>
+      (
+        await expectOk(
+          owner()
+            .post('/dashboards/shares')
+            .send({ tableName: await make.table(), sharedToOrganizationId: shareRecipient.organizationId, alias: uniqueName('shared') }),
+          201,
+        )
+      ).id,
     tokenOf: async (token) =>
       (
         await expectOk(
@@ -244,6 +258,13 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const packageId = await make.package();
   const spareMemberId = await make.member();
   const openInvitation = await make.invitation();
+  const shareTable = await make.table();
+  // One share each way, so both share lists have something of A's to show (or leak).
+  await make.share();
+  const sharer = await createTestOrg(h.services, 'business');
+  const sharerTable = uniqueName('for_a');
+  await expectOk(as(app, sharer.ownerToken).post(`/data-stores/tables/${sharerTable}`).send({ key: 'k', value: recordValue() }), 201);
+  await expectOk(as(app, sharer.ownerToken).post('/dashboards/shares').send({ tableName: sharerTable, sharedToOrganizationId: org.organizationId }), 201);
   const cube = `ds_${dataSourceId.replace(/-/g, '_')}`;
 
   return {
@@ -265,6 +286,8 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     dashboard: { id: dashboardId },
     widget: { id: widgetId },
     package: { id: packageId },
+    shareTable,
+    shareRecipient,
     own: [
       marker,
       org.organizationId,

@@ -335,6 +335,16 @@ const MATRIX: RouteCase[] = [
     body: { dataSourceId: a.dataSource.id, dimension: 'region' },
   })),
 
+  // Shares (README "Sharing tables"): workflows:admin to grant or revoke (it opens the data store to another organization),
+  // dashboards:view to list. B's own plan lacks sharing; B naming A's share gets 404.
+  r('POST', '/dashboards/shares', 'workflows:admin', ({ a }) => ({
+    url: '/dashboards/shares',
+    body: { tableName: a.shareTable, sharedToOrganizationId: a.shareRecipient.organizationId },
+  })),
+  r('GET', '/dashboards/shares/granted', 'dashboards:view', () => ({ url: '/dashboards/shares/granted' })),
+  r('GET', '/dashboards/shares/received', 'dashboards:view', () => ({ url: '/dashboards/shares/received' })),
+  r('DELETE', '/dashboards/shares/:shareId', 'workflows:admin', async ({ a, fresh }) => ({ url: `/dashboards/shares/${await fresh(a.make.share)}` })),
+
   // Dashboards and widgets (README "Dashboards": dashboards:view to read and run widgets, dashboards:admin to change).
   // B naming A's dashboard or widget gets 404, whatever source it names.
   r('GET', '/dashboards', 'dashboards:view', () => ({ url: '/dashboards' })),
