@@ -298,6 +298,35 @@ describe('data sources over a shared table', () => {
   });
 });
 
+describe('revocation racing the recipient', () => {
+  it('never leaves a readable or filled source, whichever of create and revoke wins', async () => {
+    const { from, to, table } = await pair();
+    const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`r${i}`, { at: '2026-03-10T00:00:00Z', amount: i, region: 'EU' }]));
+    await seedRecords(h.app, from, table, many);
+    const s = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    const creating = owner(to)
+      .post('/dashboards/data-sources')
+      .send({
+        name: 'Racing',
+        dataStoreTableName: table,
+        sharedFromOrganizationId: from.organizationId,
+        recordSchema: { name: 'Sales', fields: SALES_FIELDS },
+      });
+    const [created, revoked] = await Promise.all([creating.then((r) => r), owner(from).delete(`/dashboards/shares/${s.id}`)]);
+    expectStatus(revoked, 200);
+    if (created.status === 400) {
+      expectError(created, 400, 'share_inactive');
+      return;
+    }
+    expectStatus(created, 201);
+    const after = (await owner(to).get(`/dashboards/data-sources/${created.body.id}`)).body;
+    expect(after.enabled).toBe(false);
+    const [{ n }] = await h.services.db.query(`SELECT count(*)::int AS n FROM analytics.${created.body.servingRelation}`);
+    expect(n).toBe(0);
+    expectError(await owner(to).post('/dashboards/analytics/query').send(totalQuery(created.body.servingRelation)), 400, 'share_inactive');
+  });
+});
+
 describe("the owner's side", () => {
   it('refuses edits that re-key or destroy shared data, and deleting what a share depends on', async () => {
     const { from, to, table } = await pair();

@@ -34,11 +34,15 @@ export class DataSourcesRepository {
     return this.db.getRepository(AnalyticsSource).findOneBy({ organizationId, id });
   }
 
-  /** Saves the source, then creates and fills its serving relation, all in one transaction. */
-  async create(source: AnalyticsSource): Promise<AnalyticsSource> {
+  /**
+   * Saves the source, then creates and fills its serving relation, all in one
+   * transaction; `guard` runs first in that transaction and may refuse.
+   */
+  async create(source: AnalyticsSource, guard?: (m: EntityManager) => Promise<void>): Promise<AnalyticsSource> {
     source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
     return this.db.transaction(async (m) => {
       await allowLongStatements(this.db, m);
+      await guard?.(m);
       await this.lockTable(m, source);
       const saved = await m.save(AnalyticsSource, source);
       await this.build(m, saved);
@@ -50,9 +54,15 @@ export class DataSourcesRepository {
    * Applies `change` to the source's row, locked, and saves it: concurrent
    * edits of one source take turns instead of overwriting each other. The
    * change says what the serving relation needs: nothing, new indexes, or a
-   * rebuild from the records. Null when there is no such source.
+   * rebuild from the records; `beforeRebuild` may refuse a rebuild, inside
+   * the transaction and after the row lock. Null when there is no such source.
    */
-  async update(organizationId: string, id: string, change: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource | null> {
+  async update(
+    organizationId: string,
+    id: string,
+    change: (source: AnalyticsSource) => RelationChange,
+    beforeRebuild?: (m: EntityManager, source: AnalyticsSource) => Promise<void>,
+  ): Promise<AnalyticsSource | null> {
     return this.db.transaction(async (m) => {
       // The row lock too may wait for a rebuild of the same source.
       await allowLongStatements(this.db, m);
@@ -66,6 +76,7 @@ export class DataSourcesRepository {
         await this.createIndexes(m, source, true);
         return m.save(AnalyticsSource, source);
       }
+      await beforeRebuild?.(m, source);
       await m.query(`DROP TABLE IF EXISTS ${qualified(source.servingRelation)}`);
       const saved = await m.save(AnalyticsSource, source);
       await this.build(m, saved);

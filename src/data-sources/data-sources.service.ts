@@ -29,6 +29,14 @@ function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []):
   };
 }
 
+function shareInactive(tableName: string, ownerId: string): ValidationError {
+  return new ValidationError(
+    `No active share of table "${tableName}" from organization ${ownerId} to this one (GET /dashboards/shares/received lists them)`,
+    [{ path: 'sharedFromOrganizationId', message: 'no active share covers this table' }],
+    'share_inactive',
+  );
+}
+
 function revokedReason(source: AnalyticsSource): string {
   return `the share of table "${source.dataStoreTableName}" from organization ${source.sharedFromOrganizationId} has been revoked`;
 }
@@ -99,7 +107,7 @@ export class DataSourcesService {
   constructor(
     private readonly repository: DataSourcesRepository,
     private readonly dataStores: Pick<DataStoresService, 'tableExists'>,
-    private readonly shares: Pick<SharesRepository, 'findReceived' | 'activeIds' | 'grantedForTable'>,
+    private readonly shares: Pick<SharesRepository, 'findReceived' | 'activeIds' | 'grantedForTable' | 'isActive'>,
   ) {}
 
   list(organizationId: string): Promise<AnalyticsSource[]> {
@@ -158,23 +166,26 @@ export class DataSourcesService {
    */
   private async createShared(organizationId: string, userId: string | null, body: CreateDataSourceBody, ownerId: string): Promise<AnalyticsSource> {
     const share = await this.shares.findReceived(organizationId, ownerId, body.dataStoreTableName);
-    if (!share) {
-      throw new ValidationError(
-        `No active share of table "${body.dataStoreTableName}" from organization ${ownerId} to this one (GET /dashboards/shares/received lists them)`,
-        [{ path: 'sharedFromOrganizationId', message: 'no active share covers this table' }],
-        'share_inactive',
-      );
-    }
-    return this.build(organizationId, userId, {
-      name: body.name,
-      type: body.type,
-      dataStoreTableName: share.tableName,
-      recordSchema: body.recordSchema,
-      enabled: body.enabled,
-      hotPathMode: body.hotPathMode,
-      sharedFromOrganizationId: ownerId,
-      shareId: share.id,
-    });
+    if (!share) throw shareInactive(body.dataStoreTableName, ownerId);
+    // The share row is held until the source is committed: a revocation racing this waits, then closes the new source too.
+    const stillShared = async (m: Parameters<SharesRepository['isActive']>[0]) => {
+      if (!(await this.shares.isActive(m, share.id, true))) throw shareInactive(body.dataStoreTableName, ownerId);
+    };
+    return this.build(
+      organizationId,
+      userId,
+      {
+        name: body.name,
+        type: body.type,
+        dataStoreTableName: share.tableName,
+        recordSchema: body.recordSchema,
+        enabled: body.enabled,
+        hotPathMode: body.hotPathMode,
+        sharedFromOrganizationId: ownerId,
+        shareId: share.id,
+      },
+      stillShared,
+    );
   }
 
   /**
@@ -190,7 +201,12 @@ export class DataSourcesService {
     });
   }
 
-  private build(organizationId: string, userId: string | null, input: NewSource): Promise<AnalyticsSource> {
+  private build(
+    organizationId: string,
+    userId: string | null,
+    input: NewSource,
+    guard?: Parameters<DataSourcesRepository['create']>[1],
+  ): Promise<AnalyticsSource> {
     const recordSchema = toRecordSchema(input.recordSchema);
     throwIfAny(modelIssues(recordSchema, []), 'Invalid calculated fields');
     const id = newId();
@@ -215,7 +231,7 @@ export class DataSourcesService {
       servingRelation: servingRelationName(id),
       hotPathMode: input.hotPathMode,
     });
-    return this.repository.create(source);
+    return this.repository.create(source, guard);
   }
 
   /**
@@ -403,7 +419,10 @@ export class DataSourcesService {
 
   /** One change to a source, on its locked row (see DataSourcesRepository.update); 404 when it is not the caller's. */
   private async change(organizationId: string, id: string, apply: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource> {
-    const source = await this.repository.update(organizationId, id, apply);
+    // A rebuild refills the relation from the owner's records: checked again under the row lock, which a revocation also takes.
+    const source = await this.repository.update(organizationId, id, apply, async (m, s) => {
+      if (s.shareId && !(await this.shares.isActive(m, s.shareId, false))) throw shareInactive(s.dataStoreTableName, s.sharedFromOrganizationId!);
+    });
     if (!source) throw new NotFoundError('Data source');
     return source;
   }

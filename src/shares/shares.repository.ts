@@ -86,6 +86,16 @@ export class SharesRepository {
     return share && { shareId: share.id, ownerOrganizationId: share.ownerOrganizationId, tableName: share.tableName };
   }
 
+  /**
+   * Whether the share is still active, read inside a caller's transaction.
+   * `lockShared` holds the row against a revocation until that transaction
+   * ends (a revocation waits, then finds what the transaction created).
+   */
+  async isActive(m: EntityManager, id: string, lockShared: boolean): Promise<boolean> {
+    const rows: unknown[] = await m.query(`SELECT 1 FROM data_store_shares WHERE id = $1 AND revoked_at IS NULL${lockShared ? ' FOR SHARE' : ''}`, [id]);
+    return rows.length > 0;
+  }
+
   /** Of `ids`, the shares still active. */
   async activeIds(ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
