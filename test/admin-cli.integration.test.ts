@@ -61,3 +61,28 @@ test('create-token issues a personal token to an existing member, by organizatio
   expect(admin(['create-token', '--org', 'nosuchsuid00', '--email', email]).stderr).toMatch(/Organization not found/);
   expect(admin(['create-token', '--email', email]).status).toBe(2);
 });
+
+test('set-plan moves an organization to a plan, which decides whether it may share tables', async () => {
+  const org = JSON.parse(admin(['create-org', '--name', 'Growing Inc', '--email', `grow-${Date.now()}@example.test`, '--plan', 'free']).stdout);
+  const to = JSON.parse(admin(['create-org', '--name', 'Partner Inc', '--email', `partner-${Date.now()}@example.test`]).stdout);
+  expect(
+    (
+      await as(h.app, org.token)
+        .post(`/data-stores/tables/orders`)
+        .send({ key: 'k', value: { n: 1 } })
+    ).status,
+  ).toBe(201);
+  const shareBody = { tableName: 'orders', sharedToOrganizationSuid: to.organizationSuid };
+  expect((await as(h.app, org.token).post('/dashboards/shares').send(shareBody)).body.error.code).toBe('plan_lacks_sharing');
+
+  const run = admin(['set-plan', '--org', org.organizationSuid, '--plan', 'business']);
+  expect(run.status).toBe(0);
+  expect(JSON.parse(run.stdout)).toEqual({ organizationId: org.organizationId, plan: 'business', previousPlan: 'free', dataStoreSharing: true });
+  expect((await as(h.app, org.token).get('/organization')).body.plan).toBe('business');
+  expect((await as(h.app, org.token).post('/dashboards/shares').send(shareBody)).status).toBe(201);
+
+  const bad = admin(['set-plan', '--org', org.organizationId, '--plan', 'gold']);
+  expect(bad.status).toBe(2);
+  expect(bad.stderr).toMatch(/--plan must be one of free, team, business, enterprise/);
+  expect(admin(['set-plan', '--org', 'nosuchsuid00', '--plan', 'team']).stderr).toMatch(/Organization not found/);
+});
