@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { Agent, buildConnector, request as undiciRequest } from 'undici';
+import type { Readable } from 'node:stream';
+import { Agent, buildConnector, type Dispatcher, request as undiciRequest } from 'undici';
 import { createAddressPolicy, OutboundRefused, resolveAllowed, type AddressPolicy } from './address-policy';
 
 export { OutboundRefused };
@@ -35,6 +36,35 @@ export interface OutboundResponse {
   url: string;
 }
 
+/** One GET whose body is handed over as it arrives (the media proxy). */
+export interface OutboundStreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  /**
+   * Names of headers that describe the request, not who sends it (`Range`):
+   * kept on a redirect to another origin, where every other header is dropped.
+   */
+  portableHeaders?: string[];
+  /** Until the final status and headers arrive, redirects included. */
+  headersTimeoutMs: number;
+  /**
+   * The body may send nothing for this long while the reader wants data;
+   * time the reader spends not reading (backpressure) does not count.
+   */
+  idleTimeoutMs: number;
+  /** Stops the request, or the body being read (the caller left). */
+  signal?: AbortSignal;
+}
+
+/** The final response of `stream`, its body unread. */
+export interface OutboundStream {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** Destroying it closes the upstream connection. Errors when the upstream goes idle too long, or the signal fires. */
+  body: Readable;
+}
+
 /** The whole request, redirects and body read included, took longer than timeoutMs. */
 export class OutboundTimeout extends Error {
   override name = 'OutboundTimeout';
@@ -56,6 +86,7 @@ export class OutboundRedirectRefused extends Error {
   override name = 'OutboundRedirectRefused';
 }
 
+const NO_PORTABLE_HEADERS: ReadonlySet<string> = new Set();
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Per fetch: a redirect that turns the request into a GET drops the body and its description.
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']);
@@ -107,6 +138,18 @@ async function readText(body: AsyncIterable<Buffer>, max: number, host: string):
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Reads the final response of `request`, at most `max` bytes of it. */
+async function readResponse(res: Dispatcher.ResponseData, url: URL, max: number): Promise<OutboundResponse> {
+  const declared = Number(res.headers['content-length']);
+  if (declared > max) {
+    res.body.on('error', () => undefined).destroy(); // destroying emits an abort error nobody awaits
+    throw new OutboundResponseTooLarge(`Response from ${url.host} is larger than ${max} bytes`);
+  }
+  const text = await readText(res.body, max, url.host);
+  const flat = flattenHeaders(res.headers);
+  return { status: res.statusCode, headers: flat, text, body: parseBody(text, flat['content-type']), url: url.href };
+}
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -149,40 +192,43 @@ function isOutboundError(err: unknown): boolean {
   );
 }
 
-/** The client `core.http` uses; one per worker, closed on shutdown. */
+/** What `follow` sends on the first hop. */
+interface FirstHop {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Lower-case names of headers kept on a redirect to another origin; every other header is dropped there. */
+  portable: ReadonlySet<string>;
+}
+
+/** The client `core.http` and the media proxy use; one per process, closed on shutdown. */
 export interface OutboundHttp {
   request(req: OutboundRequest): Promise<OutboundResponse>;
+  stream(req: OutboundStreamRequest): Promise<OutboundStream>;
   close(): Promise<void>;
 }
 
 /**
- * Creates the outbound HTTP client of the `core.http` step: one undici Agent whose
- * connector refuses non-public addresses (unless allow-listed) on every hop,
- * manual redirects (leaving the origin: without the step's headers, and
- * never with a body), one deadline for everything and a bounded body read.
+ * Creates the outbound HTTP client: one undici Agent whose connector refuses
+ * non-public addresses (unless allow-listed) on every hop, manual redirects
+ * (leaving the origin: without the caller's headers, and never with a body).
+ * `request` has one deadline for everything and a bounded body read;
+ * `stream` hands over the body as it arrives.
  */
 export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
   const policy = createAddressPolicy(options.allowList);
   const agent = new Agent({ connect: guardedConnector(policy) });
 
-  async function follow(req: OutboundRequest, signal: AbortSignal, at: { url: URL }): Promise<OutboundResponse> {
-    let method = req.method.toUpperCase();
-    let headers = { ...req.headers };
-    let body = req.body;
+  /** Follows redirects to the final response, whose body is left unread. */
+  async function follow(first: FirstHop, signal: AbortSignal, at: { url: URL }, bodyTimeout?: number): Promise<Dispatcher.ResponseData> {
+    let method = first.method.toUpperCase();
+    let headers = { ...first.headers };
+    let body = first.body;
     for (let redirects = 0; ; redirects++) {
       const url = at.url;
-      const res = await undiciRequest(url, { method, headers, body, signal, dispatcher: agent });
+      const res = await undiciRequest(url, { method, headers, body, signal, dispatcher: agent, bodyTimeout });
       const location = REDIRECT_STATUSES.has(res.statusCode) ? [res.headers.location].flat()[0] : undefined;
-      if (location === undefined) {
-        const declared = Number(res.headers['content-length']);
-        if (declared > options.maxResponseBytes) {
-          res.body.on('error', () => undefined).destroy(); // destroying emits an abort error nobody awaits
-          throw new OutboundResponseTooLarge(`Response from ${url.host} is larger than ${options.maxResponseBytes} bytes`);
-        }
-        const text = await readText(res.body, options.maxResponseBytes, url.host);
-        const flat = flattenHeaders(res.headers);
-        return { status: res.statusCode, headers: flat, text, body: parseBody(text, flat['content-type']), url: url.href };
-      }
+      if (location === undefined) return res;
       await res.body.dump();
       if (redirects >= options.maxRedirects) {
         throw new OutboundTooManyRedirects(`More than ${options.maxRedirects} redirects, last from ${url.host}`);
@@ -196,15 +242,27 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
         headers = withoutHeaders(headers, BODY_HEADERS);
       }
       if (next.origin !== url.origin) {
-        // The body and the step's headers (a connection's credentials under any name) were meant for one origin only;
-        // with no body crossing, no header describing one is left to keep either.
+        // The body and the caller's headers (a connection's credentials under any name) were meant for one origin only;
+        // with no body crossing, no header describing one is left to keep either. Portable ones (Range) say nothing of who asks.
         if (body !== undefined) {
           throw new OutboundRedirectRefused(`Redirect (${res.statusCode}) to ${next.host} not followed: the request body is not re-sent to another origin`);
         }
-        headers = {};
+        headers = Object.fromEntries(Object.entries(headers).filter(([name]) => first.portable.has(name.toLowerCase())));
       }
       at.url = next;
     }
+  }
+
+  /** The error a caller sees: Outbound* errors as they are, a timeout as OutboundTimeout, anything else a plain Error naming the host only. */
+  function failure(err: unknown, host: string, cancelled: boolean, timedOut: boolean, timeoutMs: number): Error {
+    if (cancelled) return new Error(`Request to ${host} was cancelled`, { cause: err });
+    if (timedOut && !(err instanceof OutboundRefused || err instanceof OutboundInvalidUrl)) {
+      return new OutboundTimeout(`Request to ${host} timed out after ${timeoutMs} ms`);
+    }
+    if (isOutboundError(err)) return err as Error;
+    // Only the error's own message: never the request headers or body.
+    const message = err instanceof Error ? err.message : String(err);
+    return new Error(`Request to ${host} failed: ${message}`, { cause: err });
   }
 
   return {
@@ -213,19 +271,41 @@ export function createOutboundHttp(options: OutboundHttpOptions): OutboundHttp {
       const at = { url: parseUrl(req.url) };
       const timeout = AbortSignal.timeout(Math.max(0, Math.round(req.timeoutMs)));
       const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+      const first = { method: req.method, headers: req.headers, body: req.body, portable: NO_PORTABLE_HEADERS };
       try {
-        return await untilAborted(follow(req, signal, at), signal);
+        return await untilAborted(
+          follow(first, signal, at).then((res) => readResponse(res, at.url, options.maxResponseBytes)),
+          signal,
+        );
       } catch (err) {
-        if (req.signal?.aborted) throw new Error(`Request to ${at.url.host} was cancelled`, { cause: err });
-        if (signal.aborted && !(err instanceof OutboundRefused || err instanceof OutboundInvalidUrl)) {
-          throw new OutboundTimeout(`Request to ${at.url.host} timed out after ${req.timeoutMs} ms`);
-        }
-        if (isOutboundError(err)) throw err;
-        // Only the error's own message: never the request headers or body.
-        const message = err instanceof Error ? err.message : String(err);
-        throw new Error(`Request to ${at.url.host} failed: ${message}`, { cause: err });
+        throw failure(err, at.url.host, req.signal?.aborted === true, signal.aborted, req.timeoutMs);
       }
     },
+
+    /**
+     * Sends a GET and resolves with the final response (any status) once its
+     * headers arrive, the body unread: the caller reads it at its own pace, and
+     * must read or destroy it. Throws like `request` until the headers arrive
+     * (OutboundTimeout past headersTimeoutMs); after that the body stream
+     * errors when the upstream goes idle too long or the signal fires.
+     */
+    async stream(req: OutboundStreamRequest): Promise<OutboundStream> {
+      const at = { url: parseUrl(req.url) };
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(new OutboundTimeout('headers deadline')), Math.max(0, Math.round(req.headersTimeoutMs)));
+      const signal = req.signal ? AbortSignal.any([deadline.signal, req.signal]) : deadline.signal;
+      const portable = new Set((req.portableHeaders ?? []).map((name) => name.toLowerCase()));
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await untilAborted(follow({ method: 'GET', headers: req.headers, portable }, signal, at, Math.max(1, Math.round(req.idleTimeoutMs))), signal);
+      } catch (err) {
+        throw failure(err, at.url.host, req.signal?.aborted === true, deadline.signal.aborted, req.headersTimeoutMs);
+      } finally {
+        clearTimeout(timer);
+      }
+      return { status: res.statusCode, headers: flattenHeaders(res.headers), body: res.body };
+    },
+
     /** Closes the Agent's pooled connections. */
     close: () => agent.close(),
   };
