@@ -1,0 +1,127 @@
+import { createGithubApi, githubFailure, type GithubIssueOptions } from './vendors/github-stub';
+import { createHubspotApi, type HubspotDealOptions, hubspotFailure } from './vendors/hubspot-stub';
+import { createTwilioApi, type TwilioCallOptions, type TwilioRecordingInput, twilioFailure } from './vendors/twilio-stub';
+import { type FailAnswer, startVendorServer, type VendorName, type VendorRequest } from './vendors/vendor-server';
+
+export type { FailAnswer, GithubIssueOptions, HubspotDealOptions, TwilioCallOptions, TwilioRecordingInput, VendorName, VendorRequest };
+
+/**
+ * Local stand-ins for the Twilio, GitHub and HubSpot APIs the data feeds and
+ * the proxy call, each on its own 127.0.0.1 port, speaking the vendor's real
+ * paths, auth, pagination, field names and error bodies:
+ *
+ * - Twilio (`urls.twilio`): Basic auth `accountSid:authToken`, else 401
+ *   `{code: 20003, message: 'Authenticate', more_info, status}`.
+ *   `GET /2010-04-01/Accounts/{sid}/Calls.json` with `StartTime>` / `StartTime<`
+ *   (on or after / on or before; ISO date-times, or a bare date for a whole
+ *   UTC day), `Status`, `PageSize` (default 50), `Page`, answering
+ *   `{calls, next_page_uri, page, page_size, ...}` newest first.
+ *   `GET .../Recordings.json` with `CallSid`, `DateCreated>`/`<`, same paging.
+ *   Media: `GET|HEAD .../Recordings/{sid}` (the content type given to
+ *   `addRecording`), `.mp3` (audio/mpeg), `.wav` (audio/x-wav), `.json`
+ *   (the resource); one `Range: bytes=a-b|a-|-n` gives 206 + Content-Range,
+ *   unsatisfiable 416 with `bytes *\/len`; unknown sids 404 `{code: 20404, ...}`.
+ * - GitHub (`urls.github`): `Authorization: Bearer|token <accessToken>`, else
+ *   401 `{message: 'Bad credentials', ...}`. `GET /issues` with filter, state
+ *   (default open), since (updated at or after), sort, direction, per_page
+ *   (default 30, max 100), page, paged by a `Link` header of absolute URLs on
+ *   `urls.github`; issue objects with `repository`, and `pull_request` for PRs.
+ * - HubSpot (`urls.hubspot`): `Authorization: Bearer <accessToken>`, else 401
+ *   `{status: 'error', category: 'INVALID_AUTHENTICATION', ...}`.
+ *   `POST /crm/v3/objects/deals/search` (see hubspot-stub.ts), paged by
+ *   `paging.next.after`, 400 past the result cap (`hubspot.setSearchCap`).
+ *
+ * `addCalls` / `addIssues` / `addDeals` create n records whose time field
+ * (start_time, updated_at, hs_lastmodifieddate) starts at `opts.start`
+ * (default: a day ago) and steps `opts.spacingSeconds` (default 60); they
+ * return the vendor's JSON objects. `failNext` queues forced answers in the
+ * vendor's error shape (status 0 drops the connection; GitHub 403 with
+ * `retryAfterSeconds` is its primary rate limit: `x-ratelimit-remaining: 0` +
+ * `x-ratelimit-reset`, no Retry-After). `setDelay` holds every answer.
+ */
+export interface VendorStubs {
+  /** Base URLs for config.vendors.baseUrls. */
+  urls: { twilio: string; github: string; hubspot: string };
+  /** Entries for config.steps.httpAllowList. */
+  allowList: string[];
+  twilio: {
+    accountSid: string;
+    authToken: string;
+    /** The config of a `twilio` connection that authenticates. */
+    connectionConfig: { accountSid: string; authToken: string };
+    addCalls(n: number, opts?: TwilioCallOptions): Record<string, any>[];
+    addRecording(input: TwilioRecordingInput): { sid: string };
+  };
+  github: {
+    accessToken: string;
+    /** The config of a `github-oauth` connection that authenticates. */
+    connectionConfig: Record<string, string>;
+    addIssues(n: number, opts?: GithubIssueOptions): Record<string, any>[];
+  };
+  hubspot: {
+    accessToken: string;
+    /** The config of a `hubspot-oauth` connection that authenticates. */
+    connectionConfig: Record<string, string>;
+    addDeals(n: number, opts?: HubspotDealOptions): { id: string; properties: Record<string, string | null>; createdAt: string; updatedAt: string }[];
+    /** Lowers HubSpot's 10,000-result search cap (paging past it is 400). */
+    setSearchCap(n: number): void;
+  };
+  /** The next n requests to that vendor answer with this status (429 with Retry-After seconds when given). */
+  failNext(vendor: VendorName, n: number, answer: FailAnswer): void;
+  /** Every request received (method, path, query, headers, body, vendor), in order. */
+  requests: VendorRequest[];
+  /** Each answer waits this long (to catch a sync mid-way); 0 to stop. */
+  setDelay(ms: number): void;
+  close(): Promise<void>;
+}
+
+const oauthConfig = (accessToken: string) => ({
+  clientId: 'stub-client',
+  clientSecret: 'stub-client-secret',
+  accessToken,
+  refreshToken: 'stub-refresh-token',
+  expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+});
+
+/** Starts the three vendor stubs; close() stops them all. */
+export async function startVendorStubs(): Promise<VendorStubs> {
+  const requests: VendorRequest[] = [];
+  let delay = 0;
+  const shared = { requests, delayMs: () => delay };
+  const urls = { twilio: '', github: '', hubspot: '' };
+  const twilio = createTwilioApi(() => urls.twilio);
+  const github = createGithubApi(() => urls.github);
+  const hubspot = createHubspotApi();
+  const servers = {
+    twilio: await startVendorServer('twilio', shared, twilio.route, twilioFailure),
+    github: await startVendorServer('github', shared, github.route, githubFailure),
+    hubspot: await startVendorServer('hubspot', shared, hubspot.route, hubspotFailure),
+  };
+  urls.twilio = servers.twilio.stub.url;
+  urls.github = servers.github.stub.url;
+  urls.hubspot = servers.hubspot.stub.url;
+  return {
+    urls,
+    allowList: Object.values(servers).map((s) => s.stub.host),
+    twilio: {
+      accountSid: twilio.accountSid,
+      authToken: twilio.authToken,
+      connectionConfig: { accountSid: twilio.accountSid, authToken: twilio.authToken },
+      addCalls: twilio.addCalls,
+      addRecording: twilio.addRecording,
+    },
+    github: { accessToken: github.accessToken, connectionConfig: oauthConfig(github.accessToken), addIssues: github.addIssues },
+    hubspot: {
+      accessToken: hubspot.accessToken,
+      connectionConfig: { ...oauthConfig(hubspot.accessToken), portalId: '12345' },
+      addDeals: hubspot.addDeals,
+      setSearchCap: hubspot.setSearchCap,
+    },
+    failNext: (vendor, n, answer) => servers[vendor].failNext(n, answer),
+    requests,
+    setDelay: (ms) => void (delay = ms),
+    close: async () => {
+      await Promise.all(Object.values(servers).map((s) => s.stub.close()));
+    },
+  };
+}
