@@ -66,6 +66,11 @@ const envSchema = z.object({
   TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
   GITHUB_API_BASE_URL: z.url().default('https://api.github.com'),
   HUBSPOT_API_BASE_URL: z.url().default('https://api.hubapi.com'),
+  // The media proxy (GET /dashboards/proxy): streams open at once per organization, and how long an upstream may keep it waiting.
+  PROXY_MAX_STREAMS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1_000).default(8),
+  PROXY_MAX_STREAMS: z.coerce.number().int().min(1).max(10_000).default(256),
+  PROXY_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
+  PROXY_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   FEED_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
   // At least two: analytics keeps one connection for the organizations another one is using the rest of (src/analytics).
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(4),
@@ -122,6 +127,16 @@ export interface Config {
     baseUrls: VendorBaseUrls;
     /** A data feed's sync interval when the toggle names none. */
     defaultSyncIntervalMinutes: number;
+  };
+  proxy: {
+    /** Media streams one organization may have open at once; one more is 429. */
+    maxStreamsPerOrganization: number;
+    /** Media streams open at once, all organizations together. */
+    maxStreams: number;
+    /** Until the upstream's status and headers arrive, redirects included. */
+    headersTimeoutMs: number;
+    /** An upstream body that sends nothing this long (while the caller reads) is cut off. */
+    idleTimeoutMs: number;
   };
   analytics: {
     /** Connections Cube may hold for analytics queries (beside the service's own pool). */
@@ -222,6 +237,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vendors: {
       baseUrls: { twilio: trimSlash(e.TWILIO_API_BASE_URL), github: trimSlash(e.GITHUB_API_BASE_URL), hubspot: trimSlash(e.HUBSPOT_API_BASE_URL) },
       defaultSyncIntervalMinutes: e.FEED_SYNC_INTERVAL_MINUTES,
+    },
+    proxy: {
+      maxStreamsPerOrganization: e.PROXY_MAX_STREAMS_PER_ORGANIZATION,
+      maxStreams: e.PROXY_MAX_STREAMS,
+      headersTimeoutMs: e.PROXY_HEADERS_TIMEOUT_SECONDS * 1000,
+      idleTimeoutMs: e.PROXY_IDLE_TIMEOUT_SECONDS * 1000,
     },
     analytics: {
       poolSize: e.ANALYTICS_POOL_SIZE,

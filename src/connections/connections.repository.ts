@@ -31,6 +31,11 @@ export class ConnectionsRepository {
     return this.repo.findOneBy({ organizationId, name });
   }
 
+  /** The organization's connections of one type, oldest first, at most `limit`. */
+  async findByType(organizationId: string, type: string, limit: number): Promise<Connection[]> {
+    return this.repo.find({ where: { organizationId, type }, order: { createdAt: 'ASC', id: 'ASC' }, take: limit });
+  }
+
   async insert(connection: Connection): Promise<Connection> {
     await uniqueName(connection.name, () => this.repo.insert(connection));
     return (await this.findById(connection.organizationId, connection.id))!;

@@ -80,15 +80,24 @@ export class ConnectionsService {
 
   /** The decrypted config. Plaintext: callers must not log or store it. */
   async decryptedConfig(organizationId: string, id: string): Promise<Record<string, unknown>> {
-    const connection = await this.get(organizationId, id);
-    return this.box.decryptJson(organizationId, recordRef(id), connection.configEncrypted);
+    return this.configOf(await this.get(organizationId, id));
+  }
+
+  /** Decrypts a loaded connection's config. Plaintext: callers must not log or store it. */
+  configOf(connection: Connection): Promise<Record<string, unknown>> {
+    return this.box.decryptJson(connection.organizationId, recordRef(connection.id), connection.configEncrypted);
   }
 
   /** Resolves a connection by name for a running step; the decrypted config stays in memory. */
   async resolveByName(organizationId: string, name: string): Promise<{ connection: Connection; config: Record<string, unknown> } | undefined> {
     const connection = await this.repo.findByName(organizationId, name);
     if (!connection) return undefined;
-    return { connection, config: await this.box.decryptJson(organizationId, recordRef(connection.id), connection.configEncrypted) };
+    return { connection, config: await this.configOf(connection) };
+  }
+
+  /** The organization's connections of one type (configs still encrypted), oldest first, at most `limit`. */
+  listByType(organizationId: string, type: string, limit: number): Promise<Connection[]> {
+    return this.repo.findByType(organizationId, type, limit);
   }
 
   private checkConfig(type: string, config: unknown) {
