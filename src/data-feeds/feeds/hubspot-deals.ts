@@ -1,0 +1,104 @@
+import type { FeedDefinition, FeedRecord } from '../feed-definition';
+import { unexpectedAnswer } from '../vendor-errors';
+import { checkedCursor, credential, foreignCursor, isoDate, numberOrNull, stringOrNull, windowMs } from './feed-values';
+
+export const HUBSPOT_DEALS_LIMIT = 100;
+/** HubSpot's search pages at most this many results of one query (past it: 400). */
+export const HUBSPOT_SEARCH_CAP = 10_000;
+const PROPERTIES = ['dealname', 'amount', 'dealstage', 'pipeline', 'closedate', 'createdate', 'hs_lastmodifieddate'];
+
+interface HubspotDeal {
+  id: string;
+  properties: Record<string, unknown>;
+}
+
+/**
+ * Deals modified in the window, through the CRM search API:
+ * `POST /crm/v3/objects/deals/search` with `hs_lastmodifieddate` GTE start
+ * and LT end (epoch milliseconds), oldest modification first, paged by
+ * `paging.next.after`. The cursor is `<fromMs>:<after>`: the query's lower
+ * bound and the offset in it. Search refuses to page past 10,000 results, so
+ * there the query restarts from the last modification time seen (deals of
+ * that millisecond are read again and upsert by id). Should one millisecond
+ * hold 10,000 deals, the restart moves past it and the rest of that
+ * millisecond is skipped.
+ */
+export function hubspotDealsFeed(searchCap = HUBSPOT_SEARCH_CAP): FeedDefinition {
+  return {
+    key: 'hubspot:deals',
+    vendor: 'hubspot',
+    connectionType: 'hubspot-oauth',
+    title: 'HubSpot deals',
+    analyticsTag: 'hubspot:deals',
+    recordSchema: {
+      name: 'HubSpot deals',
+      fields: {
+        name: { type: 'string', label: 'Deal name' },
+        amount: { type: 'number', label: 'Amount', measure: true },
+        stage: { type: 'string', label: 'Deal stage' },
+        pipeline: { type: 'string', label: 'Pipeline' },
+        closeDate: { type: 'date', label: 'Close date' },
+        createdAt: { type: 'date', label: 'Created' },
+        lastModifiedAt: { type: 'date', label: 'Last modified', timeDimension: true },
+      },
+    },
+
+    async fetchPage({ baseUrl, config, window, cursor }, http) {
+      const token = credential('hubspot', config, 'accessToken', 'OAuth access token');
+      const { start, end } = windowMs('hubspot', window);
+      const at = cursor === null ? { from: start, after: 0 } : parseCursor(cursor, start, end);
+      const filters = [
+        { propertyName: 'hs_lastmodifieddate', operator: 'GTE', value: String(at.from) },
+        { propertyName: 'hs_lastmodifieddate', operator: 'LT', value: String(end) },
+      ];
+      const body = {
+        filterGroups: [{ filters }],
+        sorts: [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }],
+        properties: PROPERTIES,
+        limit: HUBSPOT_DEALS_LIMIT,
+        ...(at.after > 0 ? { after: String(at.after) } : {}),
+      };
+      const res = await http.send({
+        method: 'POST',
+        url: `${baseUrl}/crm/v3/objects/deals/search`,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        body,
+      });
+      const answer = res.body as { results?: unknown; paging?: { next?: { after?: unknown } } } | null;
+      if (!answer || !Array.isArray(answer.results)) throw unexpectedAnswer('hubspot', 'the search answer has no "results" array');
+      const deals = (answer.results as HubspotDeal[]).filter((d) => typeof d?.id === 'string' && d.properties && typeof d.properties === 'object');
+      const modified = (d: HubspotDeal) => Date.parse(String(d.properties.hs_lastmodifieddate));
+      const records: FeedRecord[] = deals.filter((d) => modified(d) >= start && modified(d) < end).map((d) => ({ key: d.id, value: dealValue(d) }));
+      const after = answer.paging?.next?.after;
+      if (after === undefined || after === null) return { records, next: null };
+      const nextAfter = Number(after);
+      if (!Number.isInteger(nextAfter) || nextAfter <= at.after) throw unexpectedAnswer('hubspot', 'paging.next.after does not advance');
+      if (nextAfter + HUBSPOT_DEALS_LIMIT <= searchCap) return { records, next: checkedCursor('hubspot', `${at.from}:${nextAfter}`) };
+      const last = Math.max(...deals.map(modified).filter((ms) => !Number.isNaN(ms)));
+      const from = last > at.from ? last : at.from + 1;
+      return { records, next: from < end ? `${from}:0` : null };
+    },
+  };
+}
+
+export const hubspotDeals = hubspotDealsFeed();
+
+function parseCursor(cursor: string, start: number, end: number): { from: number; after: number } {
+  const match = /^(\d{1,16}):(\d{1,9})$/.exec(cursor);
+  const from = match ? Number(match[1]) : NaN;
+  if (!match || from < start || from >= end) throw foreignCursor('hubspot');
+  return { from, after: Number(match[2]) };
+}
+
+function dealValue(d: HubspotDeal): Record<string, unknown> {
+  const p = d.properties;
+  return {
+    name: stringOrNull(p.dealname),
+    amount: numberOrNull(p.amount),
+    stage: stringOrNull(p.dealstage),
+    pipeline: stringOrNull(p.pipeline),
+    closeDate: isoDate(p.closedate),
+    createdAt: isoDate(p.createdate),
+    lastModifiedAt: isoDate(p.hs_lastmodifieddate),
+  };
+}
