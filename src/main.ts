@@ -37,6 +37,7 @@ async function main(mode: Mode): Promise<void> {
       () => services.recordPurger.stop(),
       () => services.cube.shutdown(),
       () => services.csvExporter.close(),
+      () => services.outboundHttp.close(),
       () => temporal.connection.close(),
     );
   }

@@ -77,6 +77,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
       for (const stop of [...workers]) await stop();
       await services.cube.shutdown();
       await services.csvExporter.close();
+      await services.outboundHttp.close();
       await temporal.connection.close();
       await db.destroy();
     },

@@ -12,6 +12,7 @@ import { registerDashboardPdfRoutes } from '../dashboards/dashboard-pdf.routes';
 import { registerDashboardExportRoutes } from '../dashboards/dashboard-export.routes';
 import { registerPackageRoutes } from '../packages/packages.routes';
 import { registerShareRoutes } from '../shares/shares.routes';
+import { registerProxyRoutes } from '../proxy/proxy.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -73,7 +74,8 @@ export function createApp(services: Services): Express {
   registerDataSourceRoutes(ctx, services.dataSources);
   registerAnalyticsRoutes(ctx, services.analytics);
   registerShareRoutes(ctx, services.shares);
-  // After the data source, analytics and share routes: /dashboards/:id must not take /dashboards/data-sources, /dashboards/shares or /dashboards/analytics/….
+  registerProxyRoutes(ctx, services.proxy);
+  // After the data source, analytics and share routes: /dashboards/:id must not take /dashboards/data-sources, /dashboards/shares, /dashboards/proxy or /dashboards/analytics/….
   registerDashboardValidateRoutes(ctx, services.dashboardValidation);
   registerDashboardPdfRoutes(ctx, services.dashboardPdf);
   registerDashboardExportRoutes(ctx, services.dashboardExport, services.dashboardImport);

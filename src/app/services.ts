@@ -55,6 +55,8 @@ import { OrganizationsService } from '../organizations/organizations.service';
 import { InvitationsRepository } from '../organizations/invitations.repository';
 import { InvitationsService } from '../organizations/invitations.service';
 import { TokensService } from '../auth/tokens.service';
+import { createOutboundHttp } from '../../activities/http/outbound-http';
+import { ProxyService } from '../proxy/proxy.service';
 
 export interface Infrastructure {
   config: Config;
@@ -114,6 +116,8 @@ export function createServices(infra: Infrastructure) {
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   const runAnswers = new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
+  // The API's own guarded client (the worker builds its own): the media proxy streams through it. Closed on shutdown.
+  const outboundHttp = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
   return {
     ...infra,
     databaseDiagnostics: new DatabaseDiagnostics(infra.db),
@@ -146,6 +150,8 @@ export function createServices(infra: Infrastructure) {
     dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
     dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
     packages: new PackagesService(new PackagesRepository(infra.db), packageInstallScope(environments)),
+    outboundHttp,
+    proxy: new ProxyService(connections, outboundHttp, infra.config.vendors.baseUrls, infra.config.proxy, infra.logger),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }
