@@ -1,0 +1,27 @@
+import { RecordSchemaInput } from '../data-sources/data-sources.schemas';
+import { VENDOR_TYPES } from '../connections/types/vendor-types';
+import { FEEDS, findFeed, listFeeds } from './feed-registry';
+
+describe('feed registry', () => {
+  it('holds twilio:calls, github:issues and hubspot:deals under their own keys', () => {
+    expect([...FEEDS.keys()]).toEqual(['twilio:calls', 'github:issues', 'hubspot:deals']);
+    for (const [key, feed] of FEEDS) expect(feed.key).toBe(key);
+    expect(findFeed('github:issues')?.connectionType).toBe('github-oauth');
+    expect(findFeed('custom')).toBeUndefined();
+  });
+
+  it.each([...FEEDS.values()])('$key: a valid record schema on an existing connection type, its vendor in its key', (feed) => {
+    expect(RecordSchemaInput.safeParse(feed.recordSchema).error).toBeUndefined();
+    expect(VENDOR_TYPES[feed.connectionType]).toBeDefined();
+    expect(feed.key.startsWith(`${feed.vendor}:`)).toBe(true);
+    expect(feed.analyticsTag).toBe(feed.key);
+  });
+
+  it('lists each feed with its time dimension first', () => {
+    expect(listFeeds().map((f) => [f.key, f.fields[0]])).toEqual([
+      ['twilio:calls', 'startTime'],
+      ['github:issues', 'updatedAt'],
+      ['hubspot:deals', 'lastModifiedAt'],
+    ]);
+  });
+});

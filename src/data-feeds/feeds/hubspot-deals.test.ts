@@ -1,0 +1,124 @@
+import type { FeedRequest, FeedResponse } from '../feed-definition';
+import { VendorRejected, VendorUnavailable } from '../vendor-errors';
+import { hubspotDeals, hubspotDealsFeed } from './hubspot-deals';
+
+const BASE = 'https://hubspot.test';
+const config = { clientId: 'c', clientSecret: 's', refreshToken: 'r', accessToken: 'hs-tok' };
+const START = Date.parse('2024-01-01T00:00:00Z');
+const END = Date.parse('2024-01-02T00:00:00Z');
+const window = { startDate: '2024-01-01T00:00:00Z', endDate: '2024-01-02T00:00:00Z' };
+
+const deal = (id: string, modified: string, props: Record<string, unknown> = {}) => ({
+  id,
+  properties: {
+    dealname: `Deal ${id}`,
+    amount: '1500.50',
+    dealstage: 'closedwon',
+    pipeline: 'default',
+    closedate: '2024-02-01T00:00:00Z',
+    createdate: '2023-12-01T00:00:00.000Z',
+    hs_lastmodifieddate: modified,
+    hs_object_id: id,
+    ...props,
+  },
+  createdAt: '2023-12-01T00:00:00.000Z',
+  updatedAt: modified,
+  archived: false,
+});
+
+function fakeHttp(body: unknown) {
+  const sent: FeedRequest[] = [];
+  return { sent, send: async (req: FeedRequest): Promise<FeedResponse> => (sent.push(req), { status: 200, headers: {}, body }) };
+}
+
+const searchBody = (from: number, after?: string) => ({
+  filterGroups: [
+    {
+      filters: [
+        { propertyName: 'hs_lastmodifieddate', operator: 'GTE', value: String(from) },
+        { propertyName: 'hs_lastmodifieddate', operator: 'LT', value: String(END) },
+      ],
+    },
+  ],
+  sorts: [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }],
+  properties: ['dealname', 'amount', 'dealstage', 'pipeline', 'closedate', 'createdate', 'hs_lastmodifieddate'],
+  limit: 100,
+  ...(after ? { after } : {}),
+});
+
+describe('hubspot:deals', () => {
+  it('searches the window by hs_lastmodifieddate in epoch ms with Bearer auth and maps deals', async () => {
+    const http = fakeHttp({
+      total: 150,
+      results: [deal('11', '2024-01-01T05:00:00.000Z'), deal('12', '2024-01-01T06:00:00Z', { amount: null })],
+      paging: { next: { after: '100' } },
+    });
+    const page = await hubspotDeals.fetchPage({ baseUrl: BASE, config, window, cursor: null }, http);
+    expect(http.sent).toEqual([
+      {
+        method: 'POST',
+        url: `${BASE}/crm/v3/objects/deals/search`,
+        headers: { authorization: 'Bearer hs-tok', accept: 'application/json' },
+        body: searchBody(START),
+      },
+    ]);
+    expect(page.records).toEqual([
+      {
+        key: '11',
+        value: {
+          name: 'Deal 11',
+          amount: 1500.5,
+          stage: 'closedwon',
+          pipeline: 'default',
+          closeDate: '2024-02-01T00:00:00.000Z',
+          createdAt: '2023-12-01T00:00:00.000Z',
+          lastModifiedAt: '2024-01-01T05:00:00.000Z',
+        },
+      },
+      { key: '12', value: expect.objectContaining({ amount: null }) },
+    ]);
+    expect(page.next).toBe(`${START}:100`);
+  });
+
+  it('pages with after from the cursor and ends without paging.next', async () => {
+    const http = fakeHttp({ total: 150, results: [deal('13', '2024-01-01T07:00:00Z')] });
+    const page = await hubspotDeals.fetchPage({ baseUrl: BASE, config, window, cursor: `${START}:100` }, http);
+    expect(http.sent[0].body).toEqual(searchBody(START, '100'));
+    expect(page.next).toBeNull();
+  });
+
+  it('restarts from the last modification seen instead of paging past the result cap', async () => {
+    const feed = hubspotDealsFeed(300);
+    const last = '2024-01-01T09:30:00.123Z';
+    const http = fakeHttp({ total: 999, results: [deal('20', '2024-01-01T09:00:00Z'), deal('21', last)], paging: { next: { after: '300' } } });
+    const page = await feed.fetchPage({ baseUrl: BASE, config, window, cursor: `${START}:200` }, http);
+    expect(page.next).toBe(`${Date.parse(last)}:0`);
+    const restarted = fakeHttp({ total: 1, results: [] });
+    await feed.fetchPage({ baseUrl: BASE, config, window, cursor: page.next }, restarted);
+    expect(restarted.sent[0].body).toEqual(searchBody(Date.parse(last)));
+  });
+
+  it('moves one millisecond on when a whole capped query shares one modification time', async () => {
+    const feed = hubspotDealsFeed(200);
+    const at = Date.parse('2024-01-01T09:00:00Z');
+    const http = fakeHttp({ total: 999, results: [deal('30', '2024-01-01T09:00:00Z')], paging: { next: { after: '200' } } });
+    const page = await feed.fetchPage({ baseUrl: BASE, config, window, cursor: `${at}:100` }, http);
+    expect(page.next).toBe(`${at + 1}:0`);
+  });
+
+  it('refuses cursors it did not hand out, and answers that do not advance', async () => {
+    const http = fakeHttp({ results: [], paging: { next: { after: '0' } } });
+    for (const cursor of ['abc', `${END}:0`, `${START - 1}:0`, `${START}:-1`]) {
+      await expect(hubspotDeals.fetchPage({ baseUrl: BASE, config, window, cursor }, http)).rejects.toBeInstanceOf(VendorRejected);
+    }
+    expect(http.sent).toHaveLength(0);
+    await expect(hubspotDeals.fetchPage({ baseUrl: BASE, config, window, cursor: null }, http)).rejects.toBeInstanceOf(VendorUnavailable);
+  });
+
+  it('asks to reconnect when the connection has no access token', async () => {
+    const { accessToken: _, ...noToken } = config;
+    const err = await hubspotDeals.fetchPage({ baseUrl: BASE, config: noToken, window, cursor: null }, fakeHttp({})).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(VendorRejected);
+    expect((err as Error).message).toMatch(/HubSpot connection has no OAuth access token: reconnect/);
+  });
+});
