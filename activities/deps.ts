@@ -1,3 +1,5 @@
+import type { VendorBaseUrls } from '../src/config/config';
+import type { DataSourcesService } from '../src/data-sources/data-sources.service';
 import type { DatabaseDiagnostics } from '../src/db/database-diagnostics';
 import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
@@ -20,4 +22,6 @@ export interface ActivityDeps {
   llm: LlmSettings;
   /** Where a return step seals an answer that holds secrets, for the waiting caller. */
   answers: Pick<RunAnswerVault, 'seal'>;
+  /** Data feed syncs: the feed sources and their sync state, and where each vendor's API is. */
+  feeds: { sources: Pick<DataSourcesService, 'get' | 'recordSync'>; baseUrls: VendorBaseUrls };
 }

@@ -1,3 +1,4 @@
+import { createDataFeedActivities } from './data-feeds';
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
 import { createRunActivities } from './runs';
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...records,
     ...createStepActivities(deps, records),
     ...createRunActivities(deps),
+    ...createDataFeedActivities(deps),
   };
 }
 

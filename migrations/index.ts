@@ -17,6 +17,7 @@ import { CreateExecutionAnswers1763800001400 } from './1763800001400-CreateExecu
 import { CreateDashboards1763800001500 } from './1763800001500-CreateDashboards';
 import { CreatePackages1763800001600 } from './1763800001600-CreatePackages';
 import { CreateDataStoreShares1763800001700 } from './1763800001700-CreateDataStoreShares';
+import { UniqueFeedSources1763800001800 } from './1763800001800-UniqueFeedSources';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   CreateDashboards1763800001500,
   CreatePackages1763800001600,
   CreateDataStoreShares1763800001700,
+  UniqueFeedSources1763800001800,
 ];

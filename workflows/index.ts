@@ -2,3 +2,4 @@
 // and types from activities/, so Temporal's sandbox can replay it deterministically.
 export { diagnosticsWorkflow } from './diagnostics';
 export { runWorkflowDefinition } from './interpreter';
+export { dataFeedScheduledSync, dataFeedSync } from './data-feed-sync';

@@ -6,8 +6,11 @@ import type { SecretSources } from '../../activities/steps/step-scope';
 import type { Config } from '../config/config';
 import type { MasterKeyring } from '../crypto/master-keyring';
 import { DatabaseDiagnostics } from '../db/database-diagnostics';
+import { DataSourcesRepository } from '../data-sources/data-sources.repository';
+import { DataSourcesService } from '../data-sources/data-sources.service';
 import { dataStoresService } from '../data-stores/data-stores.service';
 import { NotFoundError } from '../errors/errors';
+import { SharesRepository } from '../shares/shares.repository';
 import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { RunAnswerVault } from '../executions/run-answer-vault';
@@ -44,16 +47,21 @@ export function createActivityDeps(infra: {
     },
   };
   const http = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
+  const dataStores = dataStoresService(infra.db);
   return {
     logger: infra.logger,
     diagnostics: new DatabaseDiagnostics(infra.db),
-    dataStores: dataStoresService(infra.db),
+    dataStores,
     executions: new ExecutionsRepository(infra.db),
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
     http,
     llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
     answers: new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box),
+    feeds: {
+      sources: new DataSourcesService(new DataSourcesRepository(infra.db), dataStores, new SharesRepository(infra.db)),
+      baseUrls: infra.config.vendors.baseUrls,
+    },
     close: () => http.close(),
   };
 }

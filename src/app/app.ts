@@ -13,6 +13,7 @@ import { registerDashboardExportRoutes } from '../dashboards/dashboard-export.ro
 import { registerPackageRoutes } from '../packages/packages.routes';
 import { registerShareRoutes } from '../shares/shares.routes';
 import { registerProxyRoutes } from '../proxy/proxy.routes';
+import { registerDataFeedRoutes } from '../data-feeds/data-feeds.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -75,7 +76,8 @@ export function createApp(services: Services): Express {
   registerAnalyticsRoutes(ctx, services.analytics);
   registerShareRoutes(ctx, services.shares);
   registerProxyRoutes(ctx, services.proxy);
-  // After the data source, analytics and share routes: /dashboards/:id must not take /dashboards/data-sources, /dashboards/shares, /dashboards/proxy or /dashboards/analytics/….
+  registerDataFeedRoutes(ctx, services.dataFeeds);
+  // After the data source, analytics and share routes: /dashboards/:id must not take /dashboards/data-sources, /dashboards/data-feeds, /dashboards/shares, /dashboards/proxy or /dashboards/analytics/….
   registerDashboardValidateRoutes(ctx, services.dashboardValidation);
   registerDashboardPdfRoutes(ctx, services.dashboardPdf);
   registerDashboardExportRoutes(ctx, services.dashboardExport, services.dashboardImport);

@@ -1,5 +1,8 @@
 import { SharesRepository } from '../shares/shares.repository';
 import { SharesService } from '../shares/shares.service';
+import { DataFeedsService } from '../data-feeds/data-feeds.service';
+import { FeedSchedules } from '../data-feeds/feed-schedules';
+import { FeedSyncRuns } from '../data-feeds/feed-sync-runs';
 import type { Connection as TemporalConnection, Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
@@ -118,6 +121,12 @@ export function createServices(infra: Infrastructure) {
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
   // The API's own guarded client (the worker builds its own): the media proxy streams through it. Closed on shutdown.
   const outboundHttp = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
+  const taskQueue = infra.config.temporal.taskQueue;
+  const dataFeeds = new DataFeedsService(dataSources, dataStores, connections, new FeedSchedules(infra.temporal.client, taskQueue), new FeedSyncRuns(infra.temporal.client, taskQueue), {
+    defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
+  });
+  // A deleted feed source takes its schedule with it.
+  dataSources.onDeleted((source) => dataFeeds.forget(source));
   return {
     ...infra,
     databaseDiagnostics: new DatabaseDiagnostics(infra.db),
@@ -137,6 +146,7 @@ export function createServices(infra: Infrastructure) {
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),
     dataStores,
     dataSources,
+    dataFeeds,
     shares: new SharesService(sharesRepository, organizationsRepository, dataStores, dataSourcesRepository),
     cube,
     csvExporter,

@@ -4,8 +4,18 @@ import type { RecordSchema, WindowDimension } from './data-sources.schemas';
 
 export interface SyncConfig {
   syncIntervalMinutes: number;
+  /** When the last sync started (while it runs) or ended. */
   lastSyncAt: string | null;
+  /** `running`, `success` or `failed`; null before the first sync (src/data-feeds). */
   lastSyncStatus: string | null;
+  /** The end of the window the last successful sync covered: the next sync without dates starts there. */
+  syncedThrough?: string | null;
+  /** The window of the last sync (ISO 8601, start inclusive, end exclusive). */
+  lastSyncWindow?: { startDate: string; endDate: string } | null;
+  /** Why the last sync failed; never a secret. */
+  lastSyncError?: string | null;
+  /** Records the last sync wrote: new keys, and keys it replaced. */
+  lastSyncRecords?: { created: number; updated: number } | null;
 }
 
 /** A data source: an analytics view of one data store table, served from its own typed relation. */

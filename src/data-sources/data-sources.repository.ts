@@ -1,6 +1,6 @@
-import { type DataSource, type EntityManager, In } from 'typeorm';
+import { type DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
-import { AnalyticsSource } from './analytics-source.entity';
+import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
 import type { Expression } from './data-sources.schemas';
 import { expressionSql, ident, LIVE, qualified } from '../db/sql';
 import { createTableSql, fillStatement, indexStatements, syncStatement, timeField } from './serving-relation';
@@ -171,5 +171,30 @@ export class DataSourcesRepository {
   /** Waits for writes in flight to the table and holds new ones until this transaction ends. */
   private async lockTable(m: EntityManager, source: AnalyticsSource): Promise<void> {
     await m.query('SELECT pg_advisory_xact_lock(analytics.table_lock_key($1, $2))', [source.tableOrganizationId, source.dataStoreTableName]);
+  }
+
+  /** The organization's own source of a data feed (`type`) on a connection, or null (data_sources_feed_key makes it unique). */
+  findFeedSource(organizationId: string, type: string, connectionId: string): Promise<AnalyticsSource | null> {
+    return this.db.getRepository(AnalyticsSource).findOneBy({ organizationId, type, connectionId, sharedFromOrganizationId: IsNull() });
+  }
+
+  /**
+   * Merges `patch` into the source's syncConfig in one statement (jsonb
+   * `||`), so sync progress never overwrites an edit of other columns made
+   * meanwhile; false when there is no such source.
+   */
+  async mergeSyncConfig(organizationId: string, id: string, patch: Partial<SyncConfig>): Promise<boolean> {
+    // An UPDATE answers [rows, count] through TypeORM.
+    const [rows]: [unknown[], number] = await this.db.query(
+      `UPDATE data_sources SET sync_config = coalesce(sync_config, '{}'::jsonb) || $3::jsonb, updated_at = now()
+       WHERE organization_id = $1 AND id = $2 RETURNING id`,
+      [organizationId, id, JSON.stringify(patch)],
+    );
+    return rows.length > 0;
+  }
+
+  /** The connection name a feed source's runs look its connection up by (after the connection was renamed). */
+  async setFeedConnectionName(organizationId: string, id: string, connectionName: string): Promise<void> {
+    await this.db.getRepository(AnalyticsSource).update({ organizationId, id }, { connectionName });
   }
 }

@@ -282,6 +282,7 @@ export class DataSourcesService {
       if (grants.length > 0) throw shareDependency(source.dataStoreTableName, grants, 'deleting this data source would remove what they read');
     }
     if (!(await this.repository.delete(organizationId, id))) throw new NotFoundError('Data source');
+    await this.deletedListener?.(source);
   }
 
   /**
@@ -426,4 +427,26 @@ export class DataSourcesService {
     if (!source) throw new NotFoundError('Data source');
     return source;
   }
+
+  /** The organization's own source of data feed `type` on a connection, or null. */
+  findFeedSource(organizationId: string, type: string, connectionId: string): Promise<AnalyticsSource | null> {
+    return this.repository.findFeedSource(organizationId, type, connectionId);
+  }
+
+  /** Records a sync's progress in the source's syncConfig (merged, not replaced); false when the source is gone. */
+  recordSync(organizationId: string, id: string, patch: Partial<SyncConfig>): Promise<boolean> {
+    return this.repository.mergeSyncConfig(organizationId, id, patch);
+  }
+
+  /** A feed source's connection was renamed: its runs find the connection by the new name. */
+  setFeedConnectionName(organizationId: string, id: string, connectionName: string): Promise<void> {
+    return this.repository.setFeedConnectionName(organizationId, id, connectionName);
+  }
+
+  /** Called after a source is deleted (data feeds delete its schedule); one listener. */
+  onDeleted(listener: (source: AnalyticsSource) => Promise<void>): void {
+    this.deletedListener = listener;
+  }
+
+  private deletedListener?: (source: AnalyticsSource) => Promise<void>;
 }

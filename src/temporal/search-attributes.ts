@@ -8,4 +8,7 @@ export const SEARCH_ATTRIBUTES = {
   OrganizationId: 'Keyword',
   WorkflowName: 'Keyword',
   TriggerName: 'Keyword',
+  // Data feed schedules and sync runs (src/data-feeds).
+  DataSourceId: 'Keyword',
+  FeedKey: 'Keyword',
 } as const;

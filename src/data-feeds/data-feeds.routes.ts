@@ -1,0 +1,34 @@
+import { defineRoute, type RouteContext } from '../http/route';
+import { DataSourceParams } from '../data-sources/data-sources.schemas';
+import { SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
+import type { DataFeedsService } from './data-feeds.service';
+
+const tags = ['Data feeds'];
+
+/** Data feeds (interface.md 4.4 toggle, 4.5 sync): both need dashboards:admin. */
+export function registerDataFeedRoutes(ctx: RouteContext, service: DataFeedsService): void {
+  defineRoute(ctx, {
+    method: 'post',
+    path: '/dashboards/data-feeds/toggle',
+    permission: 'dashboards:admin',
+    tags,
+    body: ToggleFeedBody,
+    summary:
+      'Turn a data feed on a connection on (creates or re-enables its data source and its sync schedule, and starts a first sync) or off (pauses the schedule; source and records stay)',
+    responses: { 201: { description: 'The feed state and its data source', schema: ToggleFeedResult } },
+    handler: async ({ auth, body }) => ({ status: 201, body: await service.toggle(auth.organizationId, auth.userId, body) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post',
+    path: '/dashboards/data-sources/:dataSourceId/sync',
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
+    body: SyncBody,
+    summary:
+      'Queue one sync of a feed-backed source and answer at once. 409 sync_running while one runs; 500 source_disabled, source_without_connection or no_sync_workflow (as the contract says)',
+    responses: { 201: { description: 'The sync is queued', schema: SyncQueued } },
+    handler: async ({ auth, params, body }) => ({ status: 201, body: await service.sync(auth.organizationId, params.dataSourceId, body) }),
+  });
+}

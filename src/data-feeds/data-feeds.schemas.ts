@@ -1,0 +1,36 @@
+import { z } from '../openapi/zod';
+
+/** Bounds of a feed's sync interval: one minute to one week. */
+export const MIN_SYNC_INTERVAL_MINUTES = 1;
+export const MAX_SYNC_INTERVAL_MINUTES = 10_080;
+
+export const ToggleFeedBody = z
+  .strictObject({
+    feedKey: z.string().min(1).max(100).openapi({ example: 'github:issues' }),
+    connectionId: z.string().min(1).max(100),
+    connectionName: z.string().min(1).max(255),
+    enabled: z.boolean(),
+    // Range-checked by the service, which answers invalid_sync_interval (a distinct code) for it.
+    syncIntervalMinutes: z
+      .number()
+      .optional()
+      .openapi({ description: `Whole minutes, ${MIN_SYNC_INTERVAL_MINUTES} to ${MAX_SYNC_INTERVAL_MINUTES}; default FEED_SYNC_INTERVAL_MINUTES` }),
+  })
+  .openapi('ToggleDataFeed');
+export type ToggleFeedBody = z.output<typeof ToggleFeedBody>;
+
+export const ToggleFeedResult = z
+  .object({ enabled: z.boolean(), dataSourceId: z.string().nullable().openapi({ description: 'null when a feed never toggled on is toggled off' }) })
+  .openapi('DataFeedToggled');
+
+const IsoDate = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-01T00:00:00Z' });
+
+export const SyncBody = z
+  .strictObject({
+    startDate: IsoDate.optional(),
+    endDate: IsoDate.optional(),
+  })
+  .openapi('SyncDataSource', { description: 'An empty object syncs from the end of the last successful sync to now' });
+export type SyncBody = z.output<typeof SyncBody>;
+
+export const SyncQueued = z.object({ message: z.string(), workflowId: z.string() }).openapi('SyncQueued');

@@ -1,0 +1,63 @@
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { ConflictError } from '../errors/errors';
+import { DATA_FEED_SYNC_WORKFLOW, feedSyncWorkflowId, type FeedSyncInput, type SyncWindow } from '../../workflows/data-feed-sync.types';
+import { feedSearchAttributes, type FeedSyncTarget } from './feed-schedules';
+
+/** The sync run of a source that was already running: when it started, for the 409 message. */
+export class SyncRunning extends ConflictError {
+  constructor(
+    readonly workflowId: string,
+    readonly startedAt: Date | undefined,
+  ) {
+    super(
+      `A sync of this data source is already running (workflow ${workflowId}${startedAt ? `, started ${startedAt.toISOString()}` : ''}); ` +
+        'wait for it to finish (GET the data source: syncConfig.lastSyncStatus) and send the request again',
+      'sync_running',
+    );
+  }
+}
+
+/**
+ * Starts sync runs of feed-backed sources. Every run of a source has the
+ * workflow id `feed-sync:<dataSourceId>`, so Temporal itself refuses a second
+ * one while the first is open, whoever (API or schedule) starts it.
+ */
+export class FeedSyncRuns {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** Queues a sync of `window`; SyncRunning (409) while another sync of the source runs. */
+  async start(target: FeedSyncTarget, window: SyncWindow): Promise<string> {
+    const workflowId = feedSyncWorkflowId(target.dataSourceId);
+    const input: FeedSyncInput = { organizationId: target.organizationId, dataSourceId: target.dataSourceId, window };
+    try {
+      await this.client.workflow.start(DATA_FEED_SYNC_WORKFLOW, {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        typedSearchAttributes: feedSearchAttributes(target),
+        staticSummary: `Sync of data feed ${target.feedKey} (data source ${target.dataSourceId}), ${window.startDate} to ${window.endDate}`,
+      });
+      return workflowId;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const running = await this.client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .catch(() => undefined);
+      throw new SyncRunning(workflowId, running?.startTime);
+    }
+  }
+
+  /** Like start, but a sync already running is fine (it covers the same ground). */
+  async startUnlessRunning(target: FeedSyncTarget, window: SyncWindow): Promise<void> {
+    try {
+      await this.start(target, window);
+    } catch (err) {
+      if (!(err instanceof SyncRunning)) throw err;
+    }
+  }
+}

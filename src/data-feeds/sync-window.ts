@@ -1,0 +1,29 @@
+import { ValidationError } from '../errors/errors';
+import type { SyncConfig } from '../data-sources/analytics-source.entity';
+import type { SyncWindow } from '../../workflows/data-feed-sync.types';
+
+/** How far back a source's first sync (no earlier success, no dates given) reaches. */
+export const FIRST_SYNC_LOOKBACK_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/**
+ * The window a sync covers: the dates given, else from the end of the last
+ * successful sync (or FIRST_SYNC_LOOKBACK_DAYS back for a first sync) to
+ * `now`. A window that ends before it starts is 400 invalid_sync_window.
+ */
+export function syncWindow(config: SyncConfig | null, dates: { startDate?: string; endDate?: string }, now: Date): SyncWindow {
+  const end = dates.endDate ? new Date(dates.endDate) : now;
+  const start = dates.startDate
+    ? new Date(dates.startDate)
+    : config?.syncedThrough
+      ? new Date(config.syncedThrough)
+      : new Date(end.getTime() - FIRST_SYNC_LOOKBACK_DAYS * DAY_MS);
+  if (end.getTime() <= start.getTime()) {
+    throw new ValidationError(
+      `The sync window ends (${end.toISOString()}) before it starts (${start.toISOString()}); send an endDate after the startDate`,
+      [{ path: dates.endDate ? 'endDate' : 'startDate', message: 'the window must end after it starts' }],
+      'invalid_sync_window',
+    );
+  }
+  return { startDate: start.toISOString(), endDate: end.toISOString() };
+}
