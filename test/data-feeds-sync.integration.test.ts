@@ -1,0 +1,206 @@
+import { expectError, expectStatus } from './harness';
+import { eventually, sleep } from './factories';
+import { historyText } from './workflow-api';
+import {
+  callListRequests,
+  getSource,
+  orgWithTwilio,
+  settledSource,
+  startFeedStack,
+  sync,
+  syncRunClosed,
+  tableRecords,
+  toggleTwilioOn,
+  type FeedStack,
+} from './data-feed-fixtures';
+
+/**
+ * Manual syncs of twilio:calls against the Twilio stub. Every test adds its
+ * calls on a day of 2025 of its own and syncs that day, so tests sharing the
+ * stub never see each other's calls (the toggle's first sync looks back 30
+ * days from now, far from them). Calls are `no-answer` unless a test needs
+ * recordings: one Calls request per page, nothing else.
+ */
+let stack: FeedStack;
+beforeAll(async () => {
+  stack = await startFeedStack();
+}, 60_000);
+afterAll(() => stack.close());
+
+let day = 0;
+/** A day of 2025 no other test of this file uses. */
+function freshDay() {
+  day += 1;
+  const start = new Date(Date.UTC(2025, 0, 1 + day * 3));
+  return { start, window: { startDate: start.toISOString(), endDate: new Date(start.getTime() + 86_400_000).toISOString() } };
+}
+
+/** An organization with twilio:calls on (weekly schedule: it never fires during the test) and its first sync done. */
+async function feedSource() {
+  const { org, connection } = await orgWithTwilio(stack);
+  const id = await toggleTwilioOn(stack.h.app, org, connection, 10_080);
+  await syncRunClosed(stack.h, id);
+  const source = await getSource(stack.h.app, org, id);
+  return { org, id, table: source.dataStoreTableName as string };
+}
+
+const inWindow = (records: Array<{ value: { startTime: string } }>, w: { startDate: string; endDate: string }) =>
+  records.filter((r) => r.value.startTime >= w.startDate && r.value.startTime < w.endDate);
+
+afterEach(() => {
+  stack.stubs.setDelay(0);
+});
+
+describe('manual sync', () => {
+  it('with dates sends exactly that window to the vendor and writes its calls; without dates continues from the last success to now', async () => {
+    const { app } = stack.h;
+    const { org, id, table } = await feedSource();
+    const { start, window } = freshDay();
+    stack.stubs.twilio.addCalls(3, { start: new Date(start.getTime() + 3_600_000), status: 'no-answer' });
+    stack.stubs.twilio.addCalls(2, { start: new Date(start.getTime() - 3_600_000), status: 'no-answer' }); // the day before
+
+    const before = callListRequests(stack.stubs).length;
+    const res = await sync(app, org, id, window);
+    expectStatus(res, 201);
+    expect(res.body.message).toContain(window.startDate);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    const [request] = callListRequests(stack.stubs).slice(before);
+    expect(request.query).toMatchObject({ 'StartTime>': window.startDate.replace('.000', ''), 'StartTime<': expect.stringMatching(/^2025-/) });
+    expect(inWindow(await tableRecords(app, org, table), window)).toHaveLength(3);
+    const synced = await getSource(app, org, id);
+    expect(synced.syncConfig).toMatchObject({
+      lastSyncStatus: 'success',
+      lastSyncWindow: window,
+      lastSyncRecords: { created: 3, updated: 0 },
+      lastSyncError: null,
+    });
+    // A backfill of old dates never moves the next sync's start backwards.
+    expect(new Date(synced.syncConfig.syncedThrough).getTime()).toBeGreaterThan(Date.now() - 600_000);
+
+    // Without dates: from where the last success ended to now.
+    const from = synced.syncConfig.syncedThrough as string;
+    const later = new Date(Date.parse(from) + 1_000);
+    stack.stubs.twilio.addCalls(2, { start: later, spacingSeconds: 1, status: 'no-answer' });
+    await sleep(Math.max(0, later.getTime() + 2_000 - Date.now())); // both calls are in the past
+    const mark = callListRequests(stack.stubs).length;
+    const sentAt = Date.now();
+    expectStatus(await sync(app, org, id, {}), 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    const next = callListRequests(stack.stubs).slice(mark)[0];
+    expect(next.query['StartTime>']).toBe(from.replace(/\.\d{3}Z$/, 'Z'));
+    const end = Date.parse(next.query['StartTime<']);
+    expect(end).toBeGreaterThanOrEqual(Math.floor(sentAt / 1000) * 1000 - 1000);
+    const after = await getSource(app, org, id);
+    expect(after.syncConfig.lastSyncWindow.startDate).toBe(from);
+    expect(after.syncConfig.lastSyncRecords.created).toBe(2);
+  });
+
+  it('is idempotent: the same window twice leaves the same records', async () => {
+    const { app } = stack.h;
+    const { org, id, table } = await feedSource();
+    const { start, window } = freshDay();
+    stack.stubs.twilio.addCalls(120, { start, spacingSeconds: 300, status: 'no-answer' }); // three pages of 50
+    expectStatus(await sync(app, org, id, window), 201);
+    await syncRunClosed(stack.h, id);
+    const first = inWindow(await tableRecords(app, org, table), window);
+    expect(first).toHaveLength(120);
+    expect((await getSource(app, org, id)).syncConfig.lastSyncRecords).toEqual({ created: 120, updated: 0 });
+
+    expectStatus(await sync(app, org, id, window), 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    const second = inWindow(await tableRecords(app, org, table), window);
+    expect(second).toHaveLength(120);
+    expect(new Set(second.map((r: { key: string }) => r.key))).toEqual(new Set(first.map((r: { key: string }) => r.key)));
+    expect((await getSource(app, org, id)).syncConfig.lastSyncRecords).toEqual({ created: 0, updated: 120 });
+  });
+
+  it('a second request while a sync runs is 409 sync_running naming when the running one started', async () => {
+    const { app } = stack.h;
+    const { org, id } = await feedSource();
+    const { start, window } = freshDay();
+    stack.stubs.twilio.addCalls(2, { start, status: 'no-answer' });
+    stack.stubs.setDelay(3_000);
+    expectStatus(await sync(app, org, id, window), 201);
+    const second = await sync(app, org, id, {});
+    expectError(second, 409, 'sync_running');
+    expect(second.body.error.message).toMatch(/already running .*started \d{4}-\d{2}-\d{2}T/);
+    await eventually(
+      () => getSource(app, org, id),
+      (s) => s.syncConfig.lastSyncStatus === 'running',
+    );
+    stack.stubs.setDelay(0);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    // Once it is over, the next one is accepted.
+    expectStatus(await sync(app, org, id, window), 201);
+    await syncRunClosed(stack.h, id);
+  });
+});
+
+describe('vendor failures', () => {
+  it('a 429 is retried after its Retry-After and the sync succeeds', async () => {
+    const { app } = stack.h;
+    const { org, id, table } = await feedSource();
+    const { start, window } = freshDay();
+    stack.stubs.twilio.addCalls(4, { start, status: 'no-answer' });
+    const mark = callListRequests(stack.stubs).length;
+    stack.stubs.failNext('twilio', 1, { status: 429, retryAfterSeconds: 2 });
+    const sentAt = Date.now();
+    expectStatus(await sync(app, org, id, window), 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(2_000);
+    expect(callListRequests(stack.stubs).slice(mark)).toHaveLength(2);
+    expect(inWindow(await tableRecords(app, org, table), window)).toHaveLength(4);
+    expect((await getSource(app, org, id)).syncConfig.lastSyncStatus).toBe('success');
+  });
+
+  it('a 500 that persists fails the run after bounded retries, keeps the pages written before, and the next sync starts from the last success', async () => {
+    const { app } = stack.h;
+    const { org, id, table } = await feedSource();
+    const syncedThrough = (await getSource(app, org, id)).syncConfig.syncedThrough;
+    const { start, window } = freshDay();
+    stack.stubs.twilio.addCalls(120, { start, spacingSeconds: 300, status: 'no-answer' });
+    stack.stubs.setDelay(1_000);
+    expectStatus(await sync(app, org, id, window), 201);
+    await eventually(
+      async () => inWindow(await tableRecords(app, org, table), window).length,
+      (n) => n >= 50,
+    );
+    // The page in flight and its four retries all get 500.
+    stack.stubs.failNext('twilio', 5, { status: 500 });
+    stack.stubs.setDelay(0);
+    expect(await syncRunClosed(stack.h, id)).toBe('FAILED');
+    const failed = await settledSource(app, org, id);
+    expect(failed.syncConfig).toMatchObject({ lastSyncStatus: 'failed', lastSyncError: expect.stringMatching(/Twilio.*500/), syncedThrough });
+    expect(failed.syncConfig.lastSyncError).not.toContain(stack.stubs.twilio.authToken);
+    const kept = inWindow(await tableRecords(app, org, table), window).length;
+    expect(kept).toBeGreaterThanOrEqual(50);
+    expect(kept).toBeLessThan(120);
+
+    // The vendor is back: the same window completes, without duplicates.
+    expectStatus(await sync(app, org, id, window), 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    expect(inWindow(await tableRecords(app, org, table), window)).toHaveLength(120);
+    expect((await getSource(app, org, id)).syncConfig).toMatchObject({ lastSyncStatus: 'success', lastSyncError: null });
+  });
+});
+
+it('the history of a finished sync holds no record values and no credentials', async () => {
+  const { app, services } = stack.h;
+  const { org, id, table } = await feedSource();
+  const { start, window } = freshDay();
+  const calls = stack.stubs.twilio.addCalls(60, { start, spacingSeconds: 600, withRecording: true }); // two pages, with recordings
+  expectStatus(await sync(app, org, id, window), 201);
+  expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+  const stored = inWindow(await tableRecords(app, org, table), window);
+  expect(stored).toHaveLength(60);
+  expect(stored[0].value.recording).toMatch(/^proxy\+twilio:recording:\/\/RE/);
+
+  const text = await historyText(services.temporal.client, `feed-sync:${id}`);
+  expect(text).toContain('syncFeedPage'); // the history was read
+  const { authToken, accountSid } = stack.stubs.twilio;
+  expect(text).not.toContain(authToken);
+  expect(text).not.toContain(Buffer.from(`${accountSid}:${authToken}`).toString('base64'));
+  for (const call of calls.slice(0, 5)) expect(text).not.toContain(call.from);
+  expect(text).not.toContain('+15550999999');
+  expect(text).not.toContain('proxy+twilio:recording');
+});
