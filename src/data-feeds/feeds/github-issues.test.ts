@@ -115,5 +115,8 @@ describe('nextLink', () => {
     expect(nextLink('<https://a/x?page=1>; rel="prev", <https://a/x?page=3>; rel="next"')).toBe('https://a/x?page=3');
     expect(nextLink('<https://a/x?page=1>; rel="first"')).toBeNull();
     expect(nextLink(undefined)).toBeNull();
+    expect(nextLink('<https://a/x?page=2>; rel="nextish"')).toBeNull();
+    expect(nextLink('<https://a/x?page=2>; rel=next')).toBe('https://a/x?page=2');
+    expect(nextLink('<https://a/x?page=2>; rel="last next"')).toBe('https://a/x?page=2');
   });
 });

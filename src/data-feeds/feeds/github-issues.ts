@@ -81,7 +81,7 @@ function listUrl(baseUrl: string, since: string, page: number): string {
 export function nextLink(header: string | undefined): string | null {
   for (const part of (header ?? '').split(',')) {
     const match = /<([^>]+)>\s*;(.*)/.exec(part.trim());
-    if (match && /\brel="?([^"]*\s)?next(\s[^"]*)?"?/.test(match[2])) return match[1];
+    if (match && /\brel=(?:"(?:[^"]*\s)?next(?:\s[^"]*)?"|next(?:;|$))/.test(match[2].trim())) return match[1];
   }
   return null;
 }
