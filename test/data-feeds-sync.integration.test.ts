@@ -44,7 +44,7 @@ async function feedSource() {
   return { org, id, table: source.dataStoreTableName as string };
 }
 
-const inWindow = (records: Array<{ value: { startTime: string } }>, w: { startDate: string; endDate: string }) =>
+const inWindow = (records: Array<Record<string, any>>, w: { startDate: string; endDate: string }) =>
   records.filter((r) => r.value.startTime >= w.startDate && r.value.startTime < w.endDate);
 
 afterEach(() => {
@@ -110,7 +110,7 @@ describe('manual sync', () => {
     expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
     const second = inWindow(await tableRecords(app, org, table), window);
     expect(second).toHaveLength(120);
-    expect(new Set(second.map((r: { key: string }) => r.key))).toEqual(new Set(first.map((r: { key: string }) => r.key)));
+    expect(new Set(second.map((r) => r.key))).toEqual(new Set(first.map((r) => r.key)));
     expect((await getSource(app, org, id)).syncConfig.lastSyncRecords).toEqual({ created: 0, updated: 120 });
   });
 
