@@ -159,7 +159,18 @@ export const DataSourceSchema = z
     sharedFromOrganizationId: z.uuid().nullable(),
     recordSchema: z.object({ name: z.string(), fields: z.record(z.string(), FieldDefinition), calculatedFields: z.array(CalculatedField) }),
     windowDimensions: z.array(WindowDimension),
-    syncConfig: z.object({ syncIntervalMinutes: z.number(), lastSyncAt: z.string().nullable(), lastSyncStatus: z.string().nullable() }).nullable(),
+    syncConfig: z
+      .object({
+        syncIntervalMinutes: z.number(),
+        lastSyncAt: z.string().nullable(),
+        lastSyncStatus: z.enum(['running', 'success', 'failed']).nullable(),
+        syncedThrough: z.string().nullable().optional(),
+        lastSyncWindow: z.object({ startDate: z.string(), endDate: z.string() }).nullable().optional(),
+        lastSyncError: z.string().nullable().optional(),
+        lastSyncRecords: z.object({ created: z.number(), updated: z.number() }).nullable().optional(),
+      })
+      .nullable()
+      .openapi({ description: 'Feed-backed sources only: the interval, and what the last sync did (lastSyncStatus running, success or failed)' }),
     enabled: z.boolean(),
     servingEngine: z.string(),
     servingRelation: z.string(),
