@@ -93,6 +93,14 @@ describe('streaming a recording', () => {
     expectNoSecrets(res);
   });
 
+  test('HEAD answers the headers without the body', async () => {
+    const res = await request(app)
+      .head(proxyUrl(ref(sid)))
+      .set('Authorization', `Bearer ${orgB.tokens.viewer}`);
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({ 'content-type': 'audio/mpeg', 'content-length': String(media.length), 'cache-control': 'private' });
+  });
+
   test.each([
     ['mp3', '.mp3', 'audio/mpeg'],
     ['wav', '.wav', 'audio/x-wav'],

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { defineRoute, type RouteContext } from '../http/route';
 import { ErrorBody } from '../openapi/registry';
 import { z } from '../openapi/zod';
@@ -6,13 +6,15 @@ import { ProxyQuery } from './proxy.schemas';
 import type { MediaSink, ProxyService } from './proxy.service';
 
 /** The response as the proxy's sink: started when the upstream answers; its signal fires if the caller leaves first. */
-function responseSink(res: Response): MediaSink {
+function responseSink(req: Request, res: Response): MediaSink {
   const left = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) left.abort();
   });
   return {
     signal: left.signal,
+    // Express answers HEAD with the GET route.
+    headOnly: req.method === 'HEAD',
     start: (status, headers) => {
       // setHeader, not set(): Express would add a charset to text content types, and the type is mirrored as sent.
       res.status(status);
@@ -39,7 +41,7 @@ export function registerProxyRoutes(ctx: RouteContext, service: ProxyService): v
       429: { description: 'Too many streams open for this organization', schema: ErrorBody },
     },
     handler: async ({ auth, query }, req, res) => {
-      await service.stream(auth.organizationId, query, req.get('range'), responseSink(res));
+      await service.stream(auth.organizationId, query, req.get('range'), responseSink(req, res));
       return undefined;
     },
   });

@@ -16,6 +16,8 @@ import type { UpstreamRequest } from './reference-types';
 export interface MediaSink {
   /** Fires when the caller goes away: the upstream request is aborted. */
   signal: AbortSignal;
+  /** A HEAD request: the headers are answered, the body is not read. */
+  headOnly: boolean;
   start(status: number, headers: Record<string, string>): Writable;
 }
 
@@ -146,6 +148,11 @@ export class ProxyService {
     const headers: Record<string, string> = { 'cache-control': 'private' };
     for (const name of MIRRORED_HEADERS) if (res.headers[name] !== undefined) headers[name] = res.headers[name];
     const out = sink.start(res.status, headers);
+    if (sink.headOnly) {
+      res.body.on('error', () => undefined).destroy();
+      out.end();
+      return;
+    }
     out.write(first);
     try {
       // Pauses the upstream while the caller is slow; destroys it when the caller leaves.
