@@ -250,7 +250,15 @@ describe('tenancy', () => {
 describe('logs', () => {
   test('neither the credentials nor the upstream URL reach the logs, on success or failure', async () => {
     const lines: string[] = [];
-    const logger = createLogger('debug', new Writable({ write: (chunk, _enc, done) => done(null, void lines.push(String(chunk))) }));
+    const logger = createLogger(
+      'debug',
+      new Writable({
+        write: (chunk, _enc, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const proxy = harness.services.proxy as any;
     const original = proxy.logger;
     proxy.logger = logger;
