@@ -2,7 +2,8 @@ import { METHODS } from 'node:http';
 import request from 'supertest';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '../src/auth/roles';
-import { type Harness, startHarness } from './harness';
+import { createConnection, type Harness, startHarness } from './harness';
+import { startVendorStubs, type VendorStubs } from './stubs/vendor-apis';
 import {
   buildOrgFixtures,
   calculatedFieldBody,
@@ -118,6 +119,9 @@ let h: Harness;
 /** Organization A, whose resources every call names. */
 let A: OrgFixtures;
 let B: TestOrg;
+/** Vendor APIs (stubs) the feed and proxy routes reach, and A's resources over them. */
+let stubs: VendorStubs;
+let F: { connection: { id: string; name: string }; sourceId: string; recordingSid: string };
 
 const r = (method: string, path: string, access: Access, build: RouteCase['build'], extra: Partial<RouteCase> = {}): RouteCase => ({
   method,
@@ -345,6 +349,29 @@ const MATRIX: RouteCase[] = [
   r('GET', '/dashboards/shares/received', 'dashboards:view', () => ({ url: '/dashboards/shares/received' })),
   r('DELETE', '/dashboards/shares/:shareId', 'workflows:admin', async ({ a, fresh }) => ({ url: `/dashboards/shares/${await fresh(a.make.share)}` })),
 
+  // Data feeds and the proxy (README "Data feeds", "Media proxy"): dashboards:admin to toggle and sync, dashboards:view to proxy.
+  // B naming A's connection is told it knows no such connection; B has no twilio connection to fetch A's recording through.
+  r(
+    'POST',
+    '/dashboards/data-feeds/toggle',
+    'dashboards:admin',
+    () => ({
+      url: '/dashboards/data-feeds/toggle',
+      body: { feedKey: 'twilio:calls', connectionId: F.connection.id, connectionName: F.connection.name, enabled: true },
+    }),
+    { ownerOfB: (res) => (res.status === 400 && errorCode(res) === 'unknown_connection' ? undefined : `expected 400 unknown_connection, got ${show(res)}`) },
+  ),
+  r('POST', '/dashboards/data-sources/:dataSourceId/sync', 'dashboards:admin', () => ({ url: `/dashboards/data-sources/${F.sourceId}/sync`, body: {} })),
+  r(
+    'GET',
+    '/dashboards/proxy',
+    'dashboards:view',
+    () => ({ url: `/dashboards/proxy?url=${encodeURIComponent(`proxy+twilio:recording://${F.recordingSid}`)}` }),
+    {
+      ownerOfB: (res) => (res.status === 404 && errorCode(res) === 'connection_not_found' ? undefined : `expected 404 connection_not_found, got ${show(res)}`),
+    },
+  ),
+
   // Dashboards and widgets (README "Dashboards": dashboards:view to read and run widgets, dashboards:admin to change).
   // B naming A's dashboard or widget gets 404, whatever source it names.
   r('GET', '/dashboards', 'dashboards:view', () => ({ url: '/dashboards' })),
@@ -396,11 +423,29 @@ const noop: RequestHandler = (_req, res) => {
 };
 
 beforeAll(async () => {
-  h = await startHarness();
+  stubs = await startVendorStubs();
+  h = await startHarness({
+    configure: (c) => {
+      c.vendors.baseUrls = { ...stubs.urls };
+      c.steps.httpAllowList = [...c.steps.httpAllowList, ...stubs.allowList];
+    },
+  });
   await h.startWorker();
   [A, B] = await Promise.all([buildOrgFixtures(h), createTestOrg(h.services)]);
+  const connection = await createConnection(h.app, A.org, { name: uniqueName('twilio'), type: 'twilio', config: stubs.twilio.connectionConfig });
+  const toggled = await request(h.app)
+    .post('/dashboards/data-feeds/toggle')
+    .set('Authorization', `Bearer ${A.org.ownerToken}`)
+    .send({ feedKey: 'twilio:calls', connectionId: connection.id, connectionName: connection.name, enabled: true });
+  expect(toggled.status).toBe(201);
+  // Served as text so that "A's owner got A's data" can be read from the answer; the proxy mirrors whatever type the vendor sends.
+  const recording = stubs.twilio.addRecording({ body: Buffer.from(`recording of ${A.org.organizationId}`), contentType: 'text/plain' });
+  F = { connection: { id: connection.id, name: connection.name }, sourceId: toggled.body.dataSourceId, recordingSid: recording.sid };
 });
-afterAll(() => h?.close());
+afterAll(async () => {
+  await h?.close();
+  await stubs?.close();
+});
 
 const key = (c: Pick<RouteCase, 'method' | 'path'>) => `${c.method} ${c.path}`;
 const may = (role: Role, access: Access) => access === 'member' || (access !== 'public' && ROLE_PERMISSIONS[role].includes(access));
