@@ -120,11 +120,22 @@ export function createServices(infra: Infrastructure) {
   const runAnswers = new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
   // The API's own guarded client (the worker builds its own): the media proxy streams through it. Closed on shutdown.
-  const outboundHttp = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
-  const taskQueue = infra.config.temporal.taskQueue;
-  const dataFeeds = new DataFeedsService(dataSources, dataStores, connections, new FeedSchedules(infra.temporal.client, taskQueue), new FeedSyncRuns(infra.temporal.client, taskQueue), {
-    defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
+  const outboundHttp = createOutboundHttp({
+    allowList: infra.config.steps.httpAllowList,
+    maxResponseBytes: infra.config.steps.httpMaxResponseBytes,
+    maxRedirects: 5,
   });
+  const taskQueue = infra.config.temporal.taskQueue;
+  const dataFeeds = new DataFeedsService(
+    dataSources,
+    dataStores,
+    connections,
+    new FeedSchedules(infra.temporal.client, taskQueue),
+    new FeedSyncRuns(infra.temporal.client, taskQueue),
+    {
+      defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
+    },
+  );
   // A deleted feed source takes its schedule with it.
   dataSources.onDeleted((source) => dataFeeds.forget(source));
   return {
