@@ -37,6 +37,8 @@ export class CreateDataStoreShares1763800001700 implements MigrationInterface {
       WHERE revoked_at IS NULL`);
     await q.query(`CREATE UNIQUE INDEX data_store_shares_alias_key ON data_store_shares (shared_to_organization_id, alias) WHERE revoked_at IS NULL`);
     await q.query(`CREATE INDEX data_store_shares_granted ON data_store_shares (organization_id, created_at DESC) WHERE revoked_at IS NULL`);
+    // No ON DELETE on purpose: a share row never goes while sources read through it (revocation keeps the row);
+    // removing an organization that granted shares must close its recipients' sources first.
     await q.query(`ALTER TABLE data_sources ADD COLUMN share_id uuid REFERENCES data_store_shares(id)`);
     await q.query(`CREATE INDEX data_sources_share ON data_sources (share_id) WHERE share_id IS NOT NULL`);
   }

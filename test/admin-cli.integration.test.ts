@@ -77,9 +77,23 @@ test('set-plan moves an organization to a plan, which decides whether it may sha
 
   const run = admin(['set-plan', '--org', org.organizationSuid, '--plan', 'business']);
   expect(run.status).toBe(0);
-  expect(JSON.parse(run.stdout)).toEqual({ organizationId: org.organizationId, plan: 'business', previousPlan: 'free', dataStoreSharing: true });
+  expect(JSON.parse(run.stdout)).toEqual({
+    organizationId: org.organizationId,
+    plan: 'business',
+    previousPlan: 'free',
+    dataStoreSharing: true,
+    revokedShares: 0,
+  });
   expect((await as(h.app, org.token).get('/organization')).body.plan).toBe('business');
   expect((await as(h.app, org.token).post('/dashboards/shares').send(shareBody)).status).toBe(201);
+  expect((await as(h.app, to.token).get('/dashboards/shares/received')).body).toHaveLength(1);
+
+  // A plan without sharing takes the shares back: the recipient loses access at once.
+  const down = admin(['set-plan', '--org', org.organizationId, '--plan', 'team']);
+  expect(down.status).toBe(0);
+  expect(JSON.parse(down.stdout)).toMatchObject({ plan: 'team', previousPlan: 'business', dataStoreSharing: false, revokedShares: 1 });
+  expect((await as(h.app, org.token).get('/dashboards/shares/granted')).body).toEqual([]);
+  expect((await as(h.app, to.token).get('/dashboards/shares/received')).body).toEqual([]);
 
   const bad = admin(['set-plan', '--org', org.organizationId, '--plan', 'gold']);
   expect(bad.status).toBe(2);

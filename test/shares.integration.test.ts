@@ -143,14 +143,19 @@ describe('listing and revoking', () => {
     expect((await owner(to).get('/dashboards/shares/granted')).body).toEqual([]);
     expect((await owner(from).get('/dashboards/shares/received')).body).toEqual([]);
 
-    // Only the granting organization revokes; to anyone else the share does not exist.
-    expectError(await owner(to).delete(`/dashboards/shares/${custom.id}`), 404);
+    // The granting organization revokes; to a third organization the share does not exist.
+    expectError(await owner(await createTestOrg(h.services)).delete(`/dashboards/shares/${custom.id}`), 404);
     const revoked = await owner(from).delete(`/dashboards/shares/${custom.id}`);
     expectStatus(revoked, 200);
     expect(revoked.body).toEqual({ revoked: true });
     expect((await owner(from).get('/dashboards/shares/granted')).body.map((s: Json) => s.id)).toEqual([calls.id]);
     expect((await owner(to).get('/dashboards/shares/received')).body.map((s: Json) => s.id)).toEqual([calls.id]);
     expectError(await owner(from).delete(`/dashboards/shares/${custom.id}`), 404);
+
+    // The recipient may remove a share it received (it never asked for it).
+    expectStatus(await owner(to).delete(`/dashboards/shares/${calls.id}`), 200);
+    expect((await owner(to).get('/dashboards/shares/received')).body).toEqual([]);
+    expect((await owner(from).get('/dashboards/shares/granted')).body).toEqual([]);
   });
 
   it('answers 403 when the caller has no access to the active organization', async () => {
@@ -206,6 +211,48 @@ describe('read-only', () => {
     ]);
   });
 
+  it("never hides the recipient's own tables: its own table wins, and removing a received share frees the name", async () => {
+    const { from, to, table } = await pair();
+    const s = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId, alias: 'orders' });
+    // While the share stands, the name reads the owner's table and cannot be taken by a write.
+    expectError(
+      await owner(to)
+        .post('/data-stores/tables/orders')
+        .send({ key: 'mine', value: { n: 1 } }),
+      400,
+      'shared_table_read_only',
+    );
+    // The recipient did not ask for the share; removing it gives the name back.
+    expectStatus(await owner(to).delete(`/dashboards/shares/${s.id}`), 200);
+    expectStatus(
+      await owner(to)
+        .post('/data-stores/tables/orders')
+        .send({ key: 'mine', value: { n: 1 } }),
+      201,
+    );
+
+    // A share pushed under a name the recipient uses is refused without saying why; the recipient's table is untouched.
+    const other = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId, alias: 'partner_orders' });
+    const second = uniqueName('second');
+    await seedRecords(h.app, from, second, { a: { at: '2026-01-01', amount: 1 } });
+    const taken = await owner(from).post('/dashboards/shares').send({ tableName: second, sharedToOrganizationId: to.organizationId, alias: 'orders' });
+    expectError(taken, 400, 'alias_taken');
+    expect(taken.body.error.message).toBe('The recipient organization cannot take the alias "orders"; choose another alias');
+    // Even a table the recipient creates under an alias it receives (a race with the share) stays its own once it exists.
+    await h.services.dataStores.createTable(to.organizationId, 'raced');
+    await h.services.db.query(`UPDATE data_store_shares SET alias = 'raced' WHERE id = $1`, [other.id]);
+    const own = await owner(to).get('/data-stores/tables/raced');
+    expectStatus(own, 200);
+    expect(own.body.data).toEqual([]);
+    expectStatus(
+      await owner(to)
+        .post('/data-stores/tables/raced')
+        .send({ key: 'mine', value: { n: 2 } }),
+      201,
+    );
+    expect((await owner(from).get(`/data-stores/tables/${table}`)).body.data.map((r: Json) => r.key)).toEqual(['k1', 'k2']);
+  });
+
   it('stops answering reads through the alias once the share is revoked', async () => {
     const { from, to, table } = await pair();
     const s = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
@@ -240,11 +287,55 @@ describe('data sources over a shared table', () => {
       (res) => Number(res.body.data?.[0]?.[`${source.servingRelation}.count`]) === 3,
       5_000,
     );
+    // At most five sources per share: each is a copy the owner's every write updates.
+    for (let i = 1; i < 5; i++) await sharedSource(to, from, 'theirs');
+    const sixth = await owner(to)
+      .post('/dashboards/data-sources')
+      .send({
+        name: 'Sixth',
+        dataStoreTableName: 'theirs',
+        sharedFromOrganizationId: from.organizationId,
+        recordSchema: { name: 'Sales', fields: SALES_FIELDS },
+      });
+    expectError(sixth, 400, 'share_source_limit');
+    // Naming the alias without sharedFromOrganizationId says how to read it.
+    const unshared = await owner(to)
+      .post('/dashboards/data-sources')
+      .send({ name: 'Plain', dataStoreTableName: 'theirs', recordSchema: { name: 'Sales', fields: SALES_FIELDS } });
+    expectError(unshared, 400, 'unknown_table');
+    expect(unshared.body.error.message).toContain(`sharedFromOrganizationId: "${from.organizationId}"`);
     // The owner's own sources stay the owner's.
     const ownSource = await owner(from)
       .post('/dashboards/data-sources')
       .send({ name: 'Mine', dataStoreTableName: table, recordSchema: { name: 'Sales', fields: SALES_FIELDS } });
     expectError(await owner(to).get(`/dashboards/data-sources/${ownSource.body.id}`), 404);
+  });
+
+  it('refuses an answer Cube was computing when the share was revoked', async () => {
+    const { from, to, table } = await pair();
+    const s = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
+    const source = await sharedSource(to, from, table);
+    const ds = source.servingRelation;
+    // A revocation landing while Cube works on a query: the answer is refused, not served.
+    const cube = h.services.cube;
+    const load = cube.load.bind(cube);
+    cube.load = async (...args) => {
+      await owner(from).delete(`/dashboards/shares/${s.id}`);
+      return load(...args);
+    };
+    try {
+      expectError(
+        await owner(to)
+          .post('/dashboards/analytics/query')
+          .send({ query: { ...totalQuery(ds).query, limit: 7 } }),
+        400,
+        'share_inactive',
+      );
+    } finally {
+      cube.load = load;
+    }
+    expect((await owner(from).get('/dashboards/shares/granted')).body).toEqual([]);
+    expect((await owner(to).get(`/dashboards/data-sources/${source.id}`)).body.enabled).toBe(false);
   });
 
   it('fails every read of the source at once after revocation, even one Cube has cached', async () => {

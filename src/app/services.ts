@@ -158,7 +158,7 @@ export function createServices(infra: Infrastructure) {
     dataStores,
     dataSources,
     dataFeeds,
-    shares: new SharesService(sharesRepository, organizationsRepository, dataStores, dataSourcesRepository),
+    shares: new SharesService(sharesRepository, organizationsRepository, dataStores, dataSourcesRepository, infra.logger),
     cube,
     csvExporter,
     analytics,

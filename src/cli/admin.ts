@@ -15,6 +15,10 @@ import { createLogger } from '../logging/logger';
 import { PLAN_TIERS } from '../organizations/organization.entity';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { PLAN_FEATURES } from '../organizations/plans';
+import { SharesRepository } from '../shares/shares.repository';
+import { SharesService } from '../shares/shares.service';
+import { DataSourcesRepository } from '../data-sources/data-sources.repository';
+import { dataStoresService } from '../data-stores/data-stores.service';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { TokensService } from '../auth/tokens.service';
 
@@ -30,8 +34,9 @@ const USAGE = `usage: npm run admin -- <command> [options]
 
   set-plan --org <organization id or suid> --plan ${PLAN_TIERS.join('|')}
       Moves an organization to a plan (the plan decides, for example, whether
-      it may share data store tables); prints
-      {"organizationId","plan","previousPlan","dataStoreSharing"} on stdout.
+      it may share data store tables; moving to a plan without sharing revokes
+      the shares it granted); prints
+      {"organizationId","plan","previousPlan","dataStoreSharing","revokedShares"} on stdout.
 
   rewrap-keys
       Re-wraps every organization key under MASTER_KEY. Rotation without
@@ -111,7 +116,10 @@ async function main(argv: string[]): Promise<unknown> {
     }
     if (planArgs?.success) {
       const { organization, previousPlan } = await service.setPlan(planArgs.data.org, planArgs.data.plan);
-      return { organizationId: organization.id, plan: organization.plan, previousPlan, dataStoreSharing: PLAN_FEATURES[organization.plan].dataStoreSharing };
+      const dataStoreSharing = PLAN_FEATURES[organization.plan].dataStoreSharing;
+      const shares = new SharesService(new SharesRepository(backends.db), orgs, dataStoresService(backends.db), new DataSourcesRepository(backends.db), logger);
+      const revokedShares = dataStoreSharing ? 0 : await shares.revokeAllGranted(organization.id);
+      return { organizationId: organization.id, plan: organization.plan, previousPlan, dataStoreSharing, revokedShares };
     }
     return await keys.rewrapAll();
   } finally {

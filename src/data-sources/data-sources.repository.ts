@@ -120,20 +120,34 @@ export class DataSourcesRepository {
   }
 
   /**
-   * Closes the recipient's sources over a share being revoked, in the
-   * revoking transaction: disabled (the record triggers stop copying the
-   * owner's writes into them) and emptied, so no copy of the owner's rows
-   * stays behind. Rows are locked before the table's lock, as update() does.
+   * Closes the recipient's sources over a revoked share (the revocation has
+   * committed, so they are unreadable already): first disabled, after the
+   * owner's writes in flight have finished (their triggers still saw them
+   * enabled), so no later write is copied into them; then emptied, so no copy
+   * of the owner's rows stays behind. Emptying deletes rows rather than
+   * truncating: it waits for no reader, and holds no lock the owner's writes need.
    */
-  async closeShare(m: EntityManager, share: { id: string; ownerOrganizationId: string; tableName: string }): Promise<void> {
-    await allowLongStatements(this.db, m);
-    const sources = await m.getRepository(AnalyticsSource).find({ where: { shareId: share.id }, lock: { mode: 'pessimistic_write' } });
-    if (sources.length === 0) return;
-    await m.query('SELECT pg_advisory_xact_lock(analytics.table_lock_key($1, $2))', [share.ownerOrganizationId, share.tableName]);
+  async closeShare(share: { id: string; ownerOrganizationId: string; tableName: string }): Promise<void> {
+    const sources = await this.db.transaction(async (m) => {
+      await allowLongStatements(this.db, m);
+      // Rows before the table's lock, as update() takes them.
+      const found = await m.getRepository(AnalyticsSource).find({ where: { shareId: share.id }, lock: { mode: 'pessimistic_write' } });
+      if (found.length === 0) return [];
+      await m.update(AnalyticsSource, { shareId: share.id }, { enabled: false });
+      await m.query('SELECT pg_advisory_xact_lock(analytics.table_lock_key($1, $2))', [share.ownerOrganizationId, share.tableName]);
+      return found;
+    });
     for (const source of sources) {
-      await m.query(`TRUNCATE ${qualified(source.servingRelation)}`);
-      await m.update(AnalyticsSource, { id: source.id }, { enabled: false });
+      await this.db.transaction(async (m) => {
+        await allowLongStatements(this.db, m);
+        await m.query(`DELETE FROM ${qualified(source.servingRelation)}`);
+      });
     }
+  }
+
+  /** How many sources read through the share. */
+  countByShare(shareId: string): Promise<number> {
+    return this.db.getRepository(AnalyticsSource).countBy({ shareId });
   }
 
   /** For each (organization, own table), the type of the oldest feed-backed source over it; tables only custom sources read are absent. */

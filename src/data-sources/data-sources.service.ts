@@ -53,17 +53,21 @@ function shareDependency(tableName: string, grants: readonly Grant[], what: stri
   );
 }
 
-/** A new schema for a shared table's source may add fields, but not re-key it (time dimension) or drop or retype a field. */
+/**
+ * While a table is shared, the owner's sources over it are its published
+ * schema: a new schema may add fields, but not re-key it (time dimension) or
+ * drop or retype a field.
+ */
 function assertKeepsSharedData(source: AnalyticsSource, next: RecordSchema, grants: readonly Grant[]): void {
   const from = timeField(source.recordSchema);
   const to = timeField(next);
   if (from !== to)
-    throw shareDependency(source.dataStoreTableName, grants, `changing the time dimension from "${from}" to "${to}" would re-key what they read`);
+    throw shareDependency(source.dataStoreTableName, grants, `changing the time dimension from "${from}" to "${to}" would re-key the data as it is shared`);
   const lost = Object.entries(source.recordSchema.fields)
     .filter(([name, f]) => next.fields[name]?.type !== f.type)
     .map(([name]) => name);
   if (lost.length > 0)
-    throw shareDependency(source.dataStoreTableName, grants, `removing or retyping field(s) ${lost.join(', ')} would destroy data they read`);
+    throw shareDependency(source.dataStoreTableName, grants, `removing or retyping field(s) ${lost.join(', ')} would drop data from what is shared`);
 }
 
 function throwIfAny(issues: FieldIssue[], message: string): void {
@@ -95,6 +99,9 @@ interface NewSource {
   syncConfig?: SyncConfig;
 }
 
+/** Sources one organization may build over one share: each is a copy the owner's writes keep up to date. */
+export const MAX_SOURCES_PER_SHARE = 5;
+
 /** The most distinct source ids one lookup reads: 200 widgets and 50 filters, with room to spare. */
 export const MAX_LOOKUP_IDS = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -107,7 +114,7 @@ export class DataSourcesService {
   constructor(
     private readonly repository: DataSourcesRepository,
     private readonly dataStores: Pick<DataStoresService, 'tableExists'>,
-    private readonly shares: Pick<SharesRepository, 'findReceived' | 'activeIds' | 'grantedForTable' | 'isActive'>,
+    private readonly shares: Pick<SharesRepository, 'findReceived' | 'receivedTable' | 'activeIds' | 'grantedForTable' | 'isActive'>,
   ) {}
 
   list(organizationId: string): Promise<AnalyticsSource[]> {
@@ -142,8 +149,11 @@ export class DataSourcesService {
     }
     if (body.sharedFromOrganizationId) return this.createShared(organizationId, userId, body, body.sharedFromOrganizationId);
     if (!(await this.dataStores.tableExists(organizationId, body.dataStoreTableName))) {
+      const received = await this.shares.receivedTable(organizationId, body.dataStoreTableName);
       throw new ValidationError(
-        `Data store table "${body.dataStoreTableName}" does not exist`,
+        received
+          ? `Data store table "${body.dataStoreTableName}" is shared with this organization by ${received.ownerOrganizationId}: send sharedFromOrganizationId: "${received.ownerOrganizationId}" to read it`
+          : `Data store table "${body.dataStoreTableName}" does not exist`,
         [{ path: 'dataStoreTableName', message: 'no such table' }],
         'unknown_table',
       );
@@ -167,6 +177,14 @@ export class DataSourcesService {
   private async createShared(organizationId: string, userId: string | null, body: CreateDataSourceBody, ownerId: string): Promise<AnalyticsSource> {
     const share = await this.shares.findReceived(organizationId, ownerId, body.dataStoreTableName);
     if (!share) throw shareInactive(body.dataStoreTableName, ownerId);
+    // Each source over a share is a copy the owner's every write also updates, in the owner's transaction.
+    if ((await this.repository.countByShare(share.id)) >= MAX_SOURCES_PER_SHARE) {
+      throw new ValidationError(
+        `At most ${MAX_SOURCES_PER_SHARE} data sources may read one share; delete one of this organization's sources over "${body.dataStoreTableName}" first`,
+        [{ path: 'sharedFromOrganizationId', message: 'too many sources over this share' }],
+        'share_source_limit',
+      );
+    }
     // The share row is held until the source is committed: a revocation racing this waits, then closes the new source too.
     const stillShared = async (m: Parameters<SharesRepository['isActive']>[0]) => {
       if (!(await this.shares.isActive(m, share.id, true))) throw shareInactive(body.dataStoreTableName, ownerId);

@@ -213,24 +213,34 @@ export class DataStoresService {
 
   /**
    * Where a read of `tableName` goes: the owner's table when the name is the
-   * alias of a share this organization receives (checked on every read, so a
-   * revoked share stops answering at once), else the organization's own.
+   * alias of a share this organization receives and it has no table of its
+   * own by that name (checked on every read, so a revoked share stops
+   * answering at once), else the organization's own table. An organization's
+   * own tables always win: a share pushed to it can never hide them.
    */
   private async readTarget(organizationId: string, tableName: string): Promise<{ organizationId: string; tableName: string }> {
-    const shared = await this.shares.receivedTable(organizationId, tableName);
+    const shared = await this.receivedOnly(organizationId, tableName);
     return shared ? { organizationId: shared.ownerOrganizationId, tableName: shared.tableName } : { organizationId, tableName };
   }
 
   /** Shared tables are read-only: no write, import, delete or purge through their alias, by any route or workflow step. */
   private async assertWritable(organizationId: string, tableName: string): Promise<void> {
-    const shared = await this.shares.receivedTable(organizationId, tableName);
+    const shared = await this.receivedOnly(organizationId, tableName);
     if (shared) {
       throw new ValidationError(
-        `Table "${tableName}" is shared with this organization read-only (share ${shared.shareId}); it cannot be written, imported into or deleted here`,
+        `Table "${tableName}" is shared with this organization read-only (share ${shared.shareId}); it cannot be written, imported into or deleted here. ` +
+          'To use the name for a table of your own, remove the received share (DELETE /dashboards/shares/{id})',
         [{ path: 'tableName', message: 'read-only shared table' }],
         'shared_table_read_only',
       );
     }
+  }
+
+  /** The received share the name stands for, unless the organization has a table of its own by that name. */
+  private async receivedOnly(organizationId: string, tableName: string) {
+    const shared = await this.shares.receivedTable(organizationId, tableName);
+    if (!shared || (await this.records.tableExists(organizationId, tableName))) return null;
+    return shared;
   }
 }
 

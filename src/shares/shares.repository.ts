@@ -104,18 +104,23 @@ export class SharesRepository {
   }
 
   /**
-   * Marks the organization's active share revoked and runs `alsoDo` in the
-   * same transaction (the data sources built on it are closed there); false
-   * when there is no such active share.
+   * Marks an active share revoked, in a short transaction of its own: every
+   * read checks the share, so from its commit on nothing more is answered.
+   * Either side may end it: the granting organization revokes, the recipient
+   * removes a share it received. Null when neither has such an active share.
    */
-  async revoke(organizationId: string, id: string, alsoDo: (m: EntityManager, share: DataStoreShare) => Promise<void>): Promise<boolean> {
+  async revoke(organizationId: string, id: string): Promise<DataStoreShare | null> {
     return this.db.transaction(async (m) => {
-      const share = await m.getRepository(DataStoreShare).findOne({ where: { organizationId, id, revokedAt: IsNull() }, lock: { mode: 'pessimistic_write' } });
-      if (!share) return false;
+      const share = await m.getRepository(DataStoreShare).findOne({
+        where: [
+          { organizationId, id, revokedAt: IsNull() },
+          { sharedToOrganizationId: organizationId, id, revokedAt: IsNull() },
+        ],
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!share) return null;
       share.revokedAt = new Date();
-      await m.save(DataStoreShare, share);
-      await alsoDo(m, share);
-      return true;
+      return m.save(DataStoreShare, share);
     });
   }
 }

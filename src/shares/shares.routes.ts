@@ -54,7 +54,8 @@ export function registerShareRoutes(ctx: RouteContext, service: SharesService): 
     permission: 'workflows:admin',
     tags,
     params: ShareParams,
-    summary: "Revoke a share at once: the recipient's reads, sources and widgets over the table fail from now on",
+    summary:
+      "Revoke a share at once (the granting organization), or remove a received one (the recipient): the recipient's reads, sources and widgets over the table fail from now on",
     responses: { 200: { description: 'Revoked', schema: z.object({ revoked: z.literal(true) }) } },
     handler: async ({ auth, params }) => {
       await service.revoke(auth.organizationId, params.shareId);

@@ -1,6 +1,7 @@
 import type { DataSourcesRepository } from '../data-sources/data-sources.repository';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import { NotFoundError, ValidationError } from '../errors/errors';
+import type { Logger } from '../logging/logger';
 import { newId, newSuid } from '../ids';
 import type { OrganizationsRepository } from '../organizations/organizations.repository';
 import { PLAN_FEATURES, plansWith } from '../organizations/plans';
@@ -10,6 +11,11 @@ import type { CreateShareBody } from './shares.schemas';
 
 /** The analytics tag of a table no feed fills. */
 export const CUSTOM_TAG = 'custom';
+
+/** One answer whether the recipient already uses the name or receives another table under it: its table names stay its own. */
+function aliasTaken(alias: string): ValidationError {
+  return shareError(`The recipient organization cannot take the alias "${alias}"; choose another alias`, 'alias_taken', 'alias');
+}
 
 function shareError(message: string, code: string, path?: string): ValidationError {
   return new ValidationError(message, path ? [{ path, message }] : undefined, code);
@@ -29,6 +35,7 @@ export class SharesService {
     private readonly organizations: Pick<OrganizationsRepository, 'findById' | 'findByRef'>,
     private readonly dataStores: Pick<DataStoresService, 'tableExists'>,
     private readonly sources: Pick<DataSourcesRepository, 'closeShare' | 'feedTypes'>,
+    private readonly logger: Pick<Logger, 'error'>,
   ) {}
 
   async create(organizationId: string, userId: string | null, body: CreateShareBody): Promise<DataStoreShare> {
@@ -49,10 +56,8 @@ export class SharesService {
       throw shareError(`An organization may have at most ${MAX_ACTIVE_SHARES} active shares; revoke one first`, 'share_limit');
     }
     const alias = body.alias ?? body.tableName;
-    // The alias names the table in the recipient's data stores, beside its own tables.
-    if (await this.dataStores.tableExists(recipient.id, alias)) {
-      throw shareError(`The recipient organization already has a table named "${alias}"; choose another alias`, 'alias_taken', 'alias');
-    }
+    // The alias names the table in the recipient's data stores, beside its own tables (which win over it).
+    if (await this.dataStores.tableExists(recipient.id, alias)) throw aliasTaken(alias);
     const share = Object.assign(new DataStoreShare(), {
       id: newId(),
       suid: newSuid(),
@@ -76,7 +81,7 @@ export class SharesService {
           'tableName',
         );
       }
-      throw shareError(`The recipient organization already receives another table named "${alias}"; choose another alias`, 'alias_taken', 'alias');
+      throw aliasTaken(alias);
     }
   }
 
@@ -91,10 +96,25 @@ export class SharesService {
     return shares.map((share) => ({ share, analyticsTag: tags.get(`${share.ownerOrganizationId}/${share.tableName}`) ?? CUSTOM_TAG }));
   }
 
-  /** Revokes at once: the recipient's sources over the table are disabled and emptied in the same transaction. */
+  /**
+   * Ends a share at once; the granting organization revokes, the recipient
+   * may remove a share it received. The revocation commits first (every read
+   * checks it), then the recipient's sources over the table are disabled and
+   * emptied. If closing them fails, they stay unreadable and the failure is logged.
+   */
   async revoke(organizationId: string, id: string): Promise<void> {
-    const revoked = await this.repository.revoke(organizationId, id, (m, share) => this.sources.closeShare(m, share));
-    if (!revoked) throw new NotFoundError('Share');
+    const share = await this.repository.revoke(organizationId, id);
+    if (!share) throw new NotFoundError('Share');
+    await this.sources.closeShare(share).catch((err: unknown) => {
+      this.logger.error({ shareId: share.id, err: err instanceof Error ? err.message : String(err) }, 'closing the sources of a revoked share failed');
+    });
+  }
+
+  /** Revokes every share the organization granted (its plan no longer includes sharing); how many. */
+  async revokeAllGranted(organizationId: string): Promise<number> {
+    const shares = await this.repository.listGranted(organizationId);
+    for (const share of shares) await this.revoke(organizationId, share.id);
+    return shares.length;
   }
 
   private async recipient(body: CreateShareBody) {
