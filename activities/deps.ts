@@ -8,7 +8,7 @@ import type { Logger } from '../src/logging/logger';
 import type { TemplateRenderer } from '../src/templates/template-renderer';
 import type { OutboundHttp } from './http/outbound-http';
 import type { LlmSettings } from './steps/llm-step';
-import type { SecretSources } from './steps/step-scope';
+import type { ResolvedConnection, SecretSources } from './steps/step-scope';
 
 /** What activities may use; built by the composition root (src/app/activity-deps.ts), replaced freely in tests. */
 export interface ActivityDeps {
@@ -22,6 +22,14 @@ export interface ActivityDeps {
   llm: LlmSettings;
   /** Where a return step seals an answer that holds secrets, for the waiting caller. */
   answers: Pick<RunAnswerVault, 'seal'>;
-  /** Data feed syncs: the feed sources and their sync state, and where each vendor's API is. */
-  feeds: { sources: Pick<DataSourcesService, 'get' | 'recordSync'>; baseUrls: VendorBaseUrls };
+  /**
+   * Data feed syncs: the feed sources and their sync state, their
+   * connections (by id within the organization, decrypted like a step's;
+   * undefined when gone), and where each vendor's API is.
+   */
+  feeds: {
+    sources: Pick<DataSourcesService, 'get' | 'recordSync'>;
+    connections: { byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined> };
+    baseUrls: VendorBaseUrls;
+  };
 }

@@ -32,10 +32,16 @@ export interface FeedSyncInput {
   /** A manual sync's window; a scheduled one (absent) syncs from the last successful end to now. */
   window?: SyncWindow;
   /** Where a run continued-as-new left off; never records, only the cursor and counts. */
-  resume?: { window: SyncWindow; cursor: string | null; counts: SyncCounts };
+  resume?: {
+    window: SyncWindow;
+    cursor: string | null;
+    counts: SyncCounts;
+    /** When the run began (absent in runs resumed from before it was kept). */ startedAt?: string;
+  };
 }
 
-export type FeedSyncResult = { status: 'success'; window: SyncWindow; counts: SyncCounts } | { status: 'skipped'; reason: string };
+/** `gone`: skipped because the source no longer exists (the scheduled launcher then deletes its schedule). */
+export type FeedSyncResult = { status: 'success'; window: SyncWindow; counts: SyncCounts } | { status: 'skipped'; reason: string; gone?: boolean };
 
 export interface ScheduledFeedSyncInput {
   organizationId: string;

@@ -2,7 +2,8 @@ import type { DataSource } from 'typeorm';
 import type { ActivityDeps } from '../../activities/deps';
 import { createOutboundHttp } from '../../activities/http/outbound-http';
 import { StepError } from '../../activities/steps/step-errors';
-import type { SecretSources } from '../../activities/steps/step-scope';
+import type { ResolvedConnection, SecretSources } from '../../activities/steps/step-scope';
+import type { Connection } from '../connections/connection.entity';
 import type { Config } from '../config/config';
 import type { MasterKeyring } from '../crypto/master-keyring';
 import { DatabaseDiagnostics } from '../db/database-diagnostics';
@@ -42,8 +43,24 @@ export function createActivityDeps(infra: {
     async connectionByName(organizationId, connectionName) {
       const found = await connections.resolveByName(organizationId, connectionName);
       if (!found) return undefined;
-      const { id, name, type } = found.connection;
-      return { id, name, type, config: found.config, secretValues: catalog.secretValues(type, found.config) };
+      return resolved(found.connection, found.config);
+    },
+  };
+  const resolved = (connection: Connection, config: Record<string, unknown>): ResolvedConnection => {
+    const { id, name, type } = connection;
+    return { id, name, type, config, secretValues: catalog.secretValues(type, config) };
+  };
+  /** A feed source's connection, by id within the organization (a renamed connection is still found). */
+  const connectionsById = {
+    async byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined> {
+      let connection: Connection;
+      try {
+        connection = await connections.get(organizationId, connectionId);
+      } catch (err) {
+        if (err instanceof NotFoundError) return undefined;
+        throw err;
+      }
+      return resolved(connection, await connections.configOf(connection));
     },
   };
   const http = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
@@ -60,6 +77,7 @@ export function createActivityDeps(infra: {
     answers: new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box),
     feeds: {
       sources: new DataSourcesService(new DataSourcesRepository(infra.db), dataStores, new SharesRepository(infra.db)),
+      connections: connectionsById,
       baseUrls: infra.config.vendors.baseUrls,
     },
     close: () => http.close(),
