@@ -1,4 +1,3 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -117,7 +116,10 @@ export async function dataFeedScheduledSync(input: ScheduledFeedSyncInput): Prom
       typedSearchAttributes: workflowInfo().typedSearchAttributes,
     });
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { status: 'skipped', reason: 'a sync of this data source is already running' };
+    // WorkflowExecutionAlreadyStartedError: it lives in @temporalio/common, which workflow code does not import
+    // (lint rule: @temporalio/workflow and `import type` only), and @temporalio/workflow does not re-export it.
+    if (err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError')
+      return { status: 'skipped', reason: 'a sync of this data source is already running' };
     throw err;
   }
   const result = (await child.result()) as FeedSyncResult;
