@@ -30,4 +30,14 @@ describe('syncWindow', () => {
     expect(() => syncWindow(null, { startDate: '2026-11-21T00:00:00Z' }, now)).toThrow(expect.objectContaining({ code: 'invalid_sync_window' }));
     expect(() => syncWindow(config(now.toISOString()), {}, now)).toThrow(expect.objectContaining({ code: 'invalid_sync_window' }));
   });
+
+  it('caps an endDate after now at now, so a future end never skips scheduled syncs', () => {
+    expect(syncWindow(config(), { startDate: '2026-11-20T00:00:00Z', endDate: '2027-01-01T00:00:00Z' }, now)).toEqual({
+      startDate: '2026-11-20T00:00:00.000Z',
+      endDate: now.toISOString(),
+    });
+    expect(() => syncWindow(null, { startDate: '2026-12-01T00:00:00Z', endDate: '2027-01-01T00:00:00Z' }, now)).toThrow(
+      expect.objectContaining({ code: 'invalid_sync_window' }),
+    );
+  });
 });

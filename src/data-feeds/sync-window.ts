@@ -9,10 +9,12 @@ const DAY_MS = 86_400_000;
 /**
  * The window a sync covers: the dates given, else from the end of the last
  * successful sync (or FIRST_SYNC_LOOKBACK_DAYS back for a first sync) to
- * `now`. A window that ends before it starts is 400 invalid_sync_window.
+ * `now`. An endDate after `now` is capped at `now` (nothing later exists to
+ * sync yet). A window that ends before it starts (also one starting in the
+ * future) is 400 invalid_sync_window.
  */
 export function syncWindow(config: SyncConfig | null, dates: { startDate?: string; endDate?: string }, now: Date): SyncWindow {
-  const end = dates.endDate ? new Date(dates.endDate) : now;
+  const end = dates.endDate && new Date(dates.endDate).getTime() < now.getTime() ? new Date(dates.endDate) : now;
   const start = dates.startDate
     ? new Date(dates.startDate)
     : config?.syncedThrough
@@ -20,7 +22,7 @@ export function syncWindow(config: SyncConfig | null, dates: { startDate?: strin
       : new Date(end.getTime() - FIRST_SYNC_LOOKBACK_DAYS * DAY_MS);
   if (end.getTime() <= start.getTime()) {
     throw new ValidationError(
-      `The sync window ends (${end.toISOString()}) before it starts (${start.toISOString()}); send an endDate after the startDate`,
+      `The sync window ends (${end.toISOString()}${end === now ? ', now' : ''}) before it starts (${start.toISOString()}); send a startDate in the past and an endDate after it`,
       [{ path: dates.endDate ? 'endDate' : 'startDate', message: 'the window must end after it starts' }],
       'invalid_sync_window',
     );
