@@ -9,8 +9,10 @@ import type { FeedSchedules, FeedSyncTarget } from './feed-schedules';
 import type { FeedSyncRuns } from './feed-sync-runs';
 import { MAX_SYNC_INTERVAL_MINUTES, MIN_SYNC_INTERVAL_MINUTES, type SyncBody, type ToggleFeedBody } from './data-feeds.schemas';
 import { syncWindow } from './sync-window';
+import { z } from '../openapi/zod';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The check the routes' id parameters use (z.uuid()). */
+const isUuid = (id: string) => z.uuid().safeParse(id).success;
 
 /** The data store table a feed fills through a connection: one per (feed, connection), named from both. */
 export function feedTableName(feedKey: string, connectionId: string): string {
@@ -50,19 +52,22 @@ export class DataFeedsService {
         'unknown_feed',
       );
     }
-    const interval = this.interval(body.syncIntervalMinutes);
-    await this.checkConnection(organizationId, feed, body);
-    const existing = await this.dataSources.findFeedSource(organizationId, feed.key, body.connectionId);
     if (!body.enabled) {
+      // Off needs no live connection: one deleted or renamed since must not keep the feed on.
+      const existing = isUuid(body.connectionId) ? await this.dataSources.findFeedSource(organizationId, feed.key, body.connectionId) : null;
       if (!existing) return { enabled: false, dataSourceId: null };
       await this.schedules.pause(existing.id, `Data feed ${feed.key} toggled off`);
       if (existing.enabled) await this.dataSources.update(organizationId, existing.id, { enabled: false });
       return { enabled: false, dataSourceId: existing.id };
     }
+    await this.checkConnection(organizationId, feed, body);
+    const existing = await this.dataSources.findFeedSource(organizationId, feed.key, body.connectionId);
+    // On again without an interval keeps the one set before.
+    const interval = this.interval(body.syncIntervalMinutes ?? existing?.syncConfig?.syncIntervalMinutes);
     const source = existing ?? (await this.createSource(organizationId, userId, feed, body, interval));
     if (existing) {
       if (!existing.enabled) await this.dataSources.update(organizationId, existing.id, { enabled: true });
-      // The connection may have been renamed since: runs find it by its current name.
+      // The connection may have been renamed since: the source shows its current name (runs find it by id).
       if (existing.connectionName !== body.connectionName) await this.dataSources.setFeedConnectionName(organizationId, existing.id, body.connectionName);
       await this.dataSources.recordSync(organizationId, existing.id, { syncIntervalMinutes: interval });
     }
@@ -105,7 +110,7 @@ export class DataFeedsService {
     if (!source.enabled) {
       throw notSyncable(
         'source_disabled',
-        `Data source "${source.name}" is disabled, so its sync is paused; enable it (PATCH enabled: true) or toggle its feed on first`,
+        `Data source "${source.name}" is disabled, so its sync is paused; toggle its feed on (POST /dashboards/data-feeds/toggle with enabled: true), which also resumes its schedule`,
       );
     }
     if (!source.connectionId || !source.connectionName) {
@@ -133,7 +138,7 @@ export class DataFeedsService {
       [{ path: 'connectionId', message: 'no such connection' }],
       'unknown_connection',
     );
-    if (!UUID.test(body.connectionId)) throw unknown;
+    if (!isUuid(body.connectionId)) throw unknown;
     const connection = await this.connections.get(organizationId, body.connectionId).catch((err: unknown) => {
       throw err instanceof NotFoundError ? unknown : err;
     });

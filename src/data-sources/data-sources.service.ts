@@ -300,7 +300,8 @@ export class DataSourcesService {
       if (grants.length > 0) throw shareDependency(source.dataStoreTableName, grants, 'deleting this data source would remove what they read');
     }
     if (!(await this.repository.delete(organizationId, id))) throw new NotFoundError('Data source');
-    await this.deletedListener?.(source);
+    // The delete has committed: a listener failing (Temporal unreachable) is logged, not answered (a feed's next beat deletes its own schedule).
+    await this.deletedListener?.(source).catch((err: unknown) => this.deletedListenerFailed(source, err));
   }
 
   /**
@@ -461,10 +462,19 @@ export class DataSourcesService {
     return this.repository.setFeedConnectionName(organizationId, id, connectionName);
   }
 
-  /** Called after a source is deleted (data feeds delete its schedule); one listener. */
-  onDeleted(listener: (source: AnalyticsSource) => Promise<void>): void {
+  /** Called after a source is deleted (data feeds delete its schedule); one listener, whose failures go to `log` (default: stderr). */
+  onDeleted(listener: (source: AnalyticsSource) => Promise<void>, log?: { warn(fields: object, message: string): void }): void {
     this.deletedListener = listener;
+    this.deletedListenerLog = log;
   }
 
   private deletedListener?: (source: AnalyticsSource) => Promise<void>;
+  private deletedListenerLog?: { warn(fields: object, message: string): void };
+
+  private deletedListenerFailed(source: AnalyticsSource, err: unknown): void {
+    const fields = { dataSourceId: source.id, organizationId: source.organizationId, err: err instanceof Error ? err.message : String(err) };
+    const message = 'data source deleted, but its delete listener failed';
+    if (this.deletedListenerLog) this.deletedListenerLog.warn(fields, message);
+    else console.warn(message, fields);
+  }
 }
