@@ -28,7 +28,7 @@ const IsoDate = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-01T
 export const SyncBody = z
   .strictObject({
     startDate: IsoDate.optional(),
-    endDate: IsoDate.optional(),
+    endDate: IsoDate.optional().openapi({ description: 'Exclusive; default now, and an endDate after now is capped at now' }),
   })
   .openapi('SyncDataSource', { description: 'An empty object syncs from the end of the last successful sync to now' });
 export type SyncBody = z.output<typeof SyncBody>;
