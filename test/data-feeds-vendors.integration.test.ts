@@ -190,21 +190,27 @@ describe('github:issues against the GitHub stub', () => {
 describe('hubspot:deals against the HubSpot stub', () => {
   const f = feed('hubspot:deals');
   let inWindow: string[];
+  let inWindowDeals: ReturnType<VendorStubs['hubspot']['addDeals']>;
 
   beforeAll(() => {
     stubs.hubspot.addDeals(3, { start: '2024-02-29T23:00:00Z' });
-    inWindow = stubs.hubspot.addDeals(250, { start: '2024-03-01T00:00:00Z', spacingSeconds: 240 }).map((d) => d.id);
+    inWindowDeals = stubs.hubspot.addDeals(250, { start: '2024-03-01T00:00:00Z', spacingSeconds: 240 });
+    inWindow = inWindowDeals.map((d) => d.id);
     stubs.hubspot.addDeals(3, { start: '2024-03-02T00:00:00Z' });
   });
   afterEach(() => stubs.hubspot.setSearchCap(10_000));
 
-  it('pages every deal modified in the window (100 a page) by paging.next.after, keyed by id', async () => {
+  it('pages every deal modified in the window (100 a page) from the last modification seen, keyed by id', async () => {
     const before = stubs.requests.length;
     const { records, pages, keys } = await readAll(f, stubs.hubspot.connectionConfig);
     expect(pages).toBe(3);
-    expect(keys).toEqual(inWindow);
+    // Each page restarts at the last deal's modification time, so that deal is read twice (it upserts by id).
+    expect([...new Set(keys)]).toEqual(inWindow);
+    expect(keys).toHaveLength(inWindow.length + 2);
     const bodies = stubs.requests.slice(before).map((r) => JSON.parse(r.body));
-    expect(bodies.map((b) => b.after)).toEqual([undefined, '100', '200']);
+    expect(bodies.map((b) => b.after)).toEqual([undefined, undefined, undefined]);
+    const modifiedOf = (i: number) => String(Date.parse(window.startDate) + i * 240_000);
+    expect(bodies.map((b) => b.filterGroups[0].filters[0].value)).toEqual([modifiedOf(0), modifiedOf(99), modifiedOf(198)]);
     expect(bodies[0].filterGroups[0].filters).toEqual([
       { propertyName: 'hs_lastmodifieddate', operator: 'GTE', value: String(Date.parse(window.startDate)) },
       { propertyName: 'hs_lastmodifieddate', operator: 'LT', value: String(Date.parse(window.endDate)) },
@@ -215,6 +221,39 @@ describe('hubspot:deals against the HubSpot stub', () => {
       stage: 'appointmentscheduled',
       lastModifiedAt: '2024-03-01T00:04:00.000Z',
     });
+  });
+
+  it('skips no deal when one read earlier is modified mid-sync', async () => {
+    const first = await f.fetchPage(input(f, stubs.hubspot.connectionConfig), http('hubspot'));
+    const moved = inWindowDeals.find((d) => d.id === first.records[0].key)!;
+    const previous = moved.properties.hs_lastmodifieddate;
+    moved.properties.hs_lastmodifieddate = '2024-03-01T23:59:59.000Z'; // now last in the list: every later deal slides up one place
+    try {
+      const keys = new Set(first.records.map((r) => r.key));
+      for (let cursor = first.next; cursor !== null;) {
+        const page = await f.fetchPage(input(f, stubs.hubspot.connectionConfig, cursor), http('hubspot'));
+        page.records.forEach((r) => keys.add(r.key));
+        cursor = page.next;
+      }
+      expect([...keys].sort()).toEqual([...inWindow].sort());
+    } finally {
+      moved.properties.hs_lastmodifieddate = previous;
+    }
+  });
+
+  it('reads a millisecond holding more than a page by after, moving past it at the search result cap', async () => {
+    const sameMs = stubs.hubspot.addDeals(150, { start: '2024-03-01T12:00:00.500Z', spacingSeconds: 0 }).map((d) => d.id);
+    try {
+      const { keys } = await readAll(f, stubs.hubspot.connectionConfig);
+      expect(new Set(keys)).toEqual(new Set([...inWindow, ...sameMs]));
+      stubs.hubspot.setSearchCap(100);
+      const capped = await readAll(hubspotDealsFeed(100), stubs.hubspot.connectionConfig);
+      // Past the cap the rest of that millisecond is skipped (documented), everything else is read.
+      expect(new Set(capped.keys).size).toBe(inWindow.length + 100);
+      expect(capped.keys).toEqual(expect.arrayContaining(inWindow));
+    } finally {
+      stubs.hubspot.removeDeals(sameMs);
+    }
   });
 
   it('reads past the search result cap by restarting from the last modification seen', async () => {

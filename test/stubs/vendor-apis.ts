@@ -63,6 +63,8 @@ export interface VendorStubs {
     /** The config of a `hubspot-oauth` connection that authenticates. */
     connectionConfig: Record<string, string>;
     addDeals(n: number, opts?: HubspotDealOptions): { id: string; properties: Record<string, string | null>; createdAt: string; updatedAt: string }[];
+    /** Deletes these deals (search no longer finds them). */
+    removeDeals(ids: string[]): void;
     /** Lowers HubSpot's 10,000-result search cap (paging past it is 400). */
     setSearchCap(n: number): void;
   };
@@ -115,6 +117,7 @@ export async function startVendorStubs(): Promise<VendorStubs> {
       accessToken: hubspot.accessToken,
       connectionConfig: { ...oauthConfig(hubspot.accessToken), portalId: '12345' },
       addDeals: hubspot.addDeals,
+      removeDeals: hubspot.removeDeals,
       setSearchCap: hubspot.setSearchCap,
     },
     failNext: (vendor, n, answer) => servers[vendor].failNext(n, answer),

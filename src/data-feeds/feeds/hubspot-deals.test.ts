@@ -77,7 +77,8 @@ describe('hubspot:deals', () => {
       },
       { key: '12', value: expect.objectContaining({ amount: null }) },
     ]);
-    expect(page.next).toBe(`${START}:100`);
+    // The next page restarts from the last modification seen, not at offset 100: a deal modified mid-sync would shift that offset.
+    expect(page.next).toBe(`${Date.parse('2024-01-01T06:00:00Z')}:0`);
   });
 
   it('pages with after from the cursor and ends without paging.next', async () => {
@@ -87,15 +88,28 @@ describe('hubspot:deals', () => {
     expect(page.next).toBeNull();
   });
 
-  it('restarts from the last modification seen instead of paging past the result cap', async () => {
-    const feed = hubspotDealsFeed(300);
+  it('restarts each next page from the last modification seen, after 0', async () => {
     const last = '2024-01-01T09:30:00.123Z';
     const http = fakeHttp({ total: 999, results: [deal('20', '2024-01-01T09:00:00Z'), deal('21', last)], paging: { next: { after: '300' } } });
-    const page = await feed.fetchPage({ baseUrl: BASE, config, window, cursor: `${START}:200` }, http);
+    const page = await hubspotDeals.fetchPage({ baseUrl: BASE, config, window, cursor: `${START}:200` }, http);
     expect(page.next).toBe(`${Date.parse(last)}:0`);
     const restarted = fakeHttp({ total: 1, results: [] });
-    await feed.fetchPage({ baseUrl: BASE, config, window, cursor: page.next }, restarted);
+    await hubspotDeals.fetchPage({ baseUrl: BASE, config, window, cursor: page.next }, restarted);
     expect(restarted.sent[0].body).toEqual(searchBody(Date.parse(last)));
+  });
+
+  it('pages by after while a whole page shares the millisecond it started from', async () => {
+    const at = Date.parse('2024-01-01T09:00:00Z');
+    const sameMs = Array.from({ length: 100 }, (_, i) => deal(String(40 + i), '2024-01-01T09:00:00Z'));
+    const first = await hubspotDeals.fetchPage(
+      { baseUrl: BASE, config, window, cursor: `${at}:0` },
+      fakeHttp({ total: 999, results: sameMs, paging: { next: { after: '100' } } }),
+    );
+    expect(first.next).toBe(`${at}:100`);
+    const http = fakeHttp({ total: 999, results: sameMs, paging: { next: { after: '200' } } });
+    const second = await hubspotDeals.fetchPage({ baseUrl: BASE, config, window, cursor: first.next }, http);
+    expect(http.sent[0].body).toEqual(searchBody(at, '100'));
+    expect(second.next).toBe(`${at}:200`);
   });
 
   it('moves one millisecond on when a whole capped query shares one modification time', async () => {

@@ -15,13 +15,18 @@ interface HubspotDeal {
 /**
  * Deals modified in the window, through the CRM search API:
  * `POST /crm/v3/objects/deals/search` with `hs_lastmodifieddate` GTE start
- * and LT end (epoch milliseconds), oldest modification first, paged by
- * `paging.next.after`. The cursor is `<fromMs>:<after>`: the query's lower
- * bound and the offset in it. Search refuses to page past 10,000 results, so
- * there the query restarts from the last modification time seen (deals of
- * that millisecond are read again and upsert by id). Should one millisecond
- * hold 10,000 deals, the restart moves past it and the rest of that
- * millisecond is skipped.
+ * and LT end (epoch milliseconds), oldest modification first. The cursor is
+ * `<fromMs>:<after>`: the query's lower bound and the offset in it.
+ *
+ * Each next page is the same search from the last modification time the page
+ * ended on, `after` 0, not the page's `paging.next.after`: a deal modified
+ * during the sync moves to the end of the list, and plain offsets would then
+ * skip the deal that slid into an already-read page. Deals of that
+ * millisecond are read again (records upsert by id). Only when a whole page
+ * shares one millisecond does paging follow `paging.next.after`, so it always
+ * advances. Search refuses to page past 10,000 results, so should one
+ * millisecond hold that many deals, paging moves one millisecond on and the
+ * rest of that millisecond is skipped.
  */
 export function hubspotDealsFeed(searchCap = HUBSPOT_SEARCH_CAP): FeedDefinition {
   return {
@@ -73,10 +78,11 @@ export function hubspotDealsFeed(searchCap = HUBSPOT_SEARCH_CAP): FeedDefinition
       if (after === undefined || after === null) return { records, next: null };
       const nextAfter = Number(after);
       if (!Number.isInteger(nextAfter) || nextAfter <= at.after) throw unexpectedAnswer('hubspot', 'paging.next.after does not advance');
-      if (nextAfter + HUBSPOT_DEALS_LIMIT <= searchCap) return { records, next: checkedCursor('hubspot', `${at.from}:${nextAfter}`) };
       const last = Math.max(...deals.map(modified).filter((ms) => !Number.isNaN(ms)));
-      const from = last > at.from ? last : at.from + 1;
-      return { records, next: from < end ? `${from}:0` : null };
+      if (last > at.from) return { records, next: last < end ? `${last}:0` : null };
+      // The whole page is of one millisecond: page on within it, or past it at the result cap.
+      if (nextAfter + HUBSPOT_DEALS_LIMIT <= searchCap) return { records, next: checkedCursor('hubspot', `${at.from}:${nextAfter}`) };
+      return { records, next: at.from + 1 < end ? `${at.from + 1}:0` : null };
     },
   };
 }

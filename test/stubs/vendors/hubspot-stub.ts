@@ -147,5 +147,10 @@ export function createHubspotApi() {
     sendJson(res, 200, { total: found.length, results: page, ...(more ? { paging: { next: { after: String(after + limit) } } } : {}) });
   }
 
-  return { accessToken, route, addDeals, deals, setSearchCap: (n: number) => void (cap = n) };
+  function removeDeals(ids: string[]) {
+    const gone = new Set(ids);
+    for (let i = deals.length - 1; i >= 0; i--) if (gone.has(deals[i].id)) deals.splice(i, 1);
+  }
+
+  return { accessToken, route, addDeals, removeDeals, deals, setSearchCap: (n: number) => void (cap = n) };
 }
