@@ -1,3 +1,4 @@
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { expectStatus, as } from './harness';
 import { eventually } from './factories';
 import {
@@ -91,13 +92,63 @@ it('a worker stopped mid-sync: a new worker resumes the run and finishes it with
   stack.stubs.setDelay(0);
   await stack.startWorker();
   expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
-  const records = await tableRecords(app, org, table);
-  expect(records).toHaveLength(150);
-  expect(new Set(records.map((r) => r.value.callSid)).size).toBe(150);
-  expect((await getSource(app, org, id)).syncConfig).toMatchObject({ lastSyncStatus: 'success', lastSyncRecords: { created: 150 } });
+  expect(await tableRecords(app, org, table)).toHaveLength(150);
+  // Every record was written as new once (a page redone from scratch would count updates), and each page was asked for at
+  // most twice (the one in flight when the worker stopped is asked again; none more).
+  const { lastSyncRecords } = (await getSource(app, org, id)).syncConfig;
+  expect(lastSyncRecords.created).toBe(150);
+  expect(lastSyncRecords.updated).toBeLessThanOrEqual(50);
+  const perPage = new Map<string, number>();
+  for (const r of callListRequests(stack.stubs).slice(mark)) perPage.set(String(r.query.Page ?? 0), (perPage.get(String(r.query.Page ?? 0)) ?? 0) + 1);
+  expect(perPage.size).toBe(3);
+  expect([...perPage.values()].every((n) => n <= 2)).toBe(true);
+  expect([...perPage.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(4);
   // The first page was fetched once: the new worker went on from the cursor, not from the start.
   const firstPages = callListRequests(stack.stubs)
     .slice(mark)
     .filter((r) => r.query.Page === undefined);
   expect(firstPages).toHaveLength(1);
 }, 90_000);
+
+it('a cancelled sync is recorded failed, not left running', async () => {
+  const { app } = stack.h;
+  const { org, connection } = await orgWithTwilio(stack);
+  const id = await toggleTwilioOn(app, org, connection, 10_080);
+  await syncRunClosed(stack.h, id);
+  const start = new Date(Date.UTC(2025, 6, 1));
+  stack.stubs.twilio.addCalls(5, { start, status: 'no-answer' });
+  stack.stubs.setDelay(5_000);
+  expectStatus(await sync(app, org, id, { startDate: start.toISOString(), endDate: new Date(start.getTime() + 86_400_000).toISOString() }), 201);
+  await eventually(
+    () => getSource(app, org, id),
+    (s) => s.syncConfig.lastSyncStatus === 'running',
+  );
+  await client().workflow.getHandle(`feed-sync:${id}`).cancel();
+  expect(await syncRunClosed(stack.h, id)).toBe('CANCELLED');
+  const after = await eventually(
+    () => getSource(app, org, id),
+    (s) => s.syncConfig.lastSyncStatus !== 'running',
+  );
+  expect(after.syncConfig).toMatchObject({ lastSyncStatus: 'failed', lastSyncError: expect.stringMatching(/cancelled/) });
+});
+
+it('a beat that finds its source gone (deleted without its schedule) deletes the schedule', async () => {
+  const { app, services } = stack.h;
+  const { org, connection } = await orgWithTwilio(stack);
+  const id = await toggleTwilioOn(app, org, connection, 10_080);
+  await syncRunClosed(stack.h, id);
+  // As if the delete's listener had failed (Temporal unreachable): the row goes, the schedule stays.
+  await services.db.query('DELETE FROM data_sources WHERE id = $1', [id]);
+  await client().schedule.getHandle(`feed-sync:${id}`).trigger();
+  await eventually(
+    () =>
+      client()
+        .schedule.getHandle(`feed-sync:${id}`)
+        .describe()
+        .then(
+          () => false,
+          (err: unknown) => err instanceof ScheduleNotFoundError,
+        ),
+    (gone) => gone,
+  );
+});

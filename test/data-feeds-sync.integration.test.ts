@@ -1,4 +1,4 @@
-import { expectError, expectStatus } from './harness';
+import { as, expectError, expectStatus } from './harness';
 import { eventually, sleep } from './factories';
 import { historyText } from './workflow-api';
 import {
@@ -95,6 +95,49 @@ describe('manual sync', () => {
     expect(after.syncConfig.lastSyncRecords.created).toBe(2);
   });
 
+  it('syncedThrough never jumps a gap, and an endDate in the future is capped at now', async () => {
+    const { app } = stack.h;
+    const { org, id } = await feedSource();
+    const through = (await getSource(app, org, id)).syncConfig.syncedThrough as string;
+    // A later window than syncedThrough (a gap between): synced, but syncedThrough stays.
+    const gapStart = new Date(Date.parse(through) + 1_000);
+    await sleep(Math.max(0, gapStart.getTime() + 2_000 - Date.now()));
+    const later = { startDate: gapStart.toISOString(), endDate: new Date().toISOString() };
+    expectStatus(await sync(app, org, id, later), 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    expect((await getSource(app, org, id)).syncConfig).toMatchObject({ lastSyncStatus: 'success', syncedThrough: through });
+
+    // An endDate a year ahead: the window ends now, and syncedThrough never passes when the run began.
+    const sentAt = Date.now();
+    const res = await sync(app, org, id, { startDate: through, endDate: new Date(sentAt + 365 * 86_400_000).toISOString() });
+    expectStatus(res, 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    const after = (await getSource(app, org, id)).syncConfig;
+    expect(Date.parse(after.lastSyncWindow.endDate)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(after.syncedThrough)).toBeGreaterThanOrEqual(sentAt - 1_000);
+    expect(Date.parse(after.syncedThrough)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('a renamed connection keeps syncing (found by id)', async () => {
+    const { app } = stack.h;
+    const { org, connection } = await orgWithTwilio(stack);
+    const id = await toggleTwilioOn(app, org, connection, 10_080);
+    await syncRunClosed(stack.h, id);
+    const table = (await getSource(app, org, id)).dataStoreTableName;
+    expectStatus(
+      await as(app, org.ownerToken)
+        .patch(`/connections/${connection.id}`)
+        .send({ name: `${connection.name}_renamed` }),
+      200,
+    );
+    const { start, window } = freshDay();
+    stack.stubs.twilio.addCalls(2, { start, status: 'no-answer' });
+    expectStatus(await sync(app, org, id, window), 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    expect(inWindow(await tableRecords(app, org, table), window)).toHaveLength(2);
+    expect((await getSource(app, org, id)).syncConfig).toMatchObject({ lastSyncStatus: 'success', lastSyncError: null });
+  });
+
   it('is idempotent: the same window twice leaves the same records', async () => {
     const { app } = stack.h;
     const { org, id, table } = await feedSource();
@@ -152,6 +195,20 @@ describe('vendor failures', () => {
     expect(inWindow(await tableRecords(app, org, table), window)).toHaveLength(4);
     expect((await getSource(app, org, id)).syncConfig.lastSyncStatus).toBe('success');
   });
+
+  it('429s in a row do not use up the attempts meant for outages: six of them, and the sync still succeeds', async () => {
+    const { app } = stack.h;
+    const { org, id, table } = await feedSource();
+    const { start, window } = freshDay();
+    stack.stubs.twilio.addCalls(3, { start, status: 'no-answer' });
+    const mark = callListRequests(stack.stubs).length;
+    stack.stubs.failNext('twilio', 6, { status: 429, retryAfterSeconds: 1 });
+    expectStatus(await sync(app, org, id, window), 201);
+    expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
+    expect(callListRequests(stack.stubs).slice(mark)).toHaveLength(7);
+    expect(inWindow(await tableRecords(app, org, table), window)).toHaveLength(3);
+    expect((await getSource(app, org, id)).syncConfig.lastSyncStatus).toBe('success');
+  }, 60_000);
 
   it('a 500 that persists fails the run after bounded retries, keeps the pages written before, and the next sync starts from the last success', async () => {
     const { app } = stack.h;

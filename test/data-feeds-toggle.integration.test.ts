@@ -66,6 +66,37 @@ describe('POST /dashboards/data-feeds/toggle', () => {
     await syncRunClosed(stack.h, id);
   });
 
+  it('off works after the connection was deleted or renamed; on again without an interval keeps the one set', async () => {
+    const { app } = stack.h;
+    const { org, connection } = await orgWithTwilio(stack);
+    const id = await toggleTwilioOn(app, org, connection, 45);
+    await syncRunClosed(stack.h, id);
+    // On again without syncIntervalMinutes: the 45 minutes stay.
+    expect(await toggleTwilioOn(app, org, connection)).toBe(id);
+    expect((await getSource(app, org, id)).syncConfig.syncIntervalMinutes).toBe(45);
+    expect((await schedule(id).describe()).spec.intervals).toEqual([expect.objectContaining({ every: minutes(45) })]);
+    await syncRunClosed(stack.h, id);
+
+    // Renamed: off with the old name still finds the source.
+    expectStatus(
+      await as(app, org.ownerToken)
+        .patch(`/connections/${connection.id}`)
+        .send({ name: uniqueName('renamed') }),
+      200,
+    );
+    const off = await toggle(app, org, { feedKey: 'twilio:calls', connectionId: connection.id, connectionName: connection.name, enabled: false });
+    expectStatus(off, 201);
+    expect(off.body).toEqual({ enabled: false, dataSourceId: id });
+    expect((await schedule(id).describe()).state.paused).toBe(true);
+
+    // Deleted: off again still answers the source.
+    expectStatus(await as(app, org.ownerToken).delete(`/connections/${connection.id}`), 200);
+    const again = await toggle(app, org, { feedKey: 'twilio:calls', connectionId: connection.id, connectionName: connection.name, enabled: false });
+    expectStatus(again, 201);
+    expect(again.body).toEqual({ enabled: false, dataSourceId: id });
+    expect((await getSource(app, org, id)).enabled).toBe(false);
+  });
+
   it('two toggles at once make one source and one schedule', async () => {
     const { app } = stack.h;
     const { org, connection } = await orgWithTwilio(stack);
@@ -158,7 +189,8 @@ describe('POST /dashboards/data-sources/{id}/sync refusals', () => {
     expectStatus(await as(app, org.ownerToken).patch(`/dashboards/data-sources/${id}`).send({ enabled: false }), 200);
     const disabled = await sync(app, org, id);
     expectError(disabled, 500, 'source_disabled');
-    expect(disabled.body.error.message).toMatch(/disabled/);
+    expect(disabled.body.error.message).toMatch(/disabled.*toggle its feed on/);
+    expect(disabled.body.error.message).not.toContain('PATCH');
     expectStatus(await as(app, org.ownerToken).patch(`/dashboards/data-sources/${id}`).send({ enabled: true }), 200);
 
     // A feed source whose connection reference is gone (no route makes one; the contract names the case).
