@@ -1,4 +1,7 @@
-import { advanced, secretsOf } from './data-feeds';
+import { ApplicationFailure } from '@temporalio/common';
+import { VendorRejected } from '../src/data-feeds/vendor-errors';
+import { ValidationError } from '../src/errors/errors';
+import { advanced, maskedFailure, secretsOf } from './data-feeds';
 
 describe('advanced (syncedThrough after a successful window)', () => {
   const through = '2026-11-20T10:00:00.000Z';
@@ -35,5 +38,28 @@ describe('secretsOf: the secrets of a feed connection', () => {
     expect(masked).not.toContain(basic);
     expect(masked).not.toContain(basic.replace(/=+$/, ''));
     expect(masked).toContain(accountSid); // not a secret
+  });
+});
+
+describe('maskedFailure: what leaves the page activity', () => {
+  const token = 'sk_live_abcdef123456';
+  const secrets = secretsOf({ config: { user: 'someone', token }, secretValues: [token] });
+  const basic = Buffer.from(`someone:${token}`).toString('base64');
+
+  it.each([
+    ['a vendor error', new VendorRejected('twilio', 401, `Twilio refused ${token}`), 'VendorRejected', true],
+    ['a client error of the application', new ValidationError(`bad ${token}`, [{ path: 'x', message: token }], 'bad_input'), 'bad_input', true],
+    ['any other error', new TypeError(`fetch failed: Authorization: Basic ${basic}`), 'TypeError', false],
+    ['an ApplicationFailure', ApplicationFailure.create({ type: 'X', message: `oops ${encodeURIComponent(token)}`, nonRetryable: true }), 'X', true],
+  ])('%s: masked, its type and retryability kept, its original stack dropped', (_, err, type, nonRetryable) => {
+    const failure = maskedFailure(err, secrets) as ApplicationFailure;
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure.type).toBe(type);
+    expect(Boolean(failure.nonRetryable)).toBe(nonRetryable);
+    const text = JSON.stringify([failure.message, failure.stack, failure.details]);
+    expect(text).toContain('[secret]');
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(encodeURIComponent(token));
+    expect(text).not.toContain(basic);
   });
 });

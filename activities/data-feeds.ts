@@ -194,7 +194,7 @@ export function secretsOf(connection: Pick<ResolvedConnection, 'config' | 'secre
  * as transient. Only a cancellation passes as it is (it carries no message of
  * ours). The original error (whose stack repeats its message) never leaves.
  */
-function maskedFailure(err: unknown, secrets: SecretSet): unknown {
+export function maskedFailure(err: unknown, secrets: SecretSet): unknown {
   if (err instanceof CancelledFailure) return err;
   const mask = <T>(value: T): T => secrets.mask(value);
   if (err instanceof VendorError) return ApplicationFailure.create({ type: err.name, message: mask(err.message), nonRetryable: !err.retryable });
