@@ -171,12 +171,16 @@ describe('github:issues against the GitHub stub', () => {
     }
   });
 
-  it('maps the exhausted quota (403) to VendorRateLimited until its reset, and wrong tokens to VendorRejected', async () => {
+  it('maps the exhausted quota (403) to VendorRateLimited until its reset, a secondary limit (403, no Retry-After) to a minute, and wrong tokens to VendorRejected', async () => {
     stubs.failNext('github', 1, { status: 403, retryAfterSeconds: 120 });
     const limited = await failure(f.fetchPage(input(f, stubs.github.connectionConfig), http('github')));
     expect(limited).toBeInstanceOf(VendorRateLimited);
     expect((limited as VendorRateLimited).retryAfterMs).toBeGreaterThan(115_000);
     expect((limited as VendorRateLimited).retryAfterMs).toBeLessThanOrEqual(121_000);
+    stubs.failNext('github', 1, { status: 403, secondaryLimit: true });
+    const secondary = await failure(f.fetchPage(input(f, stubs.github.connectionConfig), http('github')));
+    expect(secondary).toBeInstanceOf(VendorRateLimited);
+    expect((secondary as VendorRateLimited).retryAfterMs).toBe(60_000);
     stubs.failNext('github', 1, { status: 429, retryAfterSeconds: 30 });
     expect(((await failure(f.fetchPage(input(f, stubs.github.connectionConfig), http('github')))) as VendorRateLimited).retryAfterMs).toBe(30_000);
     const rejected = await failure(f.fetchPage(input(f, { ...stubs.github.connectionConfig, accessToken: 'gho_wrong' }), http('github')));

@@ -33,8 +33,8 @@ export interface FeedResponse {
 
 /**
  * The vendor HTTP a feed pages through. `send` answers 2xx responses only;
- * it throws `VendorRateLimited` on 429 (with the Retry-After the vendor
- * gave), `VendorUnavailable` on 5xx or network failure (retryable), and
+ * it throws `VendorRateLimited` on 429 and GitHub's rate-limit 403s (with
+ * the wait the vendor asked for), `VendorUnavailable` on 5xx or network failure (retryable), and
  * `VendorRejected` on other 4xx (bad credentials, no access: not retryable).
  */
 export interface FeedHttp {

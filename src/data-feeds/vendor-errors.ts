@@ -22,7 +22,7 @@ export abstract class VendorError extends Error {
   }
 }
 
-/** 429 (or GitHub's exhausted quota): try again after `retryAfterMs`. */
+/** 429 (or GitHub's 403 for an exhausted quota or a secondary limit): try again after `retryAfterMs`. */
 export class VendorRateLimited extends VendorError {
   readonly retryable = true;
   constructor(

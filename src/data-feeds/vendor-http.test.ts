@@ -81,6 +81,22 @@ describe('createFeedHttp', () => {
     expect((err as VendorRateLimited).retryAfterMs).toBe(60_000);
   });
 
+  it("maps GitHub's 403 secondary limit without Retry-After (quota left) to VendorRateLimited for a minute", async () => {
+    const body = {
+      message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+      documentation_url: 'https://docs.github.com',
+    };
+    const err = await failure('github', { status: 403, headers: { 'x-ratelimit-remaining': '4990', 'x-ratelimit-reset': String(NOW / 1000 + 3000) }, body });
+    expect(err).toBeInstanceOf(VendorRateLimited);
+    expect((err as VendorRateLimited).retryAfterMs).toBe(60_000);
+    const abuse = await failure('github', { status: 403, headers: {}, body: { message: 'You have triggered an abuse detection mechanism.' } });
+    expect((abuse as VendorRateLimited).retryAfterMs).toBe(60_000);
+    const on429 = await failure('github', { status: 429, headers: {}, body });
+    expect((on429 as VendorRateLimited).retryAfterMs).toBe(60_000);
+    // The same message from another vendor is an ordinary 403.
+    expect(await failure('hubspot', { status: 403, headers: {}, body })).toBeInstanceOf(VendorRejected);
+  });
+
   it("maps GitHub's 403 without rate-limit signals, and other vendors' 403, to VendorRejected", async () => {
     const gh = await failure('github', {
       status: 403,

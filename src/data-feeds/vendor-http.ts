@@ -4,6 +4,8 @@ import type { FeedHttp, FeedRequest, FeedResponse } from './feed-definition';
 import { VENDOR_NAMES, VendorRateLimited, VendorRejected, VendorUnavailable } from './vendor-errors';
 
 export const DEFAULT_RETRY_AFTER_MS = 10_000;
+/** GitHub's advice for a secondary rate limit that names no wait: at least a minute. */
+export const GITHUB_SECONDARY_LIMIT_WAIT_MS = 60_000;
 export const MIN_RETRY_AFTER_MS = 1_000;
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 
@@ -43,7 +45,7 @@ export function createFeedHttp(
       }
       const { status } = res;
       if (status >= 200 && status < 300) return { status, headers: res.headers, body: res.body };
-      const retryAfterMs = rateLimitDelay(vendor, status, res.headers, now());
+      const retryAfterMs = rateLimitDelay(vendor, status, res.headers, now(), res.body);
       if (retryAfterMs !== undefined) throw new VendorRateLimited(vendor, status, retryAfterMs);
       const detail = vendorMessage(res.body);
       const text = `${name} answered ${status}${detail ? `: ${detail}` : ''}`;
@@ -53,14 +55,25 @@ export function createFeedHttp(
   };
 }
 
-/** The wait a rate-limited answer asks for, or undefined when the answer is not a rate limit. */
-export function rateLimitDelay(vendor: Vendor, status: number, headers: Record<string, string>, now: number): number | undefined {
+/**
+ * The wait a rate-limited answer asks for, or undefined when the answer is not a rate limit.
+ * GitHub signals its limits with 403 too (https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api):
+ * an exhausted quota with its reset for the primary limit; for secondary limits Retry-After, or
+ * nothing but the message ("You have exceeded a secondary rate limit"), which means wait at least a minute.
+ */
+export function rateLimitDelay(vendor: Vendor, status: number, headers: Record<string, string>, now: number, body?: unknown): number | undefined {
   const retryAfter = parseRetryAfter(headers['retry-after'], now);
   const reset = headers['x-ratelimit-remaining'] === '0' ? parseReset(headers['x-ratelimit-reset'], now) : undefined;
-  // GitHub signals its limits with 403 too: Retry-After for secondary limits, an exhausted quota and its reset for the primary one.
-  const limited = status === 429 || (vendor === 'github' && status === 403 && (retryAfter !== undefined || reset !== undefined));
+  const secondary = vendor === 'github' && (status === 403 || status === 429) && githubSecondaryLimit(body);
+  const limited = status === 429 || (vendor === 'github' && status === 403 && (retryAfter !== undefined || reset !== undefined || secondary));
   if (!limited) return undefined;
-  return clampDelay(retryAfter ?? reset ?? DEFAULT_RETRY_AFTER_MS);
+  return clampDelay(retryAfter ?? reset ?? (secondary ? GITHUB_SECONDARY_LIMIT_WAIT_MS : DEFAULT_RETRY_AFTER_MS));
+}
+
+/** GitHub's secondary (formerly "abuse") rate-limit message. */
+function githubSecondaryLimit(body: unknown): boolean {
+  const message = body !== null && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && /secondary rate limit|abuse detection/i.test(message);
 }
 
 /** Retry-After as delay-seconds or an HTTP-date, in ms from now. */

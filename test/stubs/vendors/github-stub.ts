@@ -34,6 +34,15 @@ export const githubFailure: FailureWriter = (answer, res) => {
       { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset, 'x-ratelimit-resource': 'core' },
     );
   }
+  if (answer.status === 403 && answer.secondaryLimit) {
+    // A secondary rate limit may name no wait at all: GitHub's advice is then to wait at least a minute.
+    return sendJson(
+      res,
+      403,
+      { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: RATE_DOCS },
+      { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4990', 'x-ratelimit-reset': reset, 'x-ratelimit-resource': 'core' },
+    );
+  }
   const retry: Record<string, string> = answer.retryAfterSeconds !== undefined ? { 'retry-after': String(answer.retryAfterSeconds) } : {};
   if (answer.status === 429) return sendJson(res, 429, { message: 'You have exceeded a secondary rate limit.', documentation_url: RATE_DOCS }, retry);
   if (answer.status === 401) return sendJson(res, 401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });

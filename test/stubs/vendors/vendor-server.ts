@@ -8,6 +8,8 @@ export type VendorName = 'twilio' | 'github' | 'hubspot';
 export interface FailAnswer {
   status: number;
   retryAfterSeconds?: number;
+  /** GitHub only: a 403 secondary rate limit (the message alone: no Retry-After, quota left). */
+  secondaryLimit?: boolean;
 }
 
 export interface VendorRequest extends StubRequest {
