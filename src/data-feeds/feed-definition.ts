@@ -68,14 +68,12 @@ export interface FeedPageInput {
 }
 
 export interface FeedDefinition {
-  /** `<vendor>:<feed>`, the data source's `type`. */
+  /** `<vendor>:<feed>`, the data source's `type` (and so the `analyticsTag` of tables shared from it). */
   key: string;
   vendor: Vendor;
   /** The connection type whose connections the feed reads through (src/connections/types/vendor-types.ts). */
   connectionType: string;
   title: string;
-  /** What kind of records the table holds, shown to organizations the table is shared with. */
-  analyticsTag: string;
   /** The record schema its data source is created with. Exactly one date field is the time dimension. */
   recordSchema: { name: string; fields: Record<string, FieldDefinition> };
   /** One page of the window's records, through `http` (one or a few vendor requests). */

@@ -17,7 +17,6 @@ export interface FeedSummary {
   vendor: Vendor;
   connectionType: string;
   title: string;
-  analyticsTag: string;
   /** The record schema's field names, the time dimension first. */
   fields: string[];
 }
@@ -32,7 +31,6 @@ export function listFeeds(): FeedSummary[] {
       vendor: f.vendor,
       connectionType: f.connectionType,
       title: f.title,
-      analyticsTag: f.analyticsTag,
       fields: [...time, ...names.filter((n) => !time.includes(n))],
     };
   });

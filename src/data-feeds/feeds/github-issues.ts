@@ -25,7 +25,6 @@ export const githubIssues: FeedDefinition = {
   vendor: 'github',
   connectionType: 'github-oauth',
   title: 'GitHub issues and pull requests',
-  analyticsTag: 'github:issues',
   recordSchema: {
     name: 'GitHub issues',
     fields: {

@@ -34,7 +34,6 @@ export function hubspotDealsFeed(searchCap = HUBSPOT_SEARCH_CAP): FeedDefinition
     vendor: 'hubspot',
     connectionType: 'hubspot-oauth',
     title: 'HubSpot deals',
-    analyticsTag: 'hubspot:deals',
     recordSchema: {
       name: 'HubSpot deals',
       fields: {

@@ -26,7 +26,6 @@ export const twilioCalls: FeedDefinition = {
   vendor: 'twilio',
   connectionType: 'twilio',
   title: 'Twilio calls',
-  analyticsTag: 'twilio:calls',
   recordSchema: {
     name: 'Twilio calls',
     fields: {
