@@ -137,7 +137,7 @@ export function createServices(infra: Infrastructure) {
     },
   );
   // A deleted feed source takes its schedule with it.
-  dataSources.onDeleted((source) => dataFeeds.forget(source));
+  dataSources.onDeleted((source) => dataFeeds.forget(source), infra.logger);
   return {
     ...infra,
     databaseDiagnostics: new DatabaseDiagnostics(infra.db),

@@ -462,8 +462,8 @@ export class DataSourcesService {
     return this.repository.setFeedConnectionName(organizationId, id, connectionName);
   }
 
-  /** Called after a source is deleted (data feeds delete its schedule); one listener, whose failures go to `log` (default: stderr). */
-  onDeleted(listener: (source: AnalyticsSource) => Promise<void>, log?: { warn(fields: object, message: string): void }): void {
+  /** Called after a source is deleted (data feeds delete its schedule); one listener, whose failures are logged (the delete has committed). */
+  onDeleted(listener: (source: AnalyticsSource) => Promise<void>, log: { warn(fields: object, message: string): void }): void {
     this.deletedListener = listener;
     this.deletedListenerLog = log;
   }
@@ -474,7 +474,6 @@ export class DataSourcesService {
   private deletedListenerFailed(source: AnalyticsSource, err: unknown): void {
     const fields = { dataSourceId: source.id, organizationId: source.organizationId, err: err instanceof Error ? err.message : String(err) };
     const message = 'data source deleted, but its delete listener failed';
-    if (this.deletedListenerLog) this.deletedListenerLog.warn(fields, message);
-    else console.warn(message, fields);
+    this.deletedListenerLog?.warn(fields, message);
   }
 }
