@@ -55,6 +55,6 @@ export function foreignCursor(vendor: Vendor): VendorRejected {
   return new VendorRejected(
     vendor,
     null,
-    `The next-page reference does not point into the ${VENDOR_NAMES[vendor]} list this feed reads; restart the sync without it`,
+    `The next-page reference does not point into the ${VENDOR_NAMES[vendor]} list this feed reads; run the sync again`,
   );
 }
