@@ -52,9 +52,5 @@ export function checkedCursor(vendor: Vendor, next: string | null): string | nul
 
 /** A cursor that is not one this feed hands out (it must point back into the same list on the configured host). */
 export function foreignCursor(vendor: Vendor): VendorRejected {
-  return new VendorRejected(
-    vendor,
-    null,
-    `The next-page reference does not point into the ${VENDOR_NAMES[vendor]} list this feed reads; run the sync again`,
-  );
+  return new VendorRejected(vendor, null, `The next-page reference does not point into the ${VENDOR_NAMES[vendor]} list this feed reads; run the sync again`);
 }
