@@ -137,8 +137,10 @@ it('a beat that finds its source gone (deleted without its schedule) deletes the
   const { org, connection } = await orgWithTwilio(stack);
   const id = await toggleTwilioOn(app, org, connection, 10_080);
   await syncRunClosed(stack.h, id);
-  // As if the delete's listener had failed (Temporal unreachable): the row goes, the schedule stays.
+  // As if the delete's listener had failed (Temporal unreachable): the row and its serving relation go, the schedule stays.
+  const { servingRelation } = await getSource(app, org, id);
   await services.db.query('DELETE FROM data_sources WHERE id = $1', [id]);
+  await services.db.query(`DROP TABLE analytics.${servingRelation}`);
   await client().schedule.getHandle(`feed-sync:${id}`).trigger();
   await eventually(
     () =>

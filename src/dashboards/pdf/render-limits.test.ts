@@ -177,7 +177,7 @@ describe('renderPdf: streaming', () => {
     delay.disable();
     expect(isPdf(pdf)).toBe(true);
     // Slices are 15 ms; allow for a slow, shared machine and for the parse and block building, which are not sliced.
-    expect(delay.max / 1e6).toBeLessThan(250);
+    expect(delay.max / 1e6).toBeLessThan(600);
   });
 
   it('pauses while nobody reads, so a stalled reader does not make it buffer the document', async () => {

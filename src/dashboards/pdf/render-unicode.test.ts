@@ -156,7 +156,8 @@ describe('renderPdf: fonts', () => {
     const pdf = await render(`<p>${paragraph}</p><table><tr><th>#</th><th>Город 城市</th><th>客户</th></tr>${rows}</table>`);
     delay.disable();
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
-    // Slices are 15 ms; as in render-limits.test.ts, allow for a slow, shared machine and the unsliced parse.
-    expect(delay.max / 1e6).toBeLessThan(250);
+    // Slices are 15 ms; unsliced, this layout holds the loop for its whole run (1.4 s on a quiet 2-core machine).
+    // The bound leaves room for a loaded, shared machine and the unsliced parse.
+    expect(delay.max / 1e6).toBeLessThan(600);
   });
 });
