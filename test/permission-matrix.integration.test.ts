@@ -438,8 +438,7 @@ beforeAll(async () => {
     .set('Authorization', `Bearer ${A.org.ownerToken}`)
     .send({ feedKey: 'twilio:calls', connectionId: connection.id, connectionName: connection.name, enabled: true });
   expect(toggled.status).toBe(201);
-  // Served as text so that "A's owner got A's data" can be read from the answer; the proxy mirrors whatever type the vendor sends.
-  const recording = stubs.twilio.addRecording({ body: Buffer.from(`recording of ${A.org.organizationId}`), contentType: 'text/plain' });
+  const recording = stubs.twilio.addRecording({ body: Buffer.from(`recording of ${A.org.organizationId}`), contentType: 'audio/mpeg' });
   F = { connection: { id: connection.id, name: connection.name }, sourceId: toggled.body.dataSourceId, recordingSid: recording.sid };
 });
 afterAll(async () => {
@@ -474,7 +473,8 @@ async function call(probe: Probe, method: string, caller: Caller): Promise<reque
   return probe.body === undefined ? req : req.send(probe.body as object);
 }
 
-const textOf = (res: request.Response) => res.text ?? JSON.stringify(res.body ?? '');
+// Binary answers (the proxy's media) are read as UTF-8, so a leak of A's bytes is as visible as one of A's JSON.
+const textOf = (res: request.Response) => res.text ?? (Buffer.isBuffer(res.body) ? res.body.toString('utf8') : JSON.stringify(res.body ?? ''));
 const show = (res: request.Response) => `${res.status} ${textOf(res).slice(0, 300)}`;
 const errorCode = (res: request.Response) => res.body?.error?.code;
 const passedAuthorization = (res: request.Response) => res.status !== 401 && res.status !== 403 && res.status !== 404 && res.status < 500;

@@ -83,6 +83,8 @@ describe('streaming a recording', () => {
       'content-length': String(media.length),
       'accept-ranges': 'bytes',
       'cache-control': 'private',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
     });
     expect((res.body as Buffer).equals(media)).toBe(true);
     const sent = twilioRequests().slice(before);
@@ -91,6 +93,14 @@ describe('streaming a recording', () => {
     expect(sent[0].headers.authorization).toBe(basic(stubs.twilio.accountSid, stubs.twilio.authToken));
     expect(JSON.stringify(sent[0].headers)).not.toContain(orgB.tokens.viewer);
     expectNoSecrets(res);
+  });
+
+  test('a body the vendor labels as anything but audio is sent as application/octet-stream, never rendered from our origin', async () => {
+    const page = stubs.twilio.addRecording({ body: Buffer.from('<script>alert(1)</script>'), contentType: 'text/html; charset=utf-8' });
+    const res = await getMedia(orgB, proxyUrl(ref(page.sid)));
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'x-content-type-options': 'nosniff' });
+    expect(res.headers['content-security-policy']).toContain('sandbox');
   });
 
   test('HEAD answers the headers without the body', async () => {

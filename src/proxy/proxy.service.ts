@@ -145,8 +145,14 @@ export class ProxyService {
         new AppError(404, 'upstream_empty', `${reference.type.vendorTitle} sent an empty ${reference.type.label} (connection "${connectionName}")`),
       );
     }
-    const headers: Record<string, string> = { 'cache-control': 'private' };
+    // The body is the vendor's, served from our origin: never sniffed, never run as a page, and only of the type's media types.
+    const headers: Record<string, string> = {
+      'cache-control': 'private',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+    };
     for (const name of MIRRORED_HEADERS) if (res.headers[name] !== undefined) headers[name] = res.headers[name];
+    if (headers['content-type'] !== undefined && !reference.type.mediaTypes.test(headers['content-type'])) headers['content-type'] = 'application/octet-stream';
     const out = sink.start(res.status, headers);
     if (sink.headOnly) {
       res.body.on('error', () => undefined).destroy();

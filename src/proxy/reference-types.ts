@@ -23,6 +23,8 @@ export interface ReferenceType {
   idDescription: string;
   /** Formats the caller may ask for with `format`; none asked: the vendor's default. */
   formats: readonly string[];
+  /** Media types the vendor may answer with; any other is sent as application/octet-stream, never rendered from our origin. */
+  mediaTypes: RegExp;
   /** The fields of the connection's config it needs; a connection lacking one cannot be used. */
   configFields: readonly string[];
   /** Builds the request; `config` has every field of `configFields` as a non-empty string. */
@@ -51,6 +53,7 @@ export const REFERENCE_TYPES: Readonly<Record<string, ReferenceType>> = {
     idPattern: /^RE[0-9a-fA-F]{32}$/,
     idDescription: 'a Twilio recording SID: RE followed by 32 hexadecimal digits',
     formats: ['mp3', 'wav'],
+    mediaTypes: /^(audio\/[\w.+-]+|multipart\/byteranges)\s*(;|$)/i,
     configFields: ['accountSid', 'authToken'],
     request: (sid, config, baseUrls, format) => ({
       url: `${baseUrls.twilio}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Recordings/${sid}${format ? `.${format}` : ''}`,
