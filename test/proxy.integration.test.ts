@@ -199,11 +199,10 @@ describe('refusals', () => {
   test('an upstream that keeps the headers waiting past the deadline is 404 upstream_unreachable', async () => {
     stubs.setDelay(4000);
     try {
-      const started = Date.now();
       const res = await as(app, orgB.tokens.viewer).get(proxyUrl(ref(sid)));
       expectError(res, 404, 'upstream_unreachable');
+      // The stub would answer after 4 s: this error, not its 200, shows the 3 s deadline fired.
       expect(res.body.error.message).toContain('did not answer in time');
-      expect(Date.now() - started).toBeLessThan(3900);
     } finally {
       stubs.setDelay(0);
     }

@@ -168,19 +168,17 @@ describe('stream: redirects and the SSRF guard', () => {
 
 describe('stream: time limits', () => {
   test('headers that never come end at the headers deadline, naming the host only', async () => {
-    const started = Date.now();
     const err = (await open(client, `${base()}/hang`, { headersTimeoutMs: 300, headers: { Authorization: 'Basic SECRET' } }).catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(OutboundTimeout);
     expect(err.message).toBe(`Request to 127.0.0.1:${main.port} timed out after 300 ms`);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   test('an upstream that stops sending mid-body is cut off after the idle timeout', async () => {
     const started = Date.now();
     const res = await open(client, `${base()}/stall`, { idleTimeoutMs: 300 });
     await expect(readAll(res.body)).rejects.toThrow(/timeout/i);
+    // Not before the idle timeout (how soon after it is bench:outbound-timeouts' measurement).
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   test('a reader that pauses longer than the idle timeout (backpressure) is not cut off', async () => {

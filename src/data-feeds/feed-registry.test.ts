@@ -1,6 +1,7 @@
 import { RecordSchemaInput } from '../data-sources/data-sources.schemas';
 import { VENDOR_TYPES } from '../connections/types/vendor-types';
-import { FEEDS, findFeed, listFeeds } from './feed-registry';
+import { timeField } from '../data-sources/serving-relation';
+import { FEEDS, findFeed } from './feed-registry';
 
 describe('feed registry', () => {
   it('holds twilio:calls, github:issues and hubspot:deals under their own keys', () => {
@@ -16,8 +17,8 @@ describe('feed registry', () => {
     expect(feed.key.startsWith(`${feed.vendor}:`)).toBe(true);
   });
 
-  it('lists each feed with its time dimension first', () => {
-    expect(listFeeds().map((f) => [f.key, f.fields[0]])).toEqual([
+  it('gives each feed its time dimension', () => {
+    expect([...FEEDS.values()].map((f) => [f.key, timeField(f.recordSchema)])).toEqual([
       ['twilio:calls', 'startTime'],
       ['github:issues', 'updatedAt'],
       ['hubspot:deals', 'lastModifiedAt'],

@@ -1,10 +1,9 @@
-import { type Client, ScheduleNotFoundError, ScheduleAlreadyRunning, type ScheduleDescription } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import { type Client, ScheduleNotFoundError, ScheduleAlreadyRunning } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import { DATA_FEED_SCHEDULED_SYNC_WORKFLOW, feedScheduledRunId, feedScheduleId, type ScheduledFeedSyncInput } from '../../workflows/data-feed-sync.types';
 
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const DATA_SOURCE_ID = defineSearchAttributeKey('DataSourceId', SearchAttributeType.KEYWORD);
-const FEED_KEY = defineSearchAttributeKey('FeedKey', SearchAttributeType.KEYWORD);
+const { OrganizationId: ORGANIZATION_ID, DataSourceId: DATA_SOURCE_ID, FeedKey: FEED_KEY } = SEARCH_ATTRIBUTE_KEYS;
 
 /** What identifies a feed's source to operators: the schedule and every run carry it as search attributes. */
 export interface FeedSyncTarget {
@@ -63,11 +62,6 @@ export class FeedSchedules {
 
   async delete(dataSourceId: string): Promise<void> {
     await ignoreMissing(() => this.client.schedule.getHandle(feedScheduleId(dataSourceId)).delete());
-  }
-
-  /** The schedule as Temporal describes it, or undefined. */
-  describe(dataSourceId: string): Promise<ScheduleDescription | undefined> {
-    return ignoreMissing(() => this.client.schedule.getHandle(feedScheduleId(dataSourceId)).describe());
   }
 
   private action(target: FeedSyncTarget) {

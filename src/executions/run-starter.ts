@@ -1,14 +1,13 @@
 import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { newId } from '../ids';
+import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import type { Logger } from '../logging/logger';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult } from '../../workflows/run.types';
 import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
 
-const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-const WORKFLOW_NAME = defineSearchAttributeKey('WorkflowName', SearchAttributeType.KEYWORD);
-const TRIGGER_NAME = defineSearchAttributeKey('TriggerName', SearchAttributeType.KEYWORD);
+const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME } = SEARCH_ATTRIBUTE_KEYS;
 
 /** A run to start: the pinned definition and where its input and environment come from. */
 export interface RunRequest {
