@@ -18,6 +18,7 @@ import { CreateDashboards1763800001500 } from './1763800001500-CreateDashboards'
 import { CreatePackages1763800001600 } from './1763800001600-CreatePackages';
 import { CreateDataStoreShares1763800001700 } from './1763800001700-CreateDataStoreShares';
 import { UniqueFeedSources1763800001800 } from './1763800001800-UniqueFeedSources';
+import { ScheduleAndAgentRuns1763800001900 } from './1763800001900-ScheduleAndAgentRuns';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   CreatePackages1763800001600,
   CreateDataStoreShares1763800001700,
   UniqueFeedSources1763800001800,
+  ScheduleAndAgentRuns1763800001900,
 ];

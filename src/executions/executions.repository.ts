@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { type ExecutionStatus, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
+import { type ExecutionMode, type ExecutionStatus, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
-export type ExecutionMode = 'webhook' | 'api' | 'test' | 'rerun';
+export type { ExecutionMode };
 
 export interface ExecutionRow {
   id: string;

@@ -1,7 +1,7 @@
 import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
-import { EXECUTION_STATUSES, STEP_PARTS, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
+import { EXECUTION_MODES, EXECUTION_STATUSES, STEP_PARTS, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
 const JsonObject = z.record(z.string(), z.unknown());
 const EnvironmentName = z.string().min(1).openapi({ description: "Environment to run with instead of the workflow's default" });
@@ -77,7 +77,7 @@ const executionFields = {
   workflowVersion: z.number().int(),
   trigger: z.object({ id: z.uuid(), name: z.string() }).nullable(),
   environmentId: z.uuid().nullable(),
-  mode: z.enum(['webhook', 'api', 'test', 'rerun']),
+  mode: z.enum(EXECUTION_MODES),
   status: z.enum(EXECUTION_STATUSES),
   error: z.object({ stepId: z.string().optional(), message: z.string() }).nullable(),
   rerunOf: z.string().nullable(),
