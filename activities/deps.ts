@@ -3,6 +3,7 @@ import type { DataSourcesService } from '../src/data-sources/data-sources.servic
 import type { DatabaseDiagnostics } from '../src/db/database-diagnostics';
 import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
+import type { WorkflowsRepository } from '../src/workflows/workflows.repository';
 import type { RunAnswerVault } from '../src/executions/run-answer-vault';
 import type { Logger } from '../src/logging/logger';
 import type { TemplateRenderer } from '../src/templates/template-renderer';
@@ -16,6 +17,8 @@ export interface ActivityDeps {
   diagnostics: Pick<DatabaseDiagnostics, 'clockAndOrganizationName'>;
   dataStores: DataStoresService;
   executions: ExecutionsRepository;
+  /** Workflows with their current definition: what a schedule trigger or an agent's workflow tool runs. */
+  workflows: Pick<WorkflowsRepository, 'findCurrent' | 'findCurrentByName'>;
   renderer: TemplateRenderer;
   secrets: SecretSources;
   http: OutboundHttp;

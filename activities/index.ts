@@ -1,3 +1,4 @@
+import { createAgentActivities } from './agent';
 import { createDataFeedActivities } from './data-feeds';
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createStepActivities(deps, records),
     ...createRunActivities(deps),
     ...createDataFeedActivities(deps),
+    ...createAgentActivities(deps, records),
   };
 }
 

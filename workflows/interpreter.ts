@@ -27,12 +27,14 @@ import {
   type WebhookResponse,
 } from './run.types';
 
-type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
+type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'setStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
 
-const ACTIVITY_OF: Record<(typeof STEP_TYPES)[number], StepActivity> = {
+/** The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts). */
+const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent'>, StepActivity> = {
   'core.http': 'httpStep',
   'core.if': 'ifStep',
   'core.return': 'returnStep',
+  'core.set': 'setStep',
   'ai.llm-call': 'llmCallStep',
   'data-store.get': 'dataStoreGetStep',
   'data-store.set': 'dataStoreSetStep',

@@ -18,8 +18,15 @@ export interface RunInput {
   trigger?: { id: string; name: string };
   /** Resolved by activities, never here: values are secrets. */
   environmentId?: string;
-  initial: Record<string, unknown>;
+  /**
+   * Left out for a run an agent's workflow tool starts: its input is the
+   * model's arguments, part of the conversation, kept out of history; the
+   * steps read it from the execution record.
+   */
+  initial?: Record<string, unknown>;
   steps: StepDefinition[];
+  /** How many agent workflow tools deep this run is (0 or absent: started by a trigger or the API). */
+  agentDepth?: number;
 }
 
 export interface WebhookResponse {

@@ -2,7 +2,7 @@ import type { RunAnswerVault } from '../../src/executions/run-answer-vault';
 import type { WebhookResponse, StepRequest } from '../../workflows/run.types';
 import { runStep, type StepRunnerDeps } from './step-runner';
 
-/** `core.if` and `core.return`: no I/O of their own, but templates may read secrets, so they render here. */
+/** `core.if`, `core.return` and `core.set`: no I/O of their own, but templates may read secrets, so they render here. */
 export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswerVault, 'seal'>) {
   return {
     /** Output `{ result, branch }`; the workflow runs the branch. */
@@ -12,6 +12,15 @@ export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswer
         trace.input = { condition };
         const result = await scope.test(condition);
         return { result, branch: result ? 'then' : 'else' };
+      });
+    },
+
+    /** Output: `values` rendered (a lone `{{ }}` keeps the type it yields), read later as `{{ <stepId>.<name> }}`. */
+    setStep(request: StepRequest) {
+      return runStep(deps, request, async (scope, trace) => {
+        const values = await scope.renderDeep(request.step.input.values);
+        trace.input = { values: request.step.input.values };
+        return values;
       });
     },
 

@@ -14,6 +14,7 @@ import { NotFoundError } from '../errors/errors';
 import { SharesRepository } from '../shares/shares.repository';
 import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
 import { ExecutionsRepository } from '../executions/executions.repository';
+import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { RunAnswerVault } from '../executions/run-answer-vault';
 import type { Logger } from '../logging/logger';
 import { createLiquid } from '../templates/template-engine';
@@ -70,6 +71,7 @@ export function createActivityDeps(infra: {
     diagnostics: new DatabaseDiagnostics(infra.db),
     dataStores,
     executions: new ExecutionsRepository(infra.db),
+    workflows: new WorkflowsRepository(infra.db),
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
     http,

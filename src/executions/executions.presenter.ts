@@ -39,6 +39,7 @@ export function presentExecution(e: ExecutionRow, steps?: ReadStep[]) {
           steps: steps.map((s) => ({
             stepId: s.stepId,
             stepType: s.stepType,
+            parentStepId: s.parentStepId ?? null,
             status: s.status,
             attempt: s.attempt,
             input: s.inputOmittedBytes === null ? s.input : reference(e.id, s.stepId, 'input', s.inputOmittedBytes),

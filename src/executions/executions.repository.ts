@@ -32,6 +32,9 @@ export interface StepRow {
   error: string | null;
   startedAt: Date;
   finishedAt: Date;
+  /** A sub-step (an agent's model or tool call) names the step it belongs to and its place under it (1, 2, …; the step itself is 0). */
+  parentStepId?: string | null;
+  subSeq?: number;
 }
 
 /** What a list shows instead of an execution's input: its size, key count and first keys. */
@@ -92,12 +95,12 @@ const capped = (part: StepPart) => {
   return `CASE WHEN ${omit} THEN NULL ELSE s.${part} END AS ${part}, CASE WHEN ${omit} THEN w.${part}_size END AS "${part}OmittedBytes"`;
 };
 const STEP_COLUMNS = `s.step_id AS "stepId", s.step_type AS "stepType", s.seq, s.status, s.attempt, ${capped('input')}, ${capped('output')},
-  s.error, s.started_at AS "startedAt", s.finished_at AS "finishedAt"`;
+  s.error, s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.parent_step_id AS "parentStepId", s.sub_seq AS "subSeq"`;
 /** Sizes and the running total of what is inlined, over the sizes alone so no value is loaded to compute them. */
 const STEP_SIZES = `SELECT step_id, input_size, output_size,
     sum(CASE WHEN input_size <= $3 THEN input_size ELSE 0 END + CASE WHEN output_size <= $3 THEN output_size ELSE 0 END)
-      OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS running
-  FROM (SELECT step_id, seq, coalesce(input_bytes, octet_length(input::text), 0) AS input_size,
+      OVER (ORDER BY seq, sub_seq ROWS UNBOUNDED PRECEDING) AS running
+  FROM (SELECT step_id, seq, sub_seq, coalesce(input_bytes, octet_length(input::text), 0) AS input_size,
                coalesce(output_bytes, octet_length(output::text), 0) AS output_size
           FROM execution_steps WHERE execution_id = $2) sizes`;
 
@@ -170,8 +173,8 @@ export class ExecutionsRepository {
   async recordStep(organizationId: string, executionId: string, s: StepRow): Promise<void> {
     await this.db.query(
       `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, input_bytes, output_bytes,
-         error, started_at, finished_at)
-       SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12
+         error, started_at, finished_at, parent_step_id, sub_seq)
+       SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12, $13, $14
        FROM executions e, (SELECT $8::jsonb AS input, $9::jsonb AS output) v WHERE e.id = $2 AND e.organization_id = $1
        ON CONFLICT (execution_id, step_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
          input = EXCLUDED.input, output = EXCLUDED.output, input_bytes = EXCLUDED.input_bytes, output_bytes = EXCLUDED.output_bytes,
@@ -191,7 +194,25 @@ export class ExecutionsRepository {
         s.error,
         s.startedAt,
         s.finishedAt,
+        s.parentStepId ?? null,
+        s.subSeq ?? 0,
       ],
+    );
+  }
+
+  /**
+   * The sub-steps of one step (an agent's model and tool calls) in order,
+   * values in full: the agent rebuilds its conversation from them. Bounded
+   * by the step's budgets (calls) and by what each record holds.
+   */
+  async subSteps(organizationId: string, executionId: string, parentStepId: string): Promise<StepRow[]> {
+    return this.db.query(
+      `SELECT s.step_id AS "stepId", s.step_type AS "stepType", s.seq, s.status, s.attempt, s.input, s.output, s.error,
+              s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.parent_step_id AS "parentStepId", s.sub_seq AS "subSeq"
+       FROM execution_steps s JOIN executions e ON e.id = s.execution_id
+       WHERE e.organization_id = $1 AND s.execution_id = $2 AND s.parent_step_id = $3
+       ORDER BY s.sub_seq LIMIT 1000`,
+      [organizationId, executionId, parentStepId],
     );
   }
 
@@ -203,7 +224,7 @@ export class ExecutionsRepository {
     return this.db.query(
       `SELECT ${STEP_COLUMNS} FROM execution_steps s JOIN (${STEP_SIZES}) w ON w.step_id = s.step_id
        WHERE s.execution_id = $2 AND EXISTS (SELECT 1 FROM executions e WHERE e.id = s.execution_id AND e.organization_id = $1)
-       ORDER BY s.seq`,
+       ORDER BY s.seq, s.sub_seq`,
       [organizationId, executionId, limits.value, limits.read],
     );
   }

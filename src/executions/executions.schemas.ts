@@ -60,6 +60,10 @@ const stepValue = (what: string) =>
 const StepSchema = z.object({
   stepId: z.string(),
   stepType: z.string(),
+  parentStepId: z
+    .string()
+    .nullable()
+    .openapi({ description: "Set on a sub-step: an ai.agent step's model call (<stepId>.model-<n>) or tool call (<stepId>.tool-<n>), listed after its step" }),
   status: z.enum(['completed', 'failed']),
   attempt: z.number().int(),
   input: stepValue('Rendered input'),

@@ -1,16 +1,19 @@
+import Ajv from 'ajv';
 import type { Liquid } from 'liquidjs';
 import type { FieldIssue } from '../errors/errors';
 import { analyzeTemplate } from '../templates/template-analysis';
 import { isTemplate } from '../templates/template-engine';
-import type { StepDefinition, WorkflowDefinitionInput } from './definition.schemas';
+import type { AgentToolDefinition, StepDefinition, WorkflowDefinitionInput } from './definition.schemas';
 
 const ROOTS = new Set(['initial', '$env', '$connections']);
 
 /**
  * What the schema cannot see: every step id unique across the whole
  * definition (branches included), every template parses, and every template
- * reads only `initial`, `$env`, `$connections` and steps that run before it.
- * Issues carry the path of the exact field (`steps.2.input.url`).
+ * reads only `initial`, `$env`, `$connections` and steps that run before it
+ * (an agent's tool templates also read `args`, the model's arguments), and
+ * every agent tool's argument schema compiles. Issues carry the path of the
+ * exact field (`steps.2.input.url`).
  */
 export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionInput): FieldIssue[] {
   const issues: FieldIssue[] = [];
@@ -29,6 +32,10 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
         const inThen = walk(step.input.then, `${at}.input.then`, available);
         const inElse = walk(step.input.else ?? [], `${at}.input.else`, available);
         available = new Set([...available, ...inThen, ...inElse]);
+      } else if (step.stepType === 'ai.agent') {
+        const { tools, ...rest } = step.input as { tools: AgentToolDefinition[] };
+        checkStrings(liquid, rest, `${at}.input`, available, issues);
+        tools.forEach((tool, t) => checkTool(liquid, tool, `${at}.input.tools.${t}`, available, issues));
       } else {
         checkStrings(liquid, step.input, `${at}.input`, available, issues);
       }
@@ -38,6 +45,21 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
   };
   walk(definition.steps, 'steps', new Set());
   return issues;
+}
+
+/** A tool's templates (its request, its table name) read `args` too; its description and argument schema are not templates. */
+function checkTool(liquid: Liquid, tool: AgentToolDefinition, path: string, available: Set<string>, issues: FieldIssue[]): void {
+  const withArgs = new Set([...available, 'args']);
+  if (tool.type === 'http') checkStrings(liquid, tool.request, `${path}.request`, withArgs, issues);
+  if (tool.type === 'data-store') checkStrings(liquid, tool.tableName, `${path}.tableName`, withArgs, issues);
+  if (tool.type !== 'data-store' && tool.parameters) {
+    try {
+      // A fresh Ajv: a shared one would keep every schema ever checked.
+      new Ajv({ strict: false }).compile(tool.parameters);
+    } catch (err) {
+      issues.push({ path: `${path}.parameters`, message: `is not a valid JSON Schema: ${(err as Error).message}` });
+    }
+  }
 }
 
 function checkStrings(liquid: Liquid, value: unknown, path: string, available: Set<string>, issues: FieldIssue[]): void {
@@ -61,6 +83,7 @@ function checkTemplate(liquid: Liquid, template: string, path: string, available
     const name = String(root);
     if (ROOTS.has(name) || available.has(name) || reported.has(name)) continue;
     reported.add(name);
-    issues.push({ path, message: `reads "${name}", which is not initial, $env, $connections or a step that runs before this one` });
+    const also = available.has('args') ? ', args' : '';
+    issues.push({ path, message: `reads "${name}", which is not initial, $env, $connections${also} or a step that runs before this one` });
   }
 }

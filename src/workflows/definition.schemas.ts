@@ -66,6 +66,27 @@ export const LlmCallInput = z.strictObject({
   maxPromptCharacters: z.number().int().min(100).max(1_000_000).optional().openapi({ description: 'Truncate longer prompts' }),
 });
 
+/** `core.set` value names: read as `{{ <stepId>.<name> }}`, so identifiers (a hyphen allowed), never an object internal. */
+const SetValueName = z
+  .string()
+  .max(100)
+  .regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'must be a name: a letter or _, then letters, digits, _ or -')
+  .refine((name) => !OBJECT_INTERNALS.has(name), 'is reserved (a JavaScript object internal such as __proto__, constructor or prototype)');
+
+/**
+ * `core.set`: names mapped to values. Strings are templates; a string that is
+ * one `{{ }}` expression keeps the type of what it yields (an object, an
+ * array, a number), as a return step's body does. The output is the rendered
+ * object, read by later steps as `{{ <stepId>.<name> }}`.
+ */
+export const SetInput = z.strictObject({
+  values: z
+    .record(SetValueName, z.unknown())
+    .refine((values) => Object.keys(values).length > 0, 'needs at least one value')
+    .refine((values) => Object.keys(values).length <= 100, 'holds at most 100 values')
+    .openapi({ description: 'Name → value; strings are templates, nested objects and arrays are rendered throughout' }),
+});
+
 export const DataStoreGetInput = z.strictObject({
   tableName: z.string().min(1).openapi({ description: 'Template allowed' }),
   key: z.string().min(1).openapi({ description: 'Template allowed' }),
@@ -77,6 +98,93 @@ export const DataStoreSetInput = z.strictObject({
   value: z.unknown().openapi({ description: 'An object (templates inside strings resolved) or a template yielding one' }),
   ttlSeconds: z.number().int().min(1).optional(),
 });
+
+/** Tool names as both providers accept them (OpenAI function names are the stricter). */
+const ToolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -');
+
+/** A JSON Schema of a tool's arguments: an object schema, as both providers require; compiled with ajv when the definition is saved. */
+const ToolParameters = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => schema.type === 'object', 'must be a JSON Schema whose type is "object"')
+  .openapi({ description: 'JSON Schema of the arguments (type "object"); the model\'s arguments are validated against it before the tool runs' });
+
+const toolBase = {
+  name: ToolName,
+  description: z.string().min(1).max(2000).openapi({ description: 'What the tool does and when to use it: the model reads it' }),
+};
+
+/** An HTTP request whose strings are templates over `args.*` (the model's arguments), `$env`, `$connections` and what the step reads. */
+export const AgentHttpTool = z.strictObject({
+  type: z.literal('http'),
+  ...toolBase,
+  parameters: ToolParameters,
+  request: HttpInput.omit({ retry: true }),
+});
+
+/** Reads (`get`, arguments `{ key }`) or writes (`set`, arguments `{ key, value }`) one data store record. */
+export const AgentDataStoreTool = z.strictObject({
+  type: z.literal('data-store'),
+  ...toolBase,
+  operation: z.enum(['get', 'set']),
+  tableName: z.string().min(1).openapi({ description: 'Template allowed (over args.*, $env and what the step reads)' }),
+  ttlSeconds: z.number().int().min(1).optional().openapi({ description: 'For set: the record expires after this long' }),
+});
+
+/** Runs another workflow of the organization (its current version) as a child run: the arguments are its `initial`, its answer the result. */
+export const AgentWorkflowTool = z.strictObject({
+  type: z.literal('workflow'),
+  ...toolBase,
+  parameters: ToolParameters.optional().openapi({ description: 'JSON Schema of the arguments; default any object' }),
+  workflow: WorkflowName.openapi({ description: 'Name of a workflow of this organization' }),
+});
+
+export const AgentTool = z.discriminatedUnion('type', [AgentHttpTool, AgentDataStoreTool, AgentWorkflowTool]).openapi('AgentTool');
+export type AgentToolDefinition = z.output<typeof AgentTool>;
+
+/** Budgets: the defaults when a step sets none, and the most a step may set. */
+export const AGENT_LIMITS = {
+  maxIterations: { default: 10, max: 50 },
+  maxToolCalls: { default: 50, max: 200 },
+  maxTotalTokens: { default: 200_000, max: 2_000_000 },
+  timeoutSeconds: { default: 600, max: 3600 },
+} as const;
+
+/**
+ * `ai.agent`: a model that calls tools in a loop until it answers. Each
+ * model call and each tool call is its own activity; the conversation stays
+ * in the step's sub-step records, out of workflow history.
+ */
+export const AgentInput = z
+  .strictObject({
+    provider: LlmCallInput.shape.provider,
+    system_prompt: z.string().optional().openapi({ description: 'Template allowed' }),
+    user_prompt: z.string().min(1).openapi({ description: 'Template allowed' }),
+    tools: z
+      .array(AgentTool)
+      .max(20)
+      .default([])
+      .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, 'tool names must be unique'),
+    output_schema: LlmCallInput.shape.mode.shape.output_schema
+      .optional()
+      .openapi({ description: 'Fields of a final structured answer, as ai.llm-call: one more model call, without tools, shapes it' }),
+    maxIterations: z.number().int().min(1).max(AGENT_LIMITS.maxIterations.max).optional().openapi({ description: 'Model calls at most (default 10)' }),
+    maxToolCalls: z.number().int().min(0).max(AGENT_LIMITS.maxToolCalls.max).optional().openapi({ description: 'Tool calls at most (default 50)' }),
+    maxTotalTokens: z
+      .number()
+      .int()
+      .min(100)
+      .max(AGENT_LIMITS.maxTotalTokens.max)
+      .optional()
+      .openapi({ description: 'Input plus output tokens over all model calls (default 200,000)' }),
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(5)
+      .max(AGENT_LIMITS.timeoutSeconds.max)
+      .optional()
+      .openapi({ description: 'Wall-clock limit of the step (default 600)' }),
+  })
+  .openapi('AgentInput');
 
 export interface StepDefinition {
   stepId: string;
@@ -108,7 +216,7 @@ export const IfInput: z.ZodType<{ condition: string; then: StepDefinition[]; els
   )
   .openapi('IfInput');
 
-export const STEP_TYPES = ['core.http', 'core.if', 'core.return', 'ai.llm-call', 'data-store.get', 'data-store.set'] as const;
+export const STEP_TYPES = ['core.http', 'core.if', 'core.return', 'core.set', 'ai.llm-call', 'ai.agent', 'data-store.get', 'data-store.set'] as const;
 
 export const Step: z.ZodType<StepDefinition> = z
   .lazy(() =>
@@ -118,7 +226,9 @@ export const Step: z.ZodType<StepDefinition> = z
         step('core.http', HttpInput),
         step('core.if', IfInput),
         step('core.return', ReturnInput),
+        step('core.set', SetInput),
         step('ai.llm-call', LlmCallInput),
+        step('ai.agent', AgentInput),
         step('data-store.get', DataStoreGetInput),
         step('data-store.set', DataStoreSetInput),
       ],

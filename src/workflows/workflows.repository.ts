@@ -81,6 +81,12 @@ export class WorkflowsRepository {
     return rows.length ? toCurrent(rows[0]) : null;
   }
 
+  /** By name, as an agent's workflow tool names the workflow it runs. */
+  async findCurrentByName(organizationId: string, name: string): Promise<CurrentWorkflow | null> {
+    const rows = await this.db.query(`${CURRENT} WHERE w.organization_id = $1 AND w.name = $2`, [organizationId, name]);
+    return rows.length ? toCurrent(rows[0]) : null;
+  }
+
   async findById(organizationId: string, id: string, manager: EntityManager = this.db.manager): Promise<Workflow | null> {
     return manager.findOneBy(Workflow, { organizationId, id });
   }
