@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { STEP_TYPES } from '../src/workflows/definition.schemas';
+import { runAgentStep } from './agent-loop';
 import {
   HTTP_DEFAULT_TIMEOUT_MS,
   RUN_INLINE_BUDGET,
@@ -53,7 +54,7 @@ class StepFailed extends Error {
 /**
  * Runs any workflow definition. Steps run in order; `core.if` runs one of its
  * branches; the first `core.return` answers a waiting caller and later steps
- * go on. Every step is an activity (templates are rendered there, where
+ * go on; `ai.agent` is a loop of activities (agent-loop.ts). Every other step is an activity (templates are rendered there, where
  * secrets may be decrypted); short ones are local activities so a synchronous
  * webhook costs one workflow task, the model call is a regular activity.
  */
@@ -77,7 +78,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
       const answersCaller = step.stepType === 'core.return' && answer === undefined;
       const request: StepRequest = { run, step, seq: seq++, context, offloadAboveBytes, ...(answersCaller ? { answersCaller } : {}) };
-      const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined);
+      const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined, input.agentDepth ?? 0);
       inlineBudget -= bytes;
       context.steps[step.stepId] = output;
       if (step.stepType === 'core.if') {
@@ -127,18 +128,20 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
  * local activity holds the workflow task open, and with it the delivery of
  * the answer to the waiting caller.
  */
-async function executeStep(request: StepRequest, answered: boolean): Promise<StepResult> {
+async function executeStep(request: StepRequest, answered: boolean, agentDepth: number): Promise<StepResult> {
   const { step } = request;
   const activity = ACTIVITY_OF[step.stepType as keyof typeof ACTIVITY_OF];
   const summary = `${step.stepId} (${step.stepType})`;
   const activityId = `${request.seq}-${step.stepId}`;
   try {
     const result: StepResult =
-      step.stepType === 'ai.llm-call'
-        ? await scheduleActivity(activity, [byReference(request)], { ...MODEL_CALL, activityId, summary })
-        : answered
-          ? await scheduleActivity(activity, [byReference(request)], { ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })
-          : await scheduleLocalActivity(activity, [request], { ...stepOptions(step), summary });
+      step.stepType === 'ai.agent'
+        ? await runAgentStep(byReference(request), agentDepth)
+        : step.stepType === 'ai.llm-call'
+          ? await scheduleActivity(activity, [byReference(request)], { ...MODEL_CALL, activityId, summary })
+          : answered
+            ? await scheduleActivity(activity, [byReference(request)], { ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })
+            : await scheduleLocalActivity(activity, [request], { ...stepOptions(step), summary });
     return result;
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -1,4 +1,5 @@
 import { z } from '../openapi/zod';
+import { AGENT_LIMITS } from '../../workflows/agent.types';
 
 /**
  * Step ids are read in templates as `{{ <stepId>.<field> }}`, so they are
@@ -140,14 +141,6 @@ export const AgentWorkflowTool = z.strictObject({
 
 export const AgentTool = z.discriminatedUnion('type', [AgentHttpTool, AgentDataStoreTool, AgentWorkflowTool]).openapi('AgentTool');
 export type AgentToolDefinition = z.output<typeof AgentTool>;
-
-/** Budgets: the defaults when a step sets none, and the most a step may set. */
-export const AGENT_LIMITS = {
-  maxIterations: { default: 10, max: 50 },
-  maxToolCalls: { default: 50, max: 200 },
-  maxTotalTokens: { default: 200_000, max: 2_000_000 },
-  timeoutSeconds: { default: 600, max: 3600 },
-} as const;
 
 /**
  * `ai.agent`: a model that calls tools in a loop until it answers. Each
