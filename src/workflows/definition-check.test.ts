@@ -60,4 +60,59 @@ describe('checkDefinition', () => {
     expect(escape.success).toBe(false);
     expect(escape.error?.issues[0].path).toEqual(['steps', 0, 'input', 'condition']);
   });
+
+  describe('ai.agent', () => {
+    const agent = (stepId: string, extra: Record<string, unknown> = {}) => ({
+      stepId,
+      stepType: 'ai.agent',
+      input: { provider: { provider: 'openai', connection: 'llm', model: 'gpt-4o-mini' }, user_prompt: 'Help {{ initial.name }}', ...extra },
+    });
+    const httpTool = (request: Record<string, unknown>, parameters: Record<string, unknown> = { type: 'object' }) => ({
+      type: 'http',
+      name: 'lookup',
+      description: 'Looks a customer up',
+      parameters,
+      request,
+    });
+
+    test('tool templates read args, $env and earlier steps; prompts may not read args', () => {
+      expect(
+        check([
+          http('before', 'https://x.test'),
+          agent('helper', {
+            tools: [
+              httpTool({ url: 'https://crm.test/customers/{{ args.id }}?from={{ before.status }}', headers: { Authorization: 'Bearer {{ $env.CRM }}' } }),
+              { type: 'data-store', name: 'notes', description: 'Customer notes', operation: 'get', tableName: 'notes_{{ args.region }}' },
+            ],
+          }),
+        ]),
+      ).toEqual([]);
+      expect(check([agent('helper', { user_prompt: 'Use {{ args.id }}' })])).toEqual([
+        { path: 'steps.0.input.user_prompt', message: expect.stringContaining('"args"') },
+      ]);
+    });
+
+    test('a tool template reading a later step names the tool field', () => {
+      expect(check([agent('helper', { tools: [httpTool({ url: 'https://x.test/{{ after.id }}' })] }), http('after', 'https://y.test')])).toEqual([
+        { path: 'steps.0.input.tools.0.request.url', message: expect.stringContaining('"after"') },
+      ]);
+    });
+
+    test("an argument schema that does not compile names the tool's parameters", () => {
+      expect(
+        check([agent('helper', { tools: [httpTool({ url: 'https://x.test' }, { type: 'object', properties: { id: { type: 'no-such-type' } } })] })]),
+      ).toEqual([{ path: 'steps.0.input.tools.0.parameters', message: expect.stringContaining('not a valid JSON Schema') }]);
+    });
+
+    test('the schema refuses duplicate tool names, non-object argument schemas and budgets out of range, naming the field', () => {
+      const parse = (extra: Record<string, unknown>) => WorkflowDefinition.safeParse({ name: 'w', steps: [agent('helper', extra)] });
+      const pathOf = (extra: Record<string, unknown>) => parse(extra).error?.issues[0].path.join('.');
+      expect(pathOf({ tools: [httpTool({ url: 'https://x.test' }), httpTool({ url: 'https://y.test' })] })).toBe('steps.0.input.tools');
+      expect(pathOf({ tools: [httpTool({ url: 'https://x.test' }, { type: 'string' })] })).toBe('steps.0.input.tools.0.parameters');
+      expect(pathOf({ maxIterations: 0 })).toBe('steps.0.input.maxIterations');
+      expect(pathOf({ timeoutSeconds: 100_000 })).toBe('steps.0.input.timeoutSeconds');
+      expect(pathOf({ tools: [{ type: 'workflow', name: 'bad name', description: 'x', workflow: 'other' }] })).toBe('steps.0.input.tools.0.name');
+      expect(parse({ tools: [{ type: 'workflow', name: 'escalate', description: 'Opens a ticket', workflow: 'open-ticket' }] }).success).toBe(true);
+    });
+  });
 });
