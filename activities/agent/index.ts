@@ -1,39 +1,21 @@
 import type { createDataStoreActivities } from '../data-stores';
 import type { ActivityDeps } from '../deps';
-import type {
-  AgentChildFinishRequest,
-  AgentChildPrepareRequest,
-  AgentChildPrepareResult,
-  AgentFinishRequest,
-  AgentModelCallRequest,
-  AgentModelCallResult,
-  AgentToolCallRequest,
-  AgentToolCallResult,
-} from '../../workflows/agent.types';
-import type { StepResult } from '../../workflows/run.types';
+import { createChildTool } from './child-tool';
+import { createFinish } from './finish';
+import { createModelCall } from './model-call';
+import { createToolCall } from './tool-call';
 
-// Skeleton being filled in (the ai.agent step's activities); each call fails until then.
-const pending = (): never => {
-  throw new Error('ai.agent activities are not built yet');
-};
-
-/** The ai.agent step's activities (see workflows/agent.types.ts). */
-export function createAgentActivities(_deps: ActivityDeps, _records: ReturnType<typeof createDataStoreActivities>) {
+/**
+ * The ai.agent step's activities (workflows/agent.types.ts): each model call
+ * and each tool call is one, recorded as a sub-step of the step before it
+ * answers, so a retried activity finds its call done instead of repeating it.
+ */
+export function createAgentActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
+  const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets };
   return {
-    async agentModelCall(_request: AgentModelCallRequest): Promise<AgentModelCallResult> {
-      return pending();
-    },
-    async agentToolCall(_request: AgentToolCallRequest): Promise<AgentToolCallResult> {
-      return pending();
-    },
-    async agentChildPrepare(_request: AgentChildPrepareRequest): Promise<AgentChildPrepareResult> {
-      return pending();
-    },
-    async agentChildFinish(_request: AgentChildFinishRequest): Promise<AgentToolCallResult> {
-      return pending();
-    },
-    async agentFinish(_request: AgentFinishRequest): Promise<StepResult> {
-      return pending();
-    },
+    ...createModelCall(runner, deps.llm),
+    ...createToolCall(runner, deps.http, records),
+    ...createChildTool({ ...runner, workflows: deps.workflows }),
+    ...createFinish(runner),
   };
 }

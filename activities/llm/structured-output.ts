@@ -1,6 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError, generateObject, jsonSchema, NoObjectGeneratedError, TypeValidationError, type LanguageModel } from 'ai';
+import { APICallError, generateObject, jsonSchema, NoObjectGeneratedError, TypeValidationError, type LanguageModel, type ModelMessage } from 'ai';
 import Ajv from 'ajv';
 import { outputSchemaToJsonSchema, type OutputJsonSchema } from './output-schema';
 
@@ -11,7 +11,9 @@ export interface StructuredOutputRequest {
   baseURL?: string;
   model: string;
   system?: string;
-  prompt: string;
+  /** The prompt, or, for a conversation (an agent's final answer), `messages`. */
+  prompt?: string;
+  messages?: ModelMessage[];
   outputSchema: Record<string, string>;
   /** When set, longer system or user prompt text is cut to this many characters and the result says so. */
   maxPromptCharacters?: number;
@@ -76,7 +78,7 @@ export async function generateStructuredOutput(req: StructuredOutputRequest): Pr
       model: languageModel(req),
       schema: jsonSchema<Record<string, unknown>>(schema),
       system: system.text,
-      prompt: prompt.text!,
+      ...(req.messages ? { messages: req.messages } : { prompt: prompt.text ?? '' }),
       maxRetries: 0,
       abortSignal: req.signal ? AbortSignal.any([timeout, req.signal]) : timeout,
     });
@@ -93,7 +95,8 @@ export async function generateStructuredOutput(req: StructuredOutputRequest): Pr
   };
 }
 
-function languageModel({ provider, apiKey, baseURL, model }: StructuredOutputRequest): LanguageModel {
+/** The provider's model for one call: the key and base URL given, never the SDK's environment fallbacks. */
+export function languageModel({ provider, apiKey, baseURL, model }: Pick<StructuredOutputRequest, 'provider' | 'apiKey' | 'baseURL' | 'model'>): LanguageModel {
   const base = baseURL ?? DEFAULT_BASE_URLS[provider];
   // `.chat`: the Chat Completions API, which OpenAI-compatible providers speak (the SDK's default is the Responses API).
   if (provider === 'openai') return createOpenAI({ apiKey, baseURL: base }).chat(model);
@@ -119,7 +122,7 @@ function checkAgainstSchema(schema: OutputJsonSchema, object: unknown): asserts 
 }
 
 /** Maps an SDK failure to our errors from status, codes and names only: provider messages can echo the key (OpenAI shows part of it). */
-function describeFailure(req: StructuredOutputRequest, err: unknown, timedOut: boolean): Error {
+export function describeFailure(req: Pick<StructuredOutputRequest, 'provider' | 'timeoutMs'>, err: unknown, timedOut: boolean): Error {
   const who = `${req.provider} model call`;
   if (NoObjectGeneratedError.isInstance(err)) {
     const reason = err.finishReason ? ` (finish reason: ${err.finishReason})` : '';

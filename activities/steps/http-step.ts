@@ -27,25 +27,9 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
     httpStep(request: StepRequest) {
       return runStep(deps, request, async (scope, trace) => {
         const input = request.step.input;
-        const url = parseUrl(asText(await scope.render(input.url)));
-        for (const [name, value] of Object.entries(await scope.renderStrings(input.searchParams))) url.searchParams.append(name, value);
-        const headers = await scope.renderStrings(input.headers);
-        if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
-        const body = await renderBody(input, headers, scope);
-        // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.
-        trace.input = { method: input.method, url: url.toString(), headers, ...(body ? { body: body.rendered } : {}) };
-
-        const activity = activityContext();
         // `retry.limit` counts retries of the request's own failures; attempts past it are the worker's (see the interpreter).
-        const mayRetry = (activity?.info.attempt ?? 1) <= (input.retry?.limit ?? 0);
-        const response = await send(mayRetry, http, {
-          url: url.toString(),
-          method: input.method,
-          headers,
-          body: body?.text,
-          timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS,
-          signal: activity?.cancellationSignal,
-        });
+        const mayRetry = (activityContext()?.info.attempt ?? 1) <= (input.retry?.limit ?? 0);
+        const { url, response } = await sendHttpRequest(scope, http, input, mayRetry, trace);
         if (response.status >= 400) {
           throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', mayRetry && RETRYABLE_STATUS(response.status));
         }
@@ -53,6 +37,43 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
       });
     },
   };
+}
+
+/** What `core.http` and an agent's HTTP tool send: the request fields, each string a template. */
+export interface HttpRequestInput {
+  url: string;
+  method: string;
+  headers?: Record<string, string>;
+  searchParams?: Record<string, string>;
+  body?: unknown;
+  bodyType?: 'json' | 'text';
+  connection?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Renders a request, applies its connection and sends it through the
+ * SSRF-guarded client; `trace.input` gets the request as rendered (masked
+ * later, like every recorded value). Transport failures are StepErrors, any
+ * HTTP status is an answer: the caller decides what a 4xx means.
+ */
+export async function sendHttpRequest(scope: StepScope, http: OutboundHttp, input: HttpRequestInput, mayRetry: boolean, trace: { input?: unknown }) {
+  const url = parseUrl(asText(await scope.render(input.url)));
+  for (const [name, value] of Object.entries(await scope.renderStrings(input.searchParams))) url.searchParams.append(name, value);
+  const headers = await scope.renderStrings(input.headers);
+  if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
+  const body = await renderBody(input, headers, scope);
+  // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.
+  trace.input = { method: input.method, url: url.toString(), headers, ...(body ? { body: body.rendered } : {}) };
+  const response = await send(mayRetry, http, {
+    url: url.toString(),
+    method: input.method,
+    headers,
+    body: body?.text,
+    timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS,
+    signal: activityContext()?.cancellationSignal,
+  });
+  return { url, response };
 }
 
 function parseUrl(text: string): URL {
@@ -65,7 +86,7 @@ function parseUrl(text: string): URL {
 
 /** JSON unless `bodyType` is text; the content type follows unless the step set one. */
 async function renderBody(
-  input: StepRequest['step']['input'],
+  input: HttpRequestInput,
   headers: Record<string, string>,
   scope: StepScope,
 ): Promise<{ rendered: unknown; text: string } | undefined> {

@@ -28,12 +28,16 @@ export interface StepTrace {
  */
 export async function runStep(deps: StepRunnerDeps, request: StepRequest, work: (scope: StepScope, trace: StepTrace) => Promise<unknown>): Promise<StepResult> {
   const startedAt = new Date();
+  const attempt = activityContext()?.info.attempt ?? 1;
+  return heartbeating(() => runRecorded(deps, request, startedAt, attempt, work));
+}
+
+/** Runs `work`, heartbeating when it is a regular activity: it is how Temporal notices a dead worker early and how cancellation arrives. */
+export async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
   const activity = activityContext();
-  const attempt = activity?.info.attempt ?? 1;
-  // Regular activities must heartbeat: it is how Temporal notices a dead worker early and how cancellation arrives.
   const heartbeat = activity && !activity.info.isLocal ? setInterval(() => activity.heartbeat(), 5_000) : undefined;
   try {
-    return await runRecorded(deps, request, startedAt, attempt, work);
+    return await work();
   } finally {
     clearInterval(heartbeat);
   }
@@ -47,9 +51,7 @@ async function runRecorded(
   work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
 ): Promise<StepResult> {
   const { run, step, seq } = request;
-  const [initial, steps] = await Promise.all([request.context.initial ?? loadInitial(deps, request), loadOffloaded(deps, request)]);
-  const context = { initial, steps };
-  const scope = new StepScope(deps.renderer, deps.secrets, run, context);
+  const scope = await openScope(deps, request);
   const trace: StepTrace = {};
   const record = (status: 'completed' | 'failed', output: unknown, error: string | null) =>
     deps.executions.recordStep(run.organizationId, run.executionId, {
@@ -80,14 +82,24 @@ async function runRecorded(
   return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)), ...sealed };
 }
 
+/**
+ * The template scope of a step request: `initial` (from the execution record
+ * when the request was kept in history without it) and the earlier outputs
+ * (offloaded ones loaded back), plus `extra` roots (an agent tool's `args`).
+ */
+export async function openScope(deps: StepRunnerDeps, request: Pick<StepRequest, 'run' | 'context'>, extra: Record<string, unknown> = {}): Promise<StepScope> {
+  const [initial, steps] = await Promise.all([request.context.initial ?? loadInitial(deps, request), loadOffloaded(deps, request)]);
+  return new StepScope(deps.renderer, deps.secrets, request.run, { initial, steps: { ...steps, ...extra } });
+}
+
 /** The run's input, from its execution record, for requests kept in history without it. */
-async function loadInitial(deps: StepRunnerDeps, request: StepRequest): Promise<Record<string, unknown>> {
+async function loadInitial(deps: StepRunnerDeps, request: Pick<StepRequest, 'run'>): Promise<Record<string, unknown>> {
   const execution = await deps.executions.findById(request.run.organizationId, request.run.executionId);
   if (!execution) throw new StepError('The execution record of this run is missing', 'ExecutionNotFound');
   return execution.input;
 }
 
-async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promise<Record<string, unknown>> {
+async function loadOffloaded(deps: StepRunnerDeps, request: Pick<StepRequest, 'run' | 'context'>): Promise<Record<string, unknown>> {
   const steps = { ...request.context.steps };
   const offloaded = Object.entries(steps)
     .filter(([, v]) => isOffloaded(v))
@@ -99,7 +111,7 @@ async function loadOffloaded(deps: StepRunnerDeps, request: StepRequest): Promis
 }
 
 /** Business errors fail the step at once; anything unexpected is retried per the step's policy. Messages are masked. */
-function toFailure(err: unknown, scope: StepScope): ApplicationFailure {
+export function toFailure(err: unknown, scope: StepScope): ApplicationFailure {
   const message = scope.mask(err instanceof Error ? err.message : String(err));
   if (err instanceof ApplicationFailure) {
     return ApplicationFailure.create({

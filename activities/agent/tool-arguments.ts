@@ -1,0 +1,28 @@
+import Ajv from 'ajv';
+import type { AgentToolDefinition } from '../../src/workflows/definition.schemas';
+
+/** The arguments of a data store tool: fixed by its operation. */
+const DATA_STORE_ARGUMENTS = {
+  get: { type: 'object', properties: { key: { type: 'string', minLength: 1, description: 'The record key' } }, required: ['key'], additionalProperties: false },
+  set: {
+    type: 'object',
+    properties: { key: { type: 'string', minLength: 1, description: 'The record key' }, value: { type: 'object', description: 'The record (a JSON object)' } },
+    required: ['key', 'value'],
+    additionalProperties: false,
+  },
+} as const;
+
+/** The JSON Schema a tool's arguments must match (the model is offered the same one). */
+export function argumentSchema(tool: AgentToolDefinition): Record<string, unknown> {
+  if (tool.type === 'data-store') return DATA_STORE_ARGUMENTS[tool.operation];
+  return tool.parameters ?? { type: 'object' };
+}
+
+/** Why the arguments do not fit the tool's schema, in words the model can act on; undefined when they fit. */
+export function argumentProblems(tool: AgentToolDefinition, args: unknown): string | undefined {
+  // A fresh Ajv per call: one shared instance caches every compiled schema forever.
+  const validate = new Ajv({ strict: false, allErrors: true }).compile(argumentSchema(tool));
+  if (validate(args)) return undefined;
+  const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
+  return `The arguments do not match the tool's schema: ${problems.join('; ')}`;
+}
