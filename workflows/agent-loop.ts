@@ -104,7 +104,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
   };
 
   const finish = (outcome: AgentFinishRequest['outcome']) => {
-    const call: AgentFinishRequest = { ...base, subSeq: 0, outcome, iterations, usage, offloadAboveBytes: request.offloadAboveBytes };
+    const call: AgentFinishRequest = { ...base, subSeq: 0, outcome, iterations, usage };
     return scheduleActivity<StepResult>('agentFinish', [call], { ...BOOKKEEPING, activityId: `${request.seq}-${stepId}-finish`, summary: `${stepId}: result` });
   };
 

@@ -92,12 +92,11 @@ export interface AgentChildFinishRequest extends AgentToolCallRequest {
 /**
  * Ends the step: its own record (sub_seq 0) with the rendered prompts as
  * input and, when completed, the output `{ text, object?, toolCalls,
- * iterations, usage, stoppedBy? }` built from the sub-step records.
+ * iterations, usage, stoppedBy? }` built from the sub-step records, always
+ * offloaded (it repeats the conversation in brief).
  */
 export interface AgentFinishRequest extends AgentCall {
   outcome: { status: 'completed'; stoppedBy?: AgentBudget } | { status: 'failed'; message: string };
   iterations: number;
   usage: AgentUsage;
-  /** As StepRequest.offloadAboveBytes. */
-  offloadAboveBytes: number;
 }

@@ -120,7 +120,8 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   answer ??= { kind: 'completed' };
   await end({ status: 'completed' });
   await settle();
-  return { response, stepsRun: seq };
+  // An agent's workflow tool reads the child's answer from its records: the answer stays out of the parent's history.
+  return { ...(input.agentDepth ? {} : { response }), stepsRun: seq };
 }
 
 /**

@@ -13,8 +13,9 @@ export const RESULT_SUMMARY_CHARS = 200;
 /**
  * `agentFinish`: the step's own record, written last. Its input is the
  * rendered prompts; its output, built from the sub-steps, is
- * `{ text, object?, toolCalls, iterations, usage, stoppedBy? }`, offloaded
- * like any step output when large. A failed step gets its record and error.
+ * `{ text, object?, toolCalls, iterations, usage, stoppedBy? }`, always
+ * offloaded (later steps load it from the record). A failed step gets its
+ * record and error.
  */
 export function createFinish(deps: StepRunnerDeps) {
   return {
@@ -48,8 +49,8 @@ export function createFinish(deps: StepRunnerDeps) {
           finishedAt: new Date(),
           subSeq: 0,
         });
-        const bytes = Buffer.byteLength(JSON.stringify(masked ?? null));
-        if (bytes <= request.offloadAboveBytes) return { output: masked, bytes };
+        if (outcome.status === 'failed') return { output: null, bytes: 4 };
+        // Always by reference: the output repeats the conversation in brief (arguments, results), which stays out of history.
         const reference: OffloadedOutput = { $offloaded: { stepId: request.step.stepId } };
         return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)) };
       });

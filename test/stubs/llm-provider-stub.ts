@@ -8,12 +8,24 @@ export interface RecordedLlmRequest {
   body: any;
 }
 
+/**
+ * One scripted answer: tool calls (with optional text before them), a text
+ * answer, or a structured object (for a call that asks for JSON).
+ */
+export interface ScriptedTurn {
+  toolCalls?: Array<{ name: string; args: unknown }>;
+  text?: string;
+  object?: unknown;
+}
+
 export interface LlmProviderStub {
   /** Base URL to pass as `baseURL`, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
   requests: RecordedLlmRequest[];
   /** The object the "model" answers with from now on (default `{}`). */
   respondWith(object: unknown): void;
+  /** The next calls answer with these turns, one each, in order (then `respondWith`'s object again). */
+  script(turns: ScriptedTurn[]): void;
   /** The next `times` calls answer with `status` and the provider's error body. */
   failNext(status: number, times?: number): void;
   /** The next call answers only after `ms`, to exercise timeouts. */
@@ -30,6 +42,7 @@ export interface LlmProviderStub {
 export async function startLlmProviderStub(): Promise<LlmProviderStub> {
   const requests: RecordedLlmRequest[] = [];
   let object: unknown = {};
+  let turns: ScriptedTurn[] = [];
   let failures: { status: number; left: number } | undefined;
   let delayMs = 0;
   let counter = 0;
@@ -72,7 +85,10 @@ export async function startLlmProviderStub(): Promise<LlmProviderStub> {
       }
       if (typeof body !== 'object' || body === null) return send(400, errorBody(api, 400, 'The request body is not valid JSON.'));
       counter += 1;
-      send(200, api === 'openai' ? chatCompletion(body, object, counter) : anthropicMessage(body, object, counter));
+      const turn = turns.shift();
+      if (turn && !turn.object) return send(200, api === 'openai' ? chatTurn(body, turn, counter) : anthropicTurn(body, turn, counter));
+      const answer = turn ? turn.object : object;
+      send(200, api === 'openai' ? chatCompletion(body, answer, counter) : anthropicMessage(body, answer, counter));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -83,6 +99,9 @@ export async function startLlmProviderStub(): Promise<LlmProviderStub> {
     requests,
     respondWith: (next) => {
       object = next;
+    },
+    script: (next) => {
+      turns = [...next];
     },
     failNext: (status, times = 1) => {
       failures = { status, left: times };
@@ -114,6 +133,56 @@ function chatCompletion(body: any, object: unknown, n: number) {
     model: body.model,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
     usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
+}
+
+/** OpenAI Chat Completions with tool calling: `tool_calls` of type function, arguments as JSON text, finish reason `tool_calls`. */
+function chatTurn(body: any, turn: ScriptedTurn, n: number) {
+  const calls = (turn.toolCalls ?? []).map((c, i) => ({
+    id: `call_stub${n}_${i}`,
+    type: 'function',
+    function: { name: c.name, arguments: JSON.stringify(c.args) },
+  }));
+  const content = turn.text ?? null;
+  const promptTokens = tokens(JSON.stringify(body.messages ?? []));
+  const completionTokens = tokens(JSON.stringify([content, calls]));
+  return {
+    id: `chatcmpl-stub${n}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null, ...(calls.length ? { tool_calls: calls } : {}) },
+        logprobs: null,
+        finish_reason: calls.length ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
+}
+
+/** Anthropic Messages with `tool_use` blocks (text first when given), stop reason `tool_use`. */
+function anthropicTurn(body: any, turn: ScriptedTurn, n: number) {
+  const content = [
+    ...(turn.text ? [{ type: 'text', text: turn.text }] : []),
+    ...(turn.toolCalls ?? []).map((c, i) => ({ type: 'tool_use', id: `toolu_stub${n}_${i}`, name: c.name, input: c.args })),
+  ];
+  return {
+    id: `msg_stub${n}`,
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content,
+    stop_reason: turn.toolCalls?.length ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: {
+      input_tokens: tokens(JSON.stringify([body.system, body.messages])),
+      output_tokens: tokens(JSON.stringify(content)),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    },
   };
 }
 
