@@ -18,6 +18,9 @@ export interface ScriptedTurn {
   object?: unknown;
 }
 
+/** Releases a held request (its answer is sent then); `arrived` resolves once the request came in. */
+export type HeldRequest = (() => void) & { arrived: Promise<void> };
+
 export interface LlmProviderStub {
   /** Base URL to pass as `baseURL`, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
@@ -30,6 +33,12 @@ export interface LlmProviderStub {
   failNext(status: number, times?: number): void;
   /** The next call answers only after `ms`, to exercise timeouts. */
   delayNext(ms: number): void;
+  /**
+   * Holds the next request (recorded at once) until the returned function is
+   * called, e.g. to kill a worker while its model call is in flight;
+   * `arrived` resolves when the held request came in. close() drops it.
+   */
+  holdNext(): HeldRequest;
   close(): Promise<void>;
 }
 
@@ -47,6 +56,9 @@ export async function startLlmProviderStub(): Promise<LlmProviderStub> {
   let delayMs = 0;
   let counter = 0;
   const pending = new Set<NodeJS.Timeout>();
+  /** The hold the next request takes, and the holds taken but not released (close() drops them). */
+  let nextHold: { gate: Promise<void>; arrive: () => void } | undefined;
+  const held = new Set<() => void>();
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -62,16 +74,23 @@ export async function startLlmProviderStub(): Promise<LlmProviderStub> {
       const path = (req.url ?? '/').split('?')[0];
       requests.push({ path, headers: { ...req.headers }, body });
       const api = path === '/v1/messages' ? 'anthropic' : 'openai';
+      const hold = nextHold;
+      nextHold = undefined;
+      hold?.arrive();
       const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
         const wait = delayMs;
         delayMs = 0;
-        const timer = setTimeout(() => {
-          pending.delete(timer);
-          if (res.destroyed) return;
-          res.writeHead(status, { 'content-type': 'application/json', ...headers });
-          res.end(JSON.stringify(payload));
-        }, wait);
-        pending.add(timer);
+        const answer = () => {
+          const timer = setTimeout(() => {
+            pending.delete(timer);
+            if (res.destroyed) return;
+            res.writeHead(status, { 'content-type': 'application/json', ...headers });
+            res.end(JSON.stringify(payload));
+          }, wait);
+          pending.add(timer);
+        };
+        if (hold) void hold.gate.then(answer);
+        else answer();
       };
 
       if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/messages')) {
@@ -109,8 +128,22 @@ export async function startLlmProviderStub(): Promise<LlmProviderStub> {
     delayNext: (ms) => {
       delayMs = ms;
     },
+    holdNext: () => {
+      let open!: () => void;
+      let arrive!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      nextHold = { gate, arrive };
+      const release = () => {
+        if (held.delete(release)) open();
+      };
+      held.add(release);
+      return Object.assign(release, { arrived });
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        // Held requests are dropped with their connections below, never answered.
+        held.clear();
         for (const timer of pending) clearTimeout(timer);
         server.close((err) => (err ? reject(err) : resolve()));
         // The SDK's fetch keeps connections alive; close() alone would wait for them.
