@@ -4,6 +4,7 @@ import type { DatabaseDiagnostics } from '../src/db/database-diagnostics';
 import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
 import type { WorkflowsRepository } from '../src/workflows/workflows.repository';
+import type { ScheduleTriggersRepository } from '../src/schedules/schedule-triggers.repository';
 import type { RunAnswerVault } from '../src/executions/run-answer-vault';
 import type { Logger } from '../src/logging/logger';
 import type { TemplateRenderer } from '../src/templates/template-renderer';
@@ -19,6 +20,8 @@ export interface ActivityDeps {
   executions: ExecutionsRepository;
   /** Workflows with their current definition: what a schedule trigger or an agent's workflow tool runs. */
   workflows: Pick<WorkflowsRepository, 'findCurrent' | 'findCurrentByName'>;
+  /** Schedule triggers, as a beat of their Temporal Schedule reads them. */
+  scheduleTriggers: Pick<ScheduleTriggersRepository, 'findById'>;
   renderer: TemplateRenderer;
   secrets: SecretSources;
   http: OutboundHttp;

@@ -3,6 +3,7 @@ import { createDataFeedActivities } from './data-feeds';
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
 import { createRunActivities } from './runs';
+import { createScheduleActivities } from './schedules';
 import { createStepActivities } from './steps';
 import type { ActivityDeps } from './deps';
 
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunActivities(deps),
     ...createDataFeedActivities(deps),
     ...createAgentActivities(deps, records),
+    ...createScheduleActivities(deps),
   };
 }
 

@@ -19,6 +19,7 @@ import { CreatePackages1763800001600 } from './1763800001600-CreatePackages';
 import { CreateDataStoreShares1763800001700 } from './1763800001700-CreateDataStoreShares';
 import { UniqueFeedSources1763800001800 } from './1763800001800-UniqueFeedSources';
 import { ScheduleAndAgentRuns1763800001900 } from './1763800001900-ScheduleAndAgentRuns';
+import { CreateScheduleTriggers1763800002000 } from './1763800002000-CreateScheduleTriggers';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   CreateDataStoreShares1763800001700,
   UniqueFeedSources1763800001800,
   ScheduleAndAgentRuns1763800001900,
+  CreateScheduleTriggers1763800002000,
 ];

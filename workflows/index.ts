@@ -3,3 +3,4 @@
 export { diagnosticsWorkflow } from './diagnostics';
 export { runWorkflowDefinition } from './interpreter';
 export { dataFeedScheduledSync, dataFeedSync } from './data-feed-sync';
+export { runScheduledTrigger } from './scheduled-run';

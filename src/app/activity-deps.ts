@@ -15,6 +15,7 @@ import { SharesRepository } from '../shares/shares.repository';
 import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
+import { ScheduleTriggersRepository } from '../schedules/schedule-triggers.repository';
 import { RunAnswerVault } from '../executions/run-answer-vault';
 import type { Logger } from '../logging/logger';
 import { createLiquid } from '../templates/template-engine';
@@ -72,6 +73,7 @@ export function createActivityDeps(infra: {
     dataStores,
     executions: new ExecutionsRepository(infra.db),
     workflows: new WorkflowsRepository(infra.db),
+    scheduleTriggers: new ScheduleTriggersRepository(infra.db),
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
     http,

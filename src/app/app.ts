@@ -18,6 +18,7 @@ import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
 import { registerWebhookTriggerRoutes } from '../webhooks/webhook-triggers.routes';
+import { registerScheduleTriggerRoutes } from '../schedules/schedule-triggers.routes';
 import { registerWorkflowRoutes } from '../workflows/workflows.routes';
 import { registerEnvironmentRoutes } from '../environments/environments.routes';
 import { registerHealthRoutes } from '../health/health.routes';
@@ -70,7 +71,8 @@ export function createApp(services: Services): Express {
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
   registerWorkflowRoutes(ctx, services.workflows);
-  registerWebhookTriggerRoutes(ctx, services.webhookTriggers, services.config.http.webhookBaseUrl);
+  registerWebhookTriggerRoutes(ctx, services.webhookTriggers, services.scheduleTriggers, services.config.http.webhookBaseUrl);
+  registerScheduleTriggerRoutes(ctx, services.scheduleTriggers);
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
   registerDataSourceRoutes(ctx, services.dataSources);
   registerAnalyticsRoutes(ctx, services.analytics);

@@ -50,6 +50,9 @@ import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { WebhookTriggersRepository } from '../webhooks/webhook-triggers.repository';
 import { WebhookTriggersService } from '../webhooks/webhook-triggers.service';
+import { ScheduleTriggersRepository } from '../schedules/schedule-triggers.repository';
+import { ScheduleTriggersService } from '../schedules/schedule-triggers.service';
+import { TriggerSchedules } from '../schedules/trigger-schedules';
 import { EnvironmentsRepository } from '../environments/environments.repository';
 import { EnvironmentsService } from '../environments/environments.service';
 import type { Logger } from '../logging/logger';
@@ -138,6 +141,14 @@ export function createServices(infra: Infrastructure) {
   );
   // A deleted feed source takes its schedule with it.
   dataSources.onDeleted((source) => dataFeeds.forget(source), infra.logger);
+  const scheduleTriggers = new ScheduleTriggersService(
+    new ScheduleTriggersRepository(infra.db),
+    workflows,
+    environments,
+    new TriggerSchedules(infra.temporal.client, infra.config.temporal.taskQueue),
+    infra.config.schedules.minIntervalSeconds,
+  );
+  workflows.beforeDelete((organizationId, workflowId) => scheduleTriggers.deleteSchedulesOfWorkflow(organizationId, workflowId));
   return {
     ...infra,
     databaseDiagnostics: new DatabaseDiagnostics(infra.db),
@@ -152,6 +163,7 @@ export function createServices(infra: Infrastructure) {
     environments,
     workflows,
     webhookTriggers: new WebhookTriggersService(triggersRepository, workflows),
+    scheduleTriggers,
     webhookHost: new WebhookHost(triggersRepository, environments, new WebhookRateLimiter(infra.config.webhooks.rateLimits), runs, runAnswers, syncTimeoutMs),
     executionsRepository,
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),

@@ -72,6 +72,7 @@ const envSchema = z.object({
   PROXY_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   PROXY_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   FEED_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   // At least two: analytics keeps one connection for the organizations another one is using the rest of (src/analytics).
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(4),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
@@ -110,6 +111,10 @@ export interface Config {
   };
   crypto: { masterKey?: string; previousMasterKeys: string[] };
   dataStores: { importLimitBytes: number; purgeIntervalSeconds: number };
+  schedules: {
+    /** The shortest interval a schedule trigger may have: a tenant's every-second schedule would hold the workers for everyone. */
+    minIntervalSeconds: number;
+  };
   webhooks: {
     syncTimeoutMs: number;
     bodyLimit: string;
@@ -221,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       importLimitBytes: bytes.parse(e.DATA_STORE_IMPORT_LIMIT)!,
       purgeIntervalSeconds: e.DATA_STORE_PURGE_INTERVAL_SECONDS,
     },
+    schedules: { minIntervalSeconds: e.SCHEDULE_MIN_INTERVAL_SECONDS },
     webhooks: {
       syncTimeoutMs: e.WEBHOOK_SYNC_TIMEOUT_SECONDS * 1000,
       bodyLimit: e.WEBHOOK_BODY_LIMIT,

@@ -13,6 +13,7 @@ import { OrganizationKey } from '../crypto/organization-key.entity';
 import { Organization } from '../organizations/organization.entity';
 import { PackageItem } from '../packages/package-item.entity';
 import { InstalledPackage } from '../packages/package.entity';
+import { ScheduleTrigger } from '../schedules/schedule-trigger.entity';
 import { DataStoreShare } from '../shares/share.entity';
 import { WebhookTrigger } from '../webhooks/webhook-trigger.entity';
 import { WorkflowVersion } from '../workflows/workflow-version.entity';
@@ -32,6 +33,7 @@ export const entities = [
   Workflow,
   WorkflowVersion,
   WebhookTrigger,
+  ScheduleTrigger,
   AnalyticsSource,
   Dashboard,
   DataStoreShare,

@@ -4,10 +4,18 @@ import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import { CreateTriggerBody, TriggerIdParams, TriggerSchema, TriggersQuery, UpdateTriggerBody } from './webhook-triggers.schemas';
 import { presentTrigger } from './webhook-triggers.presenter';
 import type { WebhookTriggersService } from './webhook-triggers.service';
+import { presentScheduleTrigger } from '../schedules/schedule-triggers.presenter';
+import { CreateScheduleTriggerBody, ScheduleTriggerSchema } from '../schedules/schedule-triggers.schemas';
+import type { ScheduleTriggersService } from '../schedules/schedule-triggers.service';
 
 const tags = ['Webhook triggers'];
 
-export function registerWebhookTriggerRoutes(ctx: RouteContext, service: WebhookTriggersService, webhookBaseUrl: string): void {
+export function registerWebhookTriggerRoutes(
+  ctx: RouteContext,
+  service: WebhookTriggersService,
+  scheduleTriggers: ScheduleTriggersService,
+  webhookBaseUrl: string,
+): void {
   const one = { 200: { description: 'The trigger', schema: TriggerSchema } };
 
   defineRoute(ctx, {
@@ -16,10 +24,14 @@ export function registerWebhookTriggerRoutes(ctx: RouteContext, service: Webhook
     permission: 'workflows:admin',
     tags,
     params: WorkflowIdParams,
-    body: CreateTriggerBody,
-    summary: 'Add a webhook trigger to a workflow; with authentication on, the answer carries the secret, once',
-    responses: { 201: { description: 'Created', schema: TriggerSchema } },
+    body: z.discriminatedUnion('type', [CreateTriggerBody, CreateScheduleTriggerBody]),
+    summary:
+      'Add a trigger to a workflow: a webhook (the default; with authentication on, the answer carries the secret, once) or, with `type: "schedule"`, a schedule (a Temporal Schedule)',
+    responses: { 201: { description: 'Created', schema: z.union([TriggerSchema, ScheduleTriggerSchema]) } },
     handler: async ({ auth, params, body }, _req, res) => {
+      if (body.type === 'schedule') {
+        return { status: 201, body: presentScheduleTrigger(await scheduleTriggers.create(auth.organizationId, params.id, body)) };
+      }
       const { trigger, secret } = await service.create(auth.organizationId, params.id, body);
       if (secret) res.set('Cache-Control', 'no-store');
       return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, secret) };

@@ -10,6 +10,7 @@ export const TriggerName = z
 
 export const CreateTriggerBody = z
   .strictObject({
+    type: z.literal('webhook').optional().openapi({ description: 'Absent or "webhook"; "schedule" creates a schedule trigger (CreateScheduleTrigger)' }),
     name: TriggerName,
     method: z.enum(TRIGGER_METHODS).default('POST'),
     authentication: z.boolean().default(false).openapi({ description: 'On: a secret is generated and shown once in the response' }),

@@ -22,6 +22,8 @@ export class WorkflowsService {
     private readonly liquid: Liquid,
   ) {}
 
+  private readonly deleteHooks: Array<(organizationId: string, workflowId: string) => Promise<void>> = [];
+
   list(organizationId: string, page: Page) {
     return this.repo.listCurrent(organizationId, page);
   }
@@ -86,8 +88,14 @@ export class WorkflowsService {
     return this.get(organizationId, id);
   }
 
+  /** Work that must happen before a workflow's rows go: its schedule triggers' Temporal Schedules, which no cascade reaches. */
+  beforeDelete(hook: (organizationId: string, workflowId: string) => Promise<void>): void {
+    this.deleteHooks.push(hook);
+  }
+
   async delete(organizationId: string, id: string) {
     const existing = await this.get(organizationId, id);
+    for (const hook of this.deleteHooks) await hook(organizationId, id);
     if (!(await this.repo.delete(organizationId, id))) throw new NotFoundError('Workflow');
     return existing;
   }
