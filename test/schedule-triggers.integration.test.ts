@@ -1,0 +1,218 @@
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { as, expectError, type Harness } from './harness';
+import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
+import { httpStep, returnStep, startWorkflowHarness, type ExecutionSummary, type WorkflowApi } from './workflow-api';
+import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
+
+/**
+ * Schedule triggers on Temporal Schedules: runs appear on their own, pause
+ * stops them, the overlap policy is Temporal's, the next run uses the
+ * workflow's current version, and no schedule outlives its trigger.
+ */
+
+let h: Harness;
+let org: TestOrg;
+let a: WorkflowApi;
+let stub: HttpStub;
+const MIN_INTERVAL = 2;
+
+beforeAll(async () => {
+  stub = await startHttpStub({ fallback: (req, res) => sendJson(res, 200, { path: req.path }) });
+  ({ h, org, a } = await startWorkflowHarness(stub, { configure: (config) => (config.schedules.minIntervalSeconds = MIN_INTERVAL) }));
+});
+afterAll(async () => {
+  stub?.openGates();
+  await h?.close();
+  await stub?.close();
+});
+
+const owner = () => as(h.app, org.ownerToken);
+
+async function createSchedule(workflowId: string, body: Record<string, unknown>) {
+  const res = await owner()
+    .post(`/workflows/${workflowId}/triggers`)
+    .send({ type: 'schedule', name: uniqueName('every'), ...body });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; name: string; temporalScheduleId: string };
+}
+
+const runsOf = async (triggerId: string): Promise<ExecutionSummary[]> =>
+  (await a.listExecutions({ limit: '200' })).data.filter((e) => e.trigger?.id === triggerId);
+
+const describeSchedule = (scheduleId: string) => h.services.temporal.client.schedule.getHandle(scheduleId).describe();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('an interval schedule starts runs with its static initial; they are listed with their trigger; the read shows next times and last runs', async () => {
+  const wf = await a.createWorkflow([httpStep('ping', { url: `${stub.url}/ping/{{ initial.source }}` })]);
+  const trigger = await createSchedule(wf.id, { schedule: { intervalSeconds: 2 }, initial: { source: 'clock' } });
+  const runs = await eventually(
+    () => runsOf(trigger.id),
+    (r) => r.filter((e) => e.status === 'completed').length >= 2,
+    30_000,
+  );
+  const run = runs.find((e) => e.status === 'completed')!;
+  expect(run).toMatchObject({ mode: 'schedule', trigger: { id: trigger.id, name: trigger.name }, workflowId: wf.id });
+  expect((await a.readExecution(run.id)).input).toEqual({ source: 'clock' });
+  expect(stub.calls('/ping/clock').length).toBeGreaterThanOrEqual(2);
+
+  const read = await owner().get(`/schedule-triggers/${trigger.id}`);
+  expect(read.status).toBe(200);
+  expect(read.body).toMatchObject({ type: 'schedule', schedule: { intervalSeconds: 2 }, overlapPolicy: 'skip', paused: false });
+  expect(read.body.nextRunTimes.length).toBeGreaterThan(0);
+  expect(new Date(read.body.nextRunTimes[0]).getTime()).toBeGreaterThan(Date.now() - 2000);
+  expect(read.body.lastRuns.length).toBeGreaterThanOrEqual(2);
+
+  // The Temporal Schedule carries the runs' search attributes.
+  const described = await describeSchedule(trigger.temporalScheduleId);
+  const attributes = Object.fromEntries(described.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
+  expect(attributes).toMatchObject({ OrganizationId: org.organizationId, WorkflowName: wf.name, TriggerName: trigger.name });
+  await owner().delete(`/schedule-triggers/${trigger.id}`);
+});
+
+test('pause stops new runs, resume starts them again; Temporal shows the pause', async () => {
+  const wf = await a.createWorkflow([returnStep('done', { ok: true })]);
+  const trigger = await createSchedule(wf.id, { schedule: { intervalSeconds: 2 } });
+  await eventually(
+    () => runsOf(trigger.id),
+    (r) => r.length >= 1,
+    30_000,
+  );
+  const paused = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: true });
+  expect(paused.status).toBe(200);
+  expect(paused.body.paused).toBe(true);
+  expect((await describeSchedule(trigger.temporalScheduleId)).state.paused).toBe(true);
+  await sleep(1500); // a run already due when the pause landed may still start
+  const before = (await runsOf(trigger.id)).length;
+  await sleep(6000);
+  expect((await runsOf(trigger.id)).length).toBe(before);
+
+  const resumed = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: false });
+  expect(resumed.body.paused).toBe(false);
+  await eventually(
+    () => runsOf(trigger.id),
+    (r) => r.length > before,
+    30_000,
+  );
+  await owner().delete(`/schedule-triggers/${trigger.id}`);
+});
+
+test('overlap: skip never starts a run while one is running; allow_all does', async () => {
+  const gate = stub.gate();
+  const wf = await a.createWorkflow([httpStep('slow', { url: gate.url, timeoutMs: 120_000 })]);
+  const skip = await createSchedule(wf.id, { schedule: { intervalSeconds: 2 }, overlapPolicy: 'skip' });
+  const all = await createSchedule(wf.id, { schedule: { intervalSeconds: 2 }, overlapPolicy: 'allow_all' });
+  await eventually(
+    () => runsOf(all.id),
+    (r) => r.filter((e) => e.status === 'running').length >= 3,
+    30_000,
+  );
+  const skipped = await runsOf(skip.id);
+  expect(skipped).toHaveLength(1);
+  expect(skipped[0].status).toBe('running');
+  // Deleting the triggers stops new beats; the gate lets the held runs end.
+  await owner().delete(`/schedule-triggers/${skip.id}`);
+  await owner().delete(`/schedule-triggers/${all.id}`);
+  gate.open();
+});
+
+test("the next run uses the workflow's new version; updating the trigger updates its schedule", async () => {
+  const wf = await a.createWorkflow([returnStep('done', { v: 1 })], { name: uniqueName('versioned') });
+  const trigger = await createSchedule(wf.id, { schedule: { intervalSeconds: 2 } });
+  await eventually(
+    () => runsOf(trigger.id),
+    (r) => r.some((e) => e.workflowVersion === 1),
+    30_000,
+  );
+  const put = await owner()
+    .put(`/workflows/${wf.id}`)
+    .send({ name: wf.name, steps: [returnStep('done', { v: 2 })] });
+  expect(put.status).toBe(200);
+  await eventually(
+    () => runsOf(trigger.id),
+    (r) => r.some((e) => e.workflowVersion === 2 && e.status === 'completed'),
+    30_000,
+  );
+
+  const updated = await owner()
+    .patch(`/schedule-triggers/${trigger.id}`)
+    .send({ schedule: { cron: '30 9 * * MON-FRI', timezone: 'Europe/Paris' }, overlapPolicy: 'buffer_one' });
+  expect(updated.status).toBe(200);
+  expect(updated.body.schedule).toEqual({ cron: '30 9 * * MON-FRI', timezone: 'Europe/Paris' });
+  const described = await describeSchedule(trigger.temporalScheduleId);
+  expect(described.policies.overlap).toBe('BUFFER_ONE');
+  expect(described.spec.timezone).toBe('Europe/Paris');
+  // 09:30 in Paris on a weekday, whatever the offset of the day.
+  const next = new Date(updated.body.nextRunTimes[0]);
+  const paris = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', weekday: 'short', hour: '2-digit', minute: '2-digit' }).format(next);
+  expect(paris).toMatch(/^(Mon|Tue|Wed|Thu|Fri) 09:30$/);
+  await owner().delete(`/schedule-triggers/${trigger.id}`);
+});
+
+test('deleting a trigger, or its workflow, leaves no schedule in Temporal', async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const one = await createSchedule(wf.id, { schedule: { cron: '0 3 * * *' } });
+  const two = await createSchedule(wf.id, { schedule: { intervalSeconds: 3600 }, paused: true });
+  await expect(describeSchedule(one.temporalScheduleId)).resolves.toBeDefined();
+  expect((await describeSchedule(two.temporalScheduleId)).state.paused).toBe(true);
+
+  expect((await owner().delete(`/schedule-triggers/${one.id}`)).status).toBe(200);
+  await expect(describeSchedule(one.temporalScheduleId)).rejects.toBeInstanceOf(ScheduleNotFoundError);
+  expectError(await owner().get(`/schedule-triggers/${one.id}`), 404, 'not_found');
+
+  expect((await owner().delete(`/workflows/${wf.id}`)).status).toBe(200);
+  await expect(describeSchedule(two.temporalScheduleId)).rejects.toBeInstanceOf(ScheduleNotFoundError);
+  expectError(await owner().get(`/schedule-triggers/${two.id}`), 404, 'not_found');
+});
+
+test('bad schedules are 400s naming the field; nothing is created', async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ schedule: { cron: '0 0 9 * * *' } }, 'schedule.cron'],
+    [{ schedule: { cron: 'every day at nine' } }, 'schedule.cron'],
+    [{ schedule: { cron: '@daily' } }, 'schedule.cron'],
+    [{ schedule: { cron: '61 * * * *' } }, 'schedule.cron'],
+    [{ schedule: { cron: '0 9 * * *', timezone: 'Mars/Olympus' } }, 'schedule.timezone'],
+    [{ schedule: { cron: '0 9 * * *', timezone: '+02:00' } }, 'schedule.timezone'],
+    [{ schedule: { intervalSeconds: MIN_INTERVAL - 1 } }, 'schedule.intervalSeconds'],
+    [{ schedule: { intervalSeconds: 10 }, environment: 'no-such-environment' }, 'environment'],
+    [{ schedule: { intervalSeconds: 10 }, overlapPolicy: 'sometimes' }, 'overlapPolicy'],
+    [{ schedule: { intervalSeconds: 10 }, catchupWindowSeconds: 1 }, 'catchupWindowSeconds'],
+  ];
+  for (const [body, path] of cases) {
+    const res = await owner()
+      .post(`/workflows/${wf.id}/triggers`)
+      .send({ type: 'schedule', name: uniqueName('bad'), ...body });
+    expectError(res, 400);
+    expect({ body, paths: res.body.error.details.map((d: { path: string }) => d.path) }).toEqual({ body, paths: expect.arrayContaining([path]) });
+  }
+  const listed = await owner().get(`/schedule-triggers?workflowId=${wf.id}`);
+  expect(listed.body.total).toBe(0);
+  // The webhook body is unchanged: no type means a webhook trigger.
+  expect(
+    (
+      await owner()
+        .post(`/workflows/${wf.id}/triggers`)
+        .send({ name: uniqueName('hook') })
+    ).body,
+  ).toMatchObject({ method: 'POST' });
+});
+
+test("another organization's schedule trigger is a 404, and its workflow cannot be scheduled", async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const trigger = await createSchedule(wf.id, { schedule: { intervalSeconds: 3600 }, paused: true });
+  const other = await createTestOrg(h.services);
+  const intruder = () => as(h.app, other.ownerToken);
+  expectError(await intruder().get(`/schedule-triggers/${trigger.id}`), 404);
+  expectError(await intruder().patch(`/schedule-triggers/${trigger.id}`).send({ paused: false }), 404);
+  expectError(await intruder().delete(`/schedule-triggers/${trigger.id}`), 404);
+  expectError(
+    await intruder()
+      .post(`/workflows/${wf.id}/triggers`)
+      .send({ type: 'schedule', name: 'mine', schedule: { intervalSeconds: 60 } }),
+    404,
+  );
+  expect((await intruder().get('/schedule-triggers')).body.total).toBe(0);
+  expect((await describeSchedule(trigger.temporalScheduleId)).state.paused).toBe(true);
+  await owner().delete(`/schedule-triggers/${trigger.id}`);
+});
