@@ -75,6 +75,8 @@ export interface OrgFixtures {
   trigger: { id: string; name: string; path: string };
   /** Authentication on, so its secret can be rotated. */
   authTrigger: { id: string };
+  /** A paused schedule trigger (a cron once a day), so probes never start runs. */
+  scheduleTrigger: { id: string };
   execution: { id: string; stepId: string };
   table: string;
   recordKey: string;
@@ -99,6 +101,7 @@ export interface Makers {
   environment(): Promise<{ id: string; key: string }>;
   workflow(): Promise<string>;
   trigger(): Promise<string>;
+  scheduleTrigger(): Promise<string>;
   table(): Promise<string>;
   record(): Promise<string>;
   dataSource(): Promise<string>;
@@ -156,6 +159,15 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     },
     workflow: async () => (await a.createWorkflow(workflowSteps())).id,
     trigger: async () => (await a.createTrigger(workflow.id)).id,
+    scheduleTrigger: async () =>
+      (
+        await expectOk(
+          owner()
+            .post(`/workflows/${workflow.id}/triggers`)
+            .send({ type: 'schedule', name: uniqueName(`${marker}_sched`), schedule: { cron: '0 3 * * *' }, paused: true }),
+          201,
+        )
+      ).id,
     table: async () => {
       const table = uniqueName('tbl');
       await expectOk(
@@ -247,6 +259,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const workflow = await a.createWorkflow(workflowSteps());
   const trigger = await a.createTrigger(workflow.id);
   const authTrigger = await a.createTrigger(workflow.id, { authentication: true });
+  const scheduleTriggerId = await make.scheduleTrigger();
   const execution = await a.runAndWait(workflow.id, { probe: marker });
   const table = await make.table();
   const recordKey = await make.record();
@@ -277,6 +290,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     workflow,
     trigger: { id: trigger.id, name: trigger.name, path: trigger.path },
     authTrigger: { id: authTrigger.id },
+    scheduleTrigger: { id: scheduleTriggerId },
     execution: { id: execution.id, stepId: 'answer' },
     table,
     recordKey,
@@ -298,6 +312,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
       environment.id,
       workflow.id,
       workflow.name,
+      scheduleTriggerId,
       trigger.id,
       trigger.name,
       authTrigger.id,
