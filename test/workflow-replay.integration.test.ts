@@ -233,6 +233,67 @@ describe('histories of live runs replay on the current workflow code', () => {
     await expect(replay(await historyOf('llm-call', id), id)).resolves.toBeUndefined();
   });
 
+  test('a core.set step', async () => {
+    const id = await runToEnd(
+      [
+        { stepId: 'vars', stepType: 'core.set', input: { values: { greeting: 'Hello {{ initial.name }}', tags: '{{ initial.tags }}' } } },
+        returnStep('answer', { greeting: '{{ vars.greeting }}', tags: '{{ vars.tags }}' }),
+      ],
+      { name: 'Ada', tags: ['a', 'b'] },
+    );
+    await expect(replay(await historyOf('set-step', id), id)).resolves.toBeUndefined();
+  });
+
+  test('an ai.agent step: model calls, an HTTP tool, and a workflow tool run as a child workflow', async () => {
+    const child = await a.createWorkflow([returnStep('done', { ticket: 'T-{{ initial.subject }}' })]);
+    llm.script([
+      {
+        toolCalls: [
+          { name: 'lookup', args: { id: 'c-1' } },
+          { name: 'open_ticket', args: { subject: 'refund' } },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const id = await runToEnd([
+      {
+        stepId: 'agent',
+        stepType: 'ai.agent',
+        input: {
+          provider: { provider: 'openai', connection: llmConnection, model: 'gpt-4o-mini' },
+          user_prompt: 'Help {{ initial.customer }}',
+          tools: [
+            {
+              type: 'http',
+              name: 'lookup',
+              description: 'Reads a customer',
+              parameters: { type: 'object' },
+              request: { url: `${stub.url}/customers/{{ args.id }}` },
+            },
+            { type: 'workflow', name: 'open_ticket', description: 'Opens a ticket', workflow: child.name },
+          ],
+        },
+      },
+      returnStep('answer', { text: '{{ agent.text }}' }),
+    ]);
+    await expect(replay(await historyOf('agent-step', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a run started by a schedule trigger (runScheduledTrigger around the interpreter)', async () => {
+    const wf = await a.createWorkflow([returnStep('answer', { from: '{{ initial.source }}' })]);
+    const created = await as(h.app, org.ownerToken)
+      .post(`/workflows/${wf.id}/triggers`)
+      .send({ type: 'schedule', name: uniqueName('replay'), schedule: { cron: '0 3 * * *' }, paused: true, initial: { source: 'schedule' } });
+    expect(created.status).toBe(201);
+    await h.services.temporal.client.schedule.getHandle(created.body.temporalScheduleId).trigger();
+    const [run] = await eventually(
+      async () => (await a.listExecutions({ workflowId: wf.id })).data,
+      (runs) => runs.some((r) => r.status === 'completed'),
+    );
+    await closed(run.id);
+    await expect(replay(await historyOf('scheduled-run', run.id), run.id)).resolves.toBeUndefined();
+  });
+
   test('a step output large enough to be offloaded', async () => {
     const id = await runToEnd([
       { stepId: 'big', stepType: 'core.http', input: { url: `${stub.url}/big` } },
