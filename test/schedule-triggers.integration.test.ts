@@ -165,6 +165,23 @@ test('deleting a trigger, or its workflow, leaves no schedule in Temporal', asyn
   expectError(await owner().get(`/schedule-triggers/${two.id}`), 404, 'not_found');
 });
 
+test('a schedule whose trigger row is gone (deleted behind the API) deletes itself at its next beat, starting no run', async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const trigger = await createSchedule(wf.id, { schedule: { cron: '0 3 * * *' }, paused: true });
+  await h.services.db.query('DELETE FROM schedule_triggers WHERE id = $1', [trigger.id]);
+  await h.services.temporal.client.schedule.getHandle(trigger.temporalScheduleId).trigger();
+  await eventually(
+    () =>
+      describeSchedule(trigger.temporalScheduleId).then(
+        () => 'present',
+        (err) => (err instanceof ScheduleNotFoundError ? 'gone' : 'error'),
+      ),
+    (state) => state === 'gone',
+    30_000,
+  );
+  expect(await runsOf(trigger.id)).toEqual([]);
+});
+
 test('bad schedules are 400s naming the field; nothing is created', async () => {
   const wf = await a.createWorkflow([returnStep('done', {})]);
   const cases: Array<[Record<string, unknown>, string]> = [
