@@ -1,23 +1,8 @@
-import type { StepRow } from '../../src/executions/executions.repository';
 import { buildConversation, capResult, finalInstruction, TOOL_RESULT_LIMIT } from './conversation';
-import { MODEL_STEP_TYPE, TOOL_STEP_TYPE } from './sub-steps';
+import { subStepRow } from './sub-step-row.fixture';
+import { TOOL_STEP_TYPE } from './sub-steps';
 
-const at = new Date(0);
-const row = (stepId: string, subSeq: number, fields: Partial<StepRow>): StepRow => ({
-  stepId,
-  stepType: MODEL_STEP_TYPE,
-  seq: 3,
-  status: 'completed',
-  attempt: 1,
-  input: null,
-  output: null,
-  error: null,
-  startedAt: at,
-  finishedAt: at,
-  parentStepId: 'agent',
-  subSeq,
-  ...fields,
-});
+const row = subStepRow;
 const usage = { inputTokens: 10, outputTokens: 5 };
 const turn = (n: number, subSeq: number, text: string, calls: Array<[string, string, unknown]>) =>
   row(`agent.model-${n}`, subSeq, {

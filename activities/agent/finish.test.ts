@@ -1,24 +1,9 @@
-import type { StepRow } from '../../src/executions/executions.repository';
 import { childExecutionId } from './child-tool';
 import { RESULT_SUMMARY_CHARS, stepOutput } from './finish';
-import { MODEL_STEP_TYPE, TOOL_STEP_TYPE } from './sub-steps';
+import { subStepRow } from './sub-step-row.fixture';
+import { TOOL_STEP_TYPE } from './sub-steps';
 
-const at = new Date(0);
-const row = (stepId: string, subSeq: number, fields: Partial<StepRow>): StepRow => ({
-  stepId,
-  stepType: MODEL_STEP_TYPE,
-  seq: 1,
-  status: 'completed',
-  attempt: 1,
-  input: null,
-  output: null,
-  error: null,
-  startedAt: at,
-  finishedAt: at,
-  parentStepId: 'agent',
-  subSeq,
-  ...fields,
-});
+const row = subStepRow;
 const usage = { inputTokens: 1, outputTokens: 1 };
 
 describe('stepOutput', () => {

@@ -156,17 +156,7 @@ const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 /** OpenAI chat completion; with `response_format` the content is the object as JSON text, as the real API returns it. */
 function chatCompletion(body: any, object: unknown, n: number) {
-  const content = body.response_format ? JSON.stringify(object) : 'Stub reply.';
-  const promptTokens = tokens(JSON.stringify(body.messages ?? []));
-  const completionTokens = tokens(content);
-  return {
-    id: `chatcmpl-stub${n}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: body.model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
-  };
+  return chatEnvelope(body, n, { content: body.response_format ? JSON.stringify(object) : 'Stub reply.' });
 }
 
 /** OpenAI Chat Completions with tool calling: `tool_calls` of type function, arguments as JSON text, finish reason `tool_calls`. */
@@ -176,21 +166,20 @@ function chatTurn(body: any, turn: ScriptedTurn, n: number) {
     type: 'function',
     function: { name: c.name, arguments: JSON.stringify(c.args) },
   }));
-  const content = turn.text ?? null;
+  return chatEnvelope(body, n, { content: turn.text ?? null, ...(calls.length ? { tool_calls: calls } : {}) });
+}
+
+/** A `chat.completion` with one choice holding `message`; the finish reason follows from it. */
+function chatEnvelope(body: any, n: number, message: { content: string | null; tool_calls?: unknown[] }) {
   const promptTokens = tokens(JSON.stringify(body.messages ?? []));
-  const completionTokens = tokens(JSON.stringify([content, calls]));
+  const completionTokens = tokens(JSON.stringify(message));
   return {
     id: `chatcmpl-stub${n}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: body.model,
     choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content, refusal: null, ...(calls.length ? { tool_calls: calls } : {}) },
-        logprobs: null,
-        finish_reason: calls.length ? 'tool_calls' : 'stop',
-      },
+      { index: 0, message: { role: 'assistant', refusal: null, ...message }, logprobs: null, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' },
     ],
     usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
   };
@@ -202,21 +191,7 @@ function anthropicTurn(body: any, turn: ScriptedTurn, n: number) {
     ...(turn.text ? [{ type: 'text', text: turn.text }] : []),
     ...(turn.toolCalls ?? []).map((c, i) => ({ type: 'tool_use', id: `toolu_stub${n}_${i}`, name: c.name, input: c.args })),
   ];
-  return {
-    id: `msg_stub${n}`,
-    type: 'message',
-    role: 'assistant',
-    model: body.model,
-    content,
-    stop_reason: turn.toolCalls?.length ? 'tool_use' : 'end_turn',
-    stop_sequence: null,
-    usage: {
-      input_tokens: tokens(JSON.stringify([body.system, body.messages])),
-      output_tokens: tokens(JSON.stringify(content)),
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-    },
-  };
+  return anthropicEnvelope(body, n, content);
 }
 
 /**
@@ -231,17 +206,22 @@ function anthropicMessage(body: any, object: unknown, n: number) {
   const content = useTool
     ? [{ type: 'tool_use', id: `toolu_stub${n}`, name: toolName, input: object }]
     : [{ type: 'text', text: body.output_config?.format ? JSON.stringify(object) : 'Stub reply.' }];
+  return anthropicEnvelope(body, n, content);
+}
+
+/** A `message` holding `content`; the stop reason follows from it. */
+function anthropicEnvelope(body: any, n: number, content: Array<{ type: string }>) {
   return {
     id: `msg_stub${n}`,
     type: 'message',
     role: 'assistant',
     model: body.model,
     content,
-    stop_reason: useTool ? 'tool_use' : 'end_turn',
+    stop_reason: content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn',
     stop_sequence: null,
     usage: {
       input_tokens: tokens(JSON.stringify([body.system, body.messages])),
-      output_tokens: tokens(JSON.stringify(object)),
+      output_tokens: tokens(JSON.stringify(content)),
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
     },
