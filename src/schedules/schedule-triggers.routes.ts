@@ -9,6 +9,10 @@ const tags = ['Schedule triggers'];
 /** Schedule triggers are created with POST /workflows/{id}/triggers (`type: "schedule"`); these routes read and change them. */
 export function registerScheduleTriggerRoutes(ctx: RouteContext, service: ScheduleTriggersService): void {
   const one = { 200: { description: 'The trigger, with its next run times and last runs', schema: ScheduleTriggerSchema } };
+  const readOne = async (organizationId: string, id: string) => {
+    const { trigger, state, lastRuns } = await service.read(organizationId, id);
+    return { status: 200, body: presentScheduleTrigger(trigger, { state, lastRuns }) };
+  };
 
   defineRoute(ctx, {
     method: 'get',
@@ -32,10 +36,7 @@ export function registerScheduleTriggerRoutes(ctx: RouteContext, service: Schedu
     params: ScheduleTriggerIdParams,
     summary: 'Read a schedule trigger: its next run times (from its Temporal Schedule) and its last runs',
     responses: one,
-    handler: async ({ auth, params }) => {
-      const { trigger, state, lastRuns } = await service.read(auth.organizationId, params.id);
-      return { status: 200, body: presentScheduleTrigger(trigger, { state, lastRuns }) };
-    },
+    handler: ({ auth, params }) => readOne(auth.organizationId, params.id),
   });
 
   defineRoute(ctx, {
@@ -49,8 +50,7 @@ export function registerScheduleTriggerRoutes(ctx: RouteContext, service: Schedu
     responses: one,
     handler: async ({ auth, params, body }) => {
       await service.update(auth.organizationId, params.id, body);
-      const { trigger, state, lastRuns } = await service.read(auth.organizationId, params.id);
-      return { status: 200, body: presentScheduleTrigger(trigger, { state, lastRuns }) };
+      return readOne(auth.organizationId, params.id);
     },
   });
 
