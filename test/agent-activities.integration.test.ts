@@ -9,7 +9,7 @@ import { MasterKeyring } from '../src/crypto/master-keyring';
 import { openDatabase } from '../src/db/data-source';
 import type { StepRow } from '../src/executions/executions.repository';
 import { createLogger } from '../src/logging/logger';
-import { MAX_AGENT_DEPTH, type AgentCall } from '../workflows/agent.types';
+import { MAX_AGENT_DEPTH, MAX_CHILD_RUNS_PER_STEP, type AgentCall } from '../workflows/agent.types';
 import type { StepRequest } from '../workflows/run.types';
 import { as, createConnection, type Harness, startHarness } from './harness';
 import { createTestOrg, type TestOrg, uniqueName } from './factories';
@@ -409,8 +409,8 @@ describe('workflow tools', () => {
   test("the child run's row is written once however often prepare runs: the arguments as its input, the child's environment, mode agent; no initial in the answer", async () => {
     const target = await a.createWorkflow([returnStep('answer', { echoed: '{{ initial.customer }}' })], { environment: environmentName });
     const { base, call } = await askedFor(target.name, { customer: 'c-5' });
-    const first = await agent.agentChildPrepare({ ...call, depth: 0 });
-    const again = await agent.agentChildPrepare({ ...call, depth: 0 });
+    const first = await agent.agentChildPrepare({ ...call, depth: 0, childRunNumber: 1 });
+    const again = await agent.agentChildPrepare({ ...call, depth: 0, childRunNumber: 1 });
     expect(again).toEqual(first);
     if (first.kind !== 'start') throw new Error('refused');
     expect(first.input).toMatchObject({
@@ -460,7 +460,7 @@ describe('workflow tools', () => {
   test("a failed child run is the tool's error", async () => {
     const target = await a.createWorkflow([returnStep('answer', { ok: true })]);
     const { base, call } = await askedFor(target.name, {});
-    const prepared = await agent.agentChildPrepare({ ...call, depth: 1 });
+    const prepared = await agent.agentChildPrepare({ ...call, depth: 1, childRunNumber: 1 });
     if (prepared.kind !== 'start') throw new Error('refused');
     expect(prepared.input.agentDepth).toBe(2);
     expect(
@@ -483,12 +483,17 @@ describe('workflow tools', () => {
       /No workflow is named/,
     ],
     ['a depth past the limit', async () => ({ name: host.name, depth: MAX_AGENT_DEPTH }), /nest at most 3 deep/],
+    [
+      'a child run past the per-step limit',
+      async () => ({ name: host.name, depth: 0, childRunNumber: MAX_CHILD_RUNS_PER_STEP + 1 }),
+      /at most 10 workflow tool calls/,
+    ],
   ])('%s is refused: the tool error is recorded and no execution is written', async (_name, setup, message) => {
-    const { name, depth } = await setup();
+    const { name, depth, childRunNumber = 1 } = (await setup()) as { name: string; depth: number; childRunNumber?: number };
     const { base, call } = await askedFor(name, { customer: 'c-1' });
     const before = await db.query(`SELECT count(*)::int AS n FROM executions WHERE workflow_name = $1`, [name]);
-    expect(await agent.agentChildPrepare({ ...call, depth })).toEqual({ kind: 'refused' });
-    expect(await agent.agentChildPrepare({ ...call, depth })).toEqual({ kind: 'refused' });
+    expect(await agent.agentChildPrepare({ ...call, depth, childRunNumber })).toEqual({ kind: 'refused' });
+    expect(await agent.agentChildPrepare({ ...call, depth, childRunNumber })).toEqual({ kind: 'refused' });
     const record = await subStep(base, 'tool-1');
     expect(record).toMatchObject({ stepType: 'ai.agent.tool', status: 'failed' });
     expect(record.error).toMatch(message);
@@ -503,7 +508,7 @@ describe('workflow tools', () => {
     ]);
     llm.script([{ toolCalls: [{ name: 'enrich', args: { client: 'c-1' } }] }]);
     const turn = await agent.agentModelCall({ ...base, subSeq: 1, iteration: 1 });
-    const call = { ...base, subSeq: 2, modelIteration: 1, callId: turn.toolCalls[0].callId, tool: 'enrich', toolCallNumber: 1, depth: 0 };
+    const call = { ...base, subSeq: 2, modelIteration: 1, callId: turn.toolCalls[0].callId, tool: 'enrich', toolCallNumber: 1, depth: 0, childRunNumber: 1 };
     expect(await agent.agentChildPrepare(call)).toEqual({ kind: 'refused' });
     expect((await subStep(base, 'tool-1')).error).toContain("must have required property 'customer'");
     expect(await a.executionCount(target.id)).toBe(0);

@@ -3,6 +3,7 @@ import {
   AGENT_LIMITS,
   type AgentBudget,
   type AgentChildFinishRequest,
+  type AgentChildPrepareRequest,
   type AgentChildPrepareResult,
   type AgentFinishRequest,
   type AgentModelCallRequest,
@@ -68,6 +69,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
   let subSeq = 0;
   let iterations = 0;
   let toolCalls = 0;
+  let childRuns = 0;
 
   const modelCall = async (iteration: number, final?: AgentModelCallRequest['final']): Promise<AgentModelCallResult> => {
     const call: AgentModelCallRequest = { ...base, subSeq: ++subSeq, iteration, ...(final ? { final } : {}) };
@@ -85,7 +87,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
   const toolCall = (modelIteration: number, callId: string, toolName: string): Promise<void> => {
     const call: AgentToolCallRequest = { ...base, subSeq: ++subSeq, modelIteration, callId, tool: toolName, toolCallNumber: ++toolCalls };
     const tool = tools.get(toolName);
-    if (tool?.type === 'workflow') return workflowToolCall(call, agentDepth, base.run.organizationId);
+    if (tool?.type === 'workflow') return workflowToolCall({ ...call, depth: agentDepth, childRunNumber: ++childRuns }, base.run.organizationId);
     return scheduleActivity<AgentToolCallResult>('agentToolCall', [call], {
       // An HTTP tool waits as long as its request may; the activity records any failure of the tool itself for the model.
       startToCloseTimeout: (tool?.request?.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS) + 10_000,
@@ -147,10 +149,10 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
  * as the tool's result. The child's input is not in its start event: its
  * steps read it from its execution record, so the arguments stay out of history.
  */
-async function workflowToolCall(call: AgentToolCallRequest, agentDepth: number, organizationId: string): Promise<void> {
+async function workflowToolCall(call: AgentChildPrepareRequest, organizationId: string): Promise<void> {
   const stepId: string = call.step.stepId;
   const options = (what: string) => ({ ...BOOKKEEPING, activityId: `${call.seq}-${stepId}-tool-${call.toolCallNumber}-${what}` });
-  const prepared = await scheduleActivity<AgentChildPrepareResult>('agentChildPrepare', [{ ...call, depth: agentDepth }], {
+  const prepared = await scheduleActivity<AgentChildPrepareResult>('agentChildPrepare', [call], {
     ...options('prepare'),
     summary: `${stepId}: tool ${call.tool} (call ${call.toolCallNumber}), child run prepared`,
   });

@@ -14,6 +14,9 @@ export const AGENT_LIMITS = {
 /** Runs started by agent workflow tools nest at most this deep (a workflow calling itself through its agent stops here). */
 export const MAX_AGENT_DEPTH = 3;
 
+/** An agent step starts at most this many child runs: with the depth limit, one run fans out to at most 10³ others, not 200³. */
+export const MAX_CHILD_RUNS_PER_STEP = 10;
+
 /**
  * One call of an agent step: which step of which run, and where this call's
  * sub-step record goes. Sub-step ids are `<stepId>.model-<n>` (the n-th model
@@ -80,6 +83,8 @@ export interface AgentToolCallResult {
 export interface AgentChildPrepareRequest extends AgentToolCallRequest {
   /** The calling run's agent depth; the child runs at depth + 1. */
   depth: number;
+  /** 1 for the step's first workflow tool call, and so on; past MAX_CHILD_RUNS_PER_STEP the call is refused. */
+  childRunNumber: number;
 }
 export type AgentChildPrepareResult = { kind: 'start'; executionId: string; input: RunInput } | { kind: 'refused' };
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AgentChildFinishRequest, AgentChildPrepareRequest, AgentChildPrepareResult, AgentToolCallResult } from '../../workflows/agent.types';
-import { MAX_AGENT_DEPTH } from '../../workflows/agent.types';
+import { MAX_AGENT_DEPTH, MAX_CHILD_RUNS_PER_STEP } from '../../workflows/agent.types';
 import type { ActivityDeps } from '../deps';
 import { heartbeating, openScope, type StepRunnerDeps } from '../steps/step-runner';
 import { argumentProblems } from './tool-arguments';
@@ -26,6 +26,9 @@ export function createChildTool(deps: StepRunnerDeps & Pick<ActivityDeps, 'workf
         if (tool?.type !== 'workflow') return refuse(`There is no workflow tool named "${call.tool}"`);
         const problems = argumentProblems(tool, call.args);
         if (problems) return refuse(problems);
+        if (request.childRunNumber > MAX_CHILD_RUNS_PER_STEP) {
+          return refuse(`An agent step runs at most ${MAX_CHILD_RUNS_PER_STEP} workflow tool calls; answer with what you have`);
+        }
         if (request.depth + 1 > MAX_AGENT_DEPTH) {
           return refuse(`Workflow tools nest at most ${MAX_AGENT_DEPTH} deep; this run is already ${request.depth} deep`);
         }
