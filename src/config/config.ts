@@ -25,6 +25,7 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('flowbase'),
   EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  EMBEDDED_TEMPORAL_JOURNAL: z.enum(['wal', 'wal-normal', 'rollback']).default('wal'),
   MASTER_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
@@ -108,6 +109,8 @@ export interface Config {
     taskQueue: string;
     embeddedPort: number;
     embeddedUiPort: number;
+    /** How the embedded dev server's SQLite file commits (SQLITE_JOURNALS in infra/temporal-dev-server.ts). */
+    embeddedJournal: 'wal' | 'wal-normal' | 'rollback';
   };
   crypto: { masterKey?: string; previousMasterKeys: string[] };
   dataStores: { importLimitBytes: number; purgeIntervalSeconds: number };
@@ -217,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       embeddedPort: e.EMBEDDED_TEMPORAL_PORT,
       embeddedUiPort: e.EMBEDDED_TEMPORAL_UI_PORT,
+      embeddedJournal: e.EMBEDDED_TEMPORAL_JOURNAL,
     },
     crypto: {
       masterKey: e.MASTER_KEY,

@@ -46,6 +46,7 @@ export async function startBackends(config: Config, logger: Logger, options: { t
       port: config.temporal.embeddedPort,
       uiPort: config.temporal.embeddedUiPort,
       dbFile: path.join(config.dataDir, 'temporal.sqlite'),
+      journal: config.temporal.embeddedJournal,
       onLog: (line) => logger.debug({ component: 'temporal' }, line.trim()),
     });
     temporalAddress = temporal.address;
