@@ -6,7 +6,9 @@ import { createServices } from './app/services';
 import { ConfigError, loadConfig } from './config/config';
 import { startBackends } from './infra/bootstrap';
 import { createLogger } from './logging/logger';
+import { Client } from '@temporalio/client';
 import { connectTemporal } from './temporal/client';
+import type { LocalWorker } from './executions/run-starter';
 import { createWorker } from './temporal/worker';
 
 type Mode = 'all' | 'api' | 'worker';
@@ -18,10 +20,35 @@ async function main(mode: Mode): Promise<void> {
   const backends = await startBackends(config, logger);
   const shutdownSteps: Array<() => Promise<void>> = [];
 
+  // The worker first: the API beside it starts webhook runs on it (eager start) and takes their answers from it.
+  let local: LocalWorker | undefined;
+  if (mode !== 'api' && config.runWorker) {
+    const deps = createActivityDeps({ db: backends.db, logger, keyring: backends.keyring, config });
+    const { worker, connection, answers } = await createWorker({
+      address: backends.temporalAddress,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      deps,
+    });
+    const running = worker.run();
+    logger.info({ taskQueue: config.temporal.taskQueue }, 'Temporal worker running');
+    if (mode === 'all') local = { client: new Client({ connection, namespace: config.temporal.namespace }), answers };
+    shutdownSteps.push(async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await deps.close();
+    });
+  }
+
   if (mode !== 'worker') {
     const temporal = await connectTemporal(backends.temporalAddress, config.temporal.namespace);
     const services = createServices({ config, logger, db: backends.db, keyring: backends.keyring, temporal });
     const app = createApp(services);
+    if (local) {
+      const detach = services.runs.attachWorker(local);
+      shutdownSteps.unshift(async () => detach());
+    }
     services.recordPurger.start();
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(config.http.port, config.http.host, () => resolve(s));
@@ -40,24 +67,6 @@ async function main(mode: Mode): Promise<void> {
       () => services.outboundHttp.close(),
       () => temporal.connection.close(),
     );
-  }
-
-  if (mode !== 'api' && config.runWorker) {
-    const deps = createActivityDeps({ db: backends.db, logger, keyring: backends.keyring, config });
-    const { worker, connection } = await createWorker({
-      address: backends.temporalAddress,
-      namespace: config.temporal.namespace,
-      taskQueue: config.temporal.taskQueue,
-      deps,
-    });
-    const running = worker.run();
-    logger.info({ taskQueue: config.temporal.taskQueue }, 'Temporal worker running');
-    shutdownSteps.unshift(async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-      await deps.close();
-    });
   }
 
   let stopping = false;

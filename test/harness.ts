@@ -7,6 +7,7 @@ import { createServices, type Services } from '../src/app/services';
 import { createActivityDeps } from '../src/app/activity-deps';
 import { type Config, loadConfig } from '../src/config/config';
 import { createWorker } from '../src/temporal/worker';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MasterKeyring } from '../src/crypto/master-keyring';
 import { openDatabase } from '../src/db/data-source';
@@ -22,8 +23,10 @@ export interface Harness {
    * run each other's workflows), with step settings overridden as given.
    * Activities log through `options.logger` when given (a test reading the
    * logs), else the harness's silent one. Stopped by close(), or earlier by the returned stop().
+   * As `npm start` runs them, the app starts webhook runs eagerly on this worker and takes their
+   * answers from it; `local: false` makes it a worker of another process (runs through the task queue).
    */
-  startWorker(steps?: Partial<Config['steps']>, options?: { logger?: Logger }): Promise<{ stop(): Promise<void> }>;
+  startWorker(steps?: Partial<Config['steps']>, options?: { logger?: Logger; local?: boolean }): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -56,15 +59,20 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     startWorker: async (steps = {}, options = {}) => {
       quietTemporalRuntime();
       const deps = createActivityDeps({ db, logger: options.logger ?? logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });
-      const { worker, connection } = await createWorker({
+      const { worker, connection, answers } = await createWorker({
         address: config.temporal.address!,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         deps,
       });
       const running = worker.run();
+      const detach =
+        options.local === false
+          ? () => undefined
+          : services.runs.attachWorker({ client: new Client({ connection, namespace: config.temporal.namespace }), answers });
       const stop = async () => {
         if (!workers.delete(stop)) return;
+        detach();
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running;
         await connection.close();

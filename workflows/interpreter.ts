@@ -5,6 +5,8 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  patched,
+  proxySinks,
   scheduleActivity,
   scheduleLocalActivity,
   setHandler,
@@ -18,6 +20,7 @@ import {
   RUN_INLINE_BUDGET,
   STEP_INLINE_LIMIT,
   awaitAnswerUpdate,
+  type AnswerSinks,
   type RunAnswer,
   type RunEnd,
   type RunInput,
@@ -40,6 +43,18 @@ const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent'>, Step
   'data-store.get': 'dataStoreGetStep',
   'data-store.set': 'dataStoreSetStep',
 };
+
+const { runAnswers } = proxySinks<AnswerSinks>();
+
+/**
+ * Runs started since this patch complete in their last step's write: one
+ * local activity less per run (each costs the worker milliseconds of CPU).
+ * Runs started before it replay with their separate run-end activity.
+ */
+const RUN_END_WITH_LAST_STEP = 'run-end-with-last-step';
+
+/** Step types whose activity can complete the run; a branch or an agent loop ends elsewhere. */
+const CAN_END_RUN = new Set<string>(['core.http', 'core.return', 'core.set', 'ai.llm-call', 'data-store.get', 'data-store.set']);
 
 /** Raised (inside the workflow only) when a step fails; carries the step for the run's error. */
 class StepFailed extends Error {
@@ -66,28 +81,50 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   let response: WebhookResponse | undefined;
   let seq = 0;
   let inlineBudget = RUN_INLINE_BUDGET;
+  let announced = false;
+  const endWithLastStep = patched(RUN_END_WITH_LAST_STEP);
+  let endRecorded = false;
 
   setHandler(awaitAnswerUpdate, async () => {
     await condition(() => answer !== undefined);
     return answer!;
   });
+  // A caller waiting beside this worker hears the answer at once; others through the update.
+  const announce = () => {
+    if (announced || answer === undefined) return;
+    announced = true;
+    runAnswers.answered(answer);
+  };
 
-  const runSteps = async (steps: StepDefinition[]): Promise<void> => {
-    for (const step of steps) {
+  /** `tail`: nothing follows these steps, so the last of them is the run's last. */
+  const runSteps = async (steps: StepDefinition[], tail: boolean): Promise<void> => {
+    for (const [index, step] of steps.entries()) {
+      const last = tail && index === steps.length - 1;
       // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
       const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
       const answersCaller = step.stepType === 'core.return' && answer === undefined;
-      const request: StepRequest = { run, step, seq: seq++, context, offloadAboveBytes, ...(answersCaller ? { answersCaller } : {}) };
+      const endsRun = endWithLastStep && last && CAN_END_RUN.has(step.stepType);
+      const request: StepRequest = {
+        run,
+        step,
+        seq: seq++,
+        context,
+        offloadAboveBytes,
+        ...(answersCaller ? { answersCaller } : {}),
+        ...(endsRun ? { endsRun } : {}),
+      };
       const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined, input.agentDepth ?? 0);
+      endRecorded ||= endsRun;
       inlineBudget -= bytes;
       context.steps[step.stepId] = output;
       if (step.stepType === 'core.if') {
         // The boolean, not the branch name: masking rewrites strings, never booleans.
         const holds = (output as { result: boolean }).result === true;
-        await runSteps((holds ? step.input.then : step.input.else) ?? []);
+        await runSteps((holds ? step.input.then : step.input.else) ?? [], last);
       } else if (step.stepType === 'core.return' && answer === undefined) {
         response = output as WebhookResponse;
         answer = { kind: 'response', response, ...(sealedAnswer ? { sealed: true } : {}) };
+        announce();
       }
     }
   };
@@ -99,11 +136,12 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   const settle = () => CancellationScope.nonCancellable(() => condition(allHandlersFinished));
 
   try {
-    await runSteps(input.steps);
+    await runSteps(input.steps, true);
   } catch (err) {
     if (isCancellation(err)) {
       answer ??= { kind: 'cancelled' };
       await end({ status: 'cancelled' });
+      announce();
       await settle();
       throw err;
     }
@@ -114,11 +152,13 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         : { message: 'The run failed on an internal error; an operator can see it in Temporal' };
     answer ??= { kind: 'failed', ...error };
     await end({ status: 'failed', error });
+    announce();
     await settle();
     throw ApplicationFailure.nonRetryable(error.message, 'StepFailed', error);
   }
   answer ??= { kind: 'completed' };
-  await end({ status: 'completed' });
+  if (!endRecorded) await end({ status: 'completed' });
+  announce();
   await settle();
   // An agent's workflow tool reads the child's answer from its records: the answer stays out of the parent's history.
   return { ...(input.agentDepth ? {} : { response }), stepsRun: seq };

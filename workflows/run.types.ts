@@ -1,6 +1,6 @@
 // Shared by the API (which starts and awaits runs), the interpreter workflow and
 // the activities: types, the update both sides name, pure helpers. No I/O here.
-import { defineUpdate } from '@temporalio/workflow';
+import { defineUpdate, type Sinks } from '@temporalio/workflow';
 import type { StepDefinition } from '../src/workflows/definition.schemas';
 
 export type { StepDefinition };
@@ -83,6 +83,8 @@ export interface StepRequest {
   offloadAboveBytes: number;
   /** A return step whose response is the run's answer (the first one reached): it seals that answer when it holds secrets. */
   answersCaller?: boolean;
+  /** The run's last step: its completed record and the run's completion are one write, and no run-end activity follows. */
+  endsRun?: boolean;
 }
 
 export interface StepResult {
@@ -102,3 +104,13 @@ export interface RunEnd {
 
 /** Waits for the run's answer: the first return step's response, or how the run ended without one. */
 export const awaitAnswerUpdate = defineUpdate<RunAnswer>('awaitAnswer');
+
+/**
+ * The answer handed to the worker's own process as soon as the workflow has
+ * it: a sink, so it is not in history and not called on replay. A caller
+ * waiting in that process (the API beside the worker) takes it from there
+ * without the update's round trip through Temporal.
+ */
+export interface AnswerSinks extends Sinks {
+  runAnswers: { answered(answer: RunAnswer): void };
+}

@@ -54,18 +54,23 @@ async function runRecorded(
   const scope = await openScope(deps, request);
   const trace: StepTrace = {};
   const record = (status: 'completed' | 'failed', output: unknown, error: string | null) =>
-    deps.executions.recordStep(run.organizationId, run.executionId, {
-      stepId: step.stepId,
-      stepType: step.stepType,
-      seq,
-      status,
-      attempt,
-      input: scope.mask(trace.input),
-      output,
-      error,
-      startedAt,
-      finishedAt: new Date(),
-    });
+    deps.executions.recordStep(
+      run.organizationId,
+      run.executionId,
+      {
+        stepId: step.stepId,
+        stepType: step.stepType,
+        seq,
+        status,
+        attempt,
+        input: scope.mask(trace.input),
+        output,
+        error,
+        startedAt,
+        finishedAt: new Date(),
+      },
+      { completesRun: status === 'completed' && request.endsRun === true },
+    );
   let output: unknown;
   try {
     output = scope.mask(await work(scope, trace));

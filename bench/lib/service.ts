@@ -12,22 +12,30 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Starts `src/main.ts <mode>` as its own process (so its memory can be measured alone) and waits for /healthz. */
-export async function startService(env: Record<string, string>, logFile: string, mode: 'api' | 'all' = 'api'): Promise<RunningService> {
+/**
+ * Starts `src/main.ts <mode>` as its own process (so its memory can be measured alone) and waits for /healthz,
+ * or for a worker (which serves no HTTP) until it logs that it runs.
+ */
+export async function startService(env: Record<string, string>, logFile: string, mode: 'api' | 'all' | 'worker' = 'api'): Promise<RunningService> {
   const log = fs.openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', mode], {
+  // SERVICE_NODE_ARGS: extra node flags for the service, say `--cpu-prof --cpu-prof-dir=/tmp/profiles` to see where its time goes.
+  const nodeArgs = process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', mode], {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...(mode === 'worker' ? { LOG_LEVEL: 'info' } : {}) },
     stdio: ['ignore', log, log],
   });
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}; see ${logFile}`);
-    const ok = await fetch(`${baseUrl}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
+    const ok =
+      mode === 'worker'
+        ? fs.readFileSync(logFile, 'utf8').includes('Temporal worker running')
+        : await fetch(`${baseUrl}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`service did not become healthy; see ${logFile}`);
     await new Promise((r) => setTimeout(r, 500));

@@ -164,6 +164,8 @@ export function createServices(infra: Infrastructure) {
     workflows,
     webhookTriggers: new WebhookTriggersService(triggersRepository, workflows),
     scheduleTriggers,
+    /** Starts runs; a worker in this process attaches to it (attachWorker) for eager starts and local answers. */
+    runs,
     webhookHost: new WebhookHost(triggersRepository, environments, new WebhookRateLimiter(infra.config.webhooks.rateLimits), runs, runAnswers, syncTimeoutMs),
     executionsRepository,
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),

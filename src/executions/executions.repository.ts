@@ -170,9 +170,8 @@ export class ExecutionsRepository {
    * record with a stale attempt's. Input and output sizes are stored with them,
    * so reads can leave large values in the database.
    */
-  async recordStep(organizationId: string, executionId: string, s: StepRow): Promise<void> {
-    await this.db.query(
-      `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, input_bytes, output_bytes,
+  async recordStep(organizationId: string, executionId: string, s: StepRow, options: { completesRun?: boolean } = {}): Promise<void> {
+    const step = `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, input_bytes, output_bytes,
          error, started_at, finished_at, parent_step_id, sub_seq)
        SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12, $13, $14
        FROM executions e, (SELECT $8::jsonb AS input, $9::jsonb AS output) v WHERE e.id = $2 AND e.organization_id = $1
@@ -180,24 +179,28 @@ export class ExecutionsRepository {
          input = EXCLUDED.input, output = EXCLUDED.output, input_bytes = EXCLUDED.input_bytes, output_bytes = EXCLUDED.output_bytes,
          error = EXCLUDED.error,
          started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
-       WHERE execution_steps.status <> 'completed' OR EXCLUDED.attempt > execution_steps.attempt`,
-      [
-        organizationId,
-        executionId,
-        s.stepId,
-        s.stepType,
-        s.seq,
-        s.status,
-        s.attempt,
-        jsonOrNull(s.input),
-        jsonOrNull(s.output),
-        s.error,
-        s.startedAt,
-        s.finishedAt,
-        s.parentStepId ?? null,
-        s.subSeq ?? 0,
-      ],
-    );
+       WHERE execution_steps.status <> 'completed' OR EXCLUDED.attempt > execution_steps.attempt`;
+    // The run's last step completes the run in the same statement: one commit, not two.
+    const sql = options.completesRun
+      ? `WITH step AS (${step})
+         UPDATE executions SET status = 'completed', finished_at = $12 WHERE organization_id = $1 AND id = $2 AND status = 'running'`
+      : step;
+    await this.db.query(sql, [
+      organizationId,
+      executionId,
+      s.stepId,
+      s.stepType,
+      s.seq,
+      s.status,
+      s.attempt,
+      jsonOrNull(s.input),
+      jsonOrNull(s.output),
+      s.error,
+      s.startedAt,
+      s.finishedAt,
+      s.parentStepId ?? null,
+      s.subSeq ?? 0,
+    ]);
   }
 
   /**

@@ -1,11 +1,12 @@
-import { WithStartWorkflowOperation, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { WithStartWorkflowOperation, WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, TypedSearchAttributes } from '@temporalio/common';
 import { newId } from '../ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import type { Logger } from '../logging/logger';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult } from '../../workflows/run.types';
 import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
+import type { LocalAnswers } from './local-answers';
 
 const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME } = SEARCH_ATTRIBUTE_KEYS;
 
@@ -25,11 +26,30 @@ export type AwaitedAnswer = RunAnswer | { kind: 'timeout' };
 export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'failed' } | { kind: 'timeout' };
 
 /**
+ * The worker of this process, when the API runs beside one: a client on the
+ * worker's own connection (so Temporal can hand a new run's first workflow
+ * task straight back to it: eager start) and the answers it announces.
+ */
+export interface LocalWorker {
+  client: Client;
+  answers: LocalAnswers;
+}
+
+/**
+ * How long a caller waits on its local worker before also asking Temporal:
+ * past it, the run may have moved to another worker (this one stalled past
+ * the workflow task timeout), whose answers only the update reaches.
+ */
+const LOCAL_ANSWER_GRACE_MS = 3_000;
+
+/**
  * Starts interpreter runs on Temporal. The execution row is written first
  * (a step records into it), then the run starts with search attributes that
  * let operators find it by organization, workflow and trigger.
  */
 export class RunStarter {
+  private local: LocalWorker | undefined;
+
   constructor(
     private readonly client: Client,
     private readonly executions: ExecutionsRepository,
@@ -37,19 +57,36 @@ export class RunStarter {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Runs of webhooks start eagerly on this worker from now on, and their
+   * callers take answers from it; the returned function stops that (the
+   * worker shuts down first, so later runs go through the task queue).
+   */
+  attachWorker(local: LocalWorker): () => void {
+    this.local = local;
+    return () => {
+      if (this.local === local) this.local = undefined;
+    };
+  }
+
   /** Starts and returns at once (202 callers). */
   async start(request: RunRequest): Promise<string> {
     const { id, options } = await this.prepare(request);
-    await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
+    const local = this.local;
+    const client = local?.client ?? this.client;
+    await this.guardStart(request, id, () => client.workflow.start(INTERPRETER_WORKFLOW, { ...options, requestEagerStart: local !== undefined }));
     return id;
   }
 
   /**
    * Starts and waits, at most `timeoutMs`, for the run's answer: the first
-   * return step's response, or how the run ended. Update-with-start makes
-   * this one round trip to Temporal.
+   * return step's response, or how the run ended. Beside a worker, the run
+   * starts eagerly on it and the answer comes from it; otherwise
+   * update-with-start makes this one round trip to Temporal.
    */
   async startAndAwaitAnswer(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; answer: AwaitedAnswer }> {
+    const local = this.local;
+    if (local) return this.startLocallyAndAwaitAnswer(local, request, timeoutMs);
     const { id, options } = await this.prepare(request);
     const operation = new WithStartWorkflowOperation(INTERPRETER_WORKFLOW, { ...options, workflowIdConflictPolicy: 'FAIL' });
     // The deadline also ends the update's long poll, so callers who gave up leave nothing waiting in this process.
@@ -74,6 +111,49 @@ export class RunStarter {
       },
     );
     return { executionId: id, answer };
+  }
+
+  /**
+   * The fast path: eager start hands the first workflow task to this
+   * process's worker without a trip through the task queue, and the answer
+   * arrives through the interpreter's sink the moment the workflow has it.
+   * A run that did not start here, or that moved to another worker, is
+   * asked through Temporal (the update, or its result once closed).
+   */
+  private async startLocallyAndAwaitAnswer(local: LocalWorker, request: RunRequest, timeoutMs: number) {
+    const { id, options } = await this.prepare(request);
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const heard = local.answers.expect(id);
+    let grace: NodeJS.Timeout | undefined;
+    try {
+      const handle = await this.guardStart(request, id, () => local.client.workflow.start(INTERPRETER_WORKFLOW, { ...options, requestEagerStart: true }));
+      const askTemporal = new Promise<AwaitedAnswer>((resolve) => {
+        grace = setTimeout(() => resolve(this.askTemporal(handle, deadline)), handle.eagerlyStarted ? LOCAL_ANSWER_GRACE_MS : 0);
+      });
+      const timedOut = new Promise<AwaitedAnswer>((resolve) => deadline.addEventListener('abort', () => resolve({ kind: 'timeout' }), { once: true }));
+      const answer = await Promise.race([heard.answer, askTemporal, timedOut]);
+      return { executionId: id, answer };
+    } finally {
+      clearTimeout(grace);
+      heard.cancel();
+    }
+  }
+
+  /** The answer of a started run, through the update; a run closed before the update reached it says how through its result. */
+  private async askTemporal(handle: WorkflowHandle, deadline: AbortSignal): Promise<AwaitedAnswer> {
+    try {
+      return await this.client.withAbortSignal(deadline, () => this.client.workflow.getHandle(handle.workflowId).executeUpdate(awaitAnswerUpdate));
+    } catch {
+      if (deadline.aborted) return { kind: 'timeout' };
+    }
+    try {
+      const result: RunResult = await this.client.withAbortSignal(deadline, () => this.client.workflow.getHandle(handle.workflowId).result());
+      // The result's copy is masked; `sealed` sends the caller to the sealed original when there is one.
+      return result.response ? { kind: 'response', response: result.response, sealed: true } : { kind: 'completed' };
+    } catch (err) {
+      if (deadline.aborted) return { kind: 'timeout' };
+      return closedWithoutAnswer(err);
+    }
   }
 
   /** Starts and waits, at most `timeoutMs`, for the run to end (test runs, synchronous API runs). */
@@ -142,4 +222,15 @@ export class RunStarter {
     await this.executions.finish(request.organizationId, id, 'failed', { message: 'The run could not be started' }).catch(() => undefined);
     return err;
   }
+}
+
+/** What a caller is told of a run that closed without answering, from how it closed. */
+function closedWithoutAnswer(err: unknown): AwaitedAnswer {
+  const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+  if (cause instanceof CancelledFailure) return { kind: 'cancelled' };
+  if (cause instanceof ApplicationFailure && cause.type === 'StepFailed') {
+    const error = (cause.details?.[0] ?? {}) as { stepId?: string; message?: string };
+    return { kind: 'failed', ...(error.stepId ? { stepId: error.stepId } : {}), message: error.message ?? cause.message };
+  }
+  return { kind: 'failed', message: 'The run ended before it answered' };
 }

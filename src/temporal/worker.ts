@@ -1,5 +1,7 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSinks } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
+import type { AnswerSinks } from '../../workflows/run.types';
+import { LocalAnswers } from '../executions/local-answers';
 
 export interface WorkerOptions {
   address: string;
@@ -8,15 +10,26 @@ export interface WorkerOptions {
   deps: ActivityDeps;
 }
 
-/** Creates (does not run) the worker: workflows from workflows/, activities from activities/. */
-export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
+/**
+ * Creates (does not run) the worker: workflows from workflows/, activities
+ * from activities/. `answers` receives every run's answer the moment this
+ * worker's workflow has it, for callers waiting in this process.
+ */
+export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; answers: LocalAnswers }> {
   const connection = await NativeConnection.connect({ address: options.address });
+  const answers = new LocalAnswers();
+  const sinks: InjectedSinks<AnswerSinks> = {
+    runAnswers: { answered: { fn: (info, answer) => answers.deliver(info.workflowId, answer), callDuringReplay: false } },
+  };
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath: require.resolve('../../workflows'),
     activities: createActivities(options.deps),
+    sinks,
+    // After a crash, the runs this worker held wait on its sticky queue this long before any worker may take them.
+    stickyQueueScheduleToStartTimeout: '2 seconds',
   });
-  return { worker, connection };
+  return { worker, connection, answers };
 }
