@@ -51,6 +51,30 @@ describe('core.http retries', () => {
     expect(stub.calls('/flaky-twice')).toHaveLength(3);
   });
 
+  test('every attempt of a step sends the same Idempotency-Key; another run or step sends another; a step may set its own', async () => {
+    stub.on('/idempotent', inTurn(503, 200, 200, 200, 200));
+    const steps = [
+      httpStep('charge', { url: `${stub.url}/idempotent`, method: 'POST', body: { amount: 1 }, retry: { limit: 1 } }),
+      httpStep('notify', { url: `${stub.url}/idempotent`, method: 'POST' }),
+      httpStep('own', { url: `${stub.url}/idempotent`, method: 'POST', headers: { 'idempotency-key': 'order-{{ initial.order }}' } }),
+    ];
+    const api = workflowApi(h.app, org);
+    const wf = await api.createWorkflow(steps);
+    const first = await api.runAndWait(wf.id, { order: '42' });
+    expect(stepOf(first, 'charge')).toMatchObject({ status: 'completed', attempt: 2 });
+    const second = await api.runAndWait(wf.id, { order: '43' });
+    expect(second.status).toBe('completed');
+
+    const keys = stub.calls('/idempotent').map((r) => r.headers['idempotency-key']);
+    expect(keys).toHaveLength(7);
+    const [charge1, charge1Retry, notify1, own1, charge2, notify2, own2] = keys;
+    expect(charge1Retry).toBe(charge1);
+    expect(new Set([charge1, notify1, charge2, notify2]).size).toBe(4);
+    expect([own1, own2]).toEqual(['order-42', 'order-43']);
+    // The recorded request shows the key it sent.
+    expect(stepOf(first, 'charge').input.headers).toMatchObject({ 'Idempotency-Key': charge1 });
+  });
+
   test('a step whose retries run out fails the run, naming the step', async () => {
     stub.on('/flaky-thrice', inTurn(503, 503, 503, 200));
     const execution = await runToEnd([httpStep('fetch', { url: `${stub.url}/flaky-thrice`, retry: { limit: 1 } })]);

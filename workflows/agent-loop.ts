@@ -15,7 +15,7 @@ import {
 import { HTTP_DEFAULT_TIMEOUT_MS, INTERPRETER_WORKFLOW, type StepRequest, type StepResult } from './run.types';
 
 /** Regular activities heartbeat, so a dead worker is noticed in seconds (as the interpreter's steps do). */
-const HEARTBEAT = '20 seconds';
+const HEARTBEAT = '5 seconds';
 const MODEL_CALL = {
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: HEARTBEAT,

@@ -202,7 +202,7 @@ function byReference(request: StepRequest): StepRequest {
 }
 
 /** Regular activities heartbeat (step-runner), so a dead worker is noticed in seconds and cancellation reaches them. */
-const HEARTBEAT = '20 seconds';
+const HEARTBEAT = '5 seconds';
 
 const MODEL_CALL = {
   startToCloseTimeout: '2 minutes',

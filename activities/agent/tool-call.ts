@@ -6,6 +6,7 @@ import type { AgentToolDefinition } from '../../src/workflows/definition.schemas
 import type { AgentCall, AgentToolCallRequest, AgentToolCallResult } from '../../workflows/agent.types';
 import type { createDataStoreActivities } from '../data-stores';
 import type { OutboundHttp } from '../http/outbound-http';
+import { idempotencyKey } from '../http/idempotency-key';
 import { sendHttpRequest } from '../steps/http-step';
 import { StepError } from '../steps/step-errors';
 import { heartbeating, openScope, type StepRunnerDeps } from '../steps/step-runner';
@@ -96,7 +97,7 @@ export function createToolCall(deps: StepRunnerDeps, http: OutboundHttp, records
 }
 
 async function runTool(
-  request: AgentCall,
+  request: AgentToolCallRequest,
   tool: AgentToolDefinition | undefined,
   call: RecordedToolCall,
   scope: StepScope,
@@ -109,7 +110,8 @@ async function runTool(
   if (problems) throw new ToolFailed(problems);
   const args = call.args as Record<string, unknown>;
   if (tool.type === 'http') {
-    const { response } = await sendHttpRequest(scope, http, { ...tool.request, method: tool.request.method ?? 'GET' }, false, {});
+    const key = idempotencyKey(request.run.executionId, toolStepId(request.step.stepId, request.toolCallNumber));
+    const { response } = await sendHttpRequest(scope, http, { ...tool.request, method: tool.request.method ?? 'GET' }, false, {}, key);
     return { status: response.status, body: response.body ?? response.text };
   }
   if (tool.type === 'data-store') {

@@ -7,6 +7,7 @@ import {
   OutboundTooManyRedirects,
   type OutboundHttp,
 } from '../http/outbound-http';
+import { idempotencyKey, withIdempotencyKey } from '../http/idempotency-key';
 import { asText } from '../../src/templates/template-renderer';
 import { HTTP_DEFAULT_TIMEOUT_MS, type StepRequest } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
@@ -29,7 +30,8 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
         const input = request.step.input;
         // `retry.limit` counts retries of the request's own failures; attempts past it are the worker's (see the interpreter).
         const mayRetry = (activityContext()?.info.attempt ?? 1) <= (input.retry?.limit ?? 0);
-        const { url, response } = await sendHttpRequest(scope, http, input, mayRetry, trace);
+        const key = idempotencyKey(request.run.executionId, request.step.stepId);
+        const { url, response } = await sendHttpRequest(scope, http, input, mayRetry, trace, key);
         if (response.status >= 400) {
           throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', mayRetry && RETRYABLE_STATUS(response.status));
         }
@@ -53,14 +55,23 @@ export interface HttpRequestInput {
 
 /**
  * Renders a request, applies its connection and sends it through the
- * SSRF-guarded client; `trace.input` gets the request as rendered (masked
- * later, like every recorded value). Transport failures are StepErrors, any
- * HTTP status is an answer: the caller decides what a 4xx means.
+ * SSRF-guarded client with `idempotencyKey` (unless the request sets its
+ * own); `trace.input` gets the request as rendered (masked later, like every
+ * recorded value). Transport failures are StepErrors, any HTTP status is an
+ * answer: the caller decides what a 4xx means.
  */
-export async function sendHttpRequest(scope: StepScope, http: OutboundHttp, input: HttpRequestInput, mayRetry: boolean, trace: { input?: unknown }) {
+export async function sendHttpRequest(
+  scope: StepScope,
+  http: OutboundHttp,
+  input: HttpRequestInput,
+  mayRetry: boolean,
+  trace: { input?: unknown },
+  idempotencyKey: string,
+) {
   const url = parseUrl(asText(await scope.render(input.url)));
   for (const [name, value] of Object.entries(await scope.renderStrings(input.searchParams))) url.searchParams.append(name, value);
   const headers = await scope.renderStrings(input.headers);
+  withIdempotencyKey(headers, idempotencyKey);
   if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
   const body = await renderBody(input, headers, scope);
   // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.

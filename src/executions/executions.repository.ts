@@ -250,6 +250,16 @@ export class ExecutionsRepository {
   }
 
   /** Outputs of the given steps of a run (those kept outside workflow history). */
+  /** The output of a step this run already completed, or undefined. */
+  async completedStepOutput(organizationId: string, executionId: string, stepId: string): Promise<unknown> {
+    const rows: Array<{ output: unknown }> = await this.db.query(
+      `SELECT s.output FROM execution_steps s JOIN executions e ON e.id = s.execution_id
+       WHERE e.organization_id = $1 AND s.execution_id = $2 AND s.step_id = $3 AND s.status = 'completed'`,
+      [organizationId, executionId, stepId],
+    );
+    return rows[0]?.output;
+  }
+
   async stepOutputs(organizationId: string, executionId: string, stepIds: string[]): Promise<Map<string, unknown>> {
     const rows: Array<{ stepId: string; output: unknown }> = await this.db.query(
       `SELECT s.step_id AS "stepId", s.output FROM execution_steps s JOIN executions e ON e.id = s.execution_id
