@@ -3,7 +3,7 @@ import type { StepRow } from '../../src/executions/executions.repository';
 import { AppError } from '../../src/errors/errors';
 import { TemplateError, asText } from '../../src/templates/template-renderer';
 import type { AgentToolDefinition } from '../../src/workflows/definition.schemas';
-import type { AgentCall, AgentToolCallRequest, AgentToolCallResult } from '../../workflows/agent.types';
+import type { AgentToolCallRequest, AgentToolCallResult } from '../../workflows/agent.types';
 import type { createDataStoreActivities } from '../data-stores';
 import type { OutboundHttp } from '../http/outbound-http';
 import { idempotencyKey } from '../http/idempotency-key';
