@@ -5,6 +5,7 @@ import type { ExecutionsRepository, StepRow } from '../../src/executions/executi
 import { createLiquid } from '../../src/templates/template-engine';
 import { TemplateRenderer } from '../../src/templates/template-renderer';
 import { STEP_INLINE_LIMIT, type StepRequest } from '../../workflows/run.types';
+import { idempotencyKey } from '../http/idempotency-key';
 import { createOutboundHttp, type OutboundHttp } from '../http/outbound-http';
 import { createHttpStep } from './http-step';
 import type { ResolvedConnection, SecretSources } from './step-scope';
@@ -164,9 +165,10 @@ describe('core.http', () => {
     expect(rows[0].input).toEqual({
       method: 'POST',
       url: url('/echo/42?q=id+42'),
-      headers: { 'X-Trace': 't-42', 'content-type': 'application/json' },
+      headers: { 'X-Trace': 't-42', 'content-type': 'application/json', 'Idempotency-Key': idempotencyKey('e', 'call') },
       body: { id: '42', nested: [{ id: 42 }] },
     });
+    expect(received[0].headers['idempotency-key']).toBe(idempotencyKey('e', 'call'));
     expect(rows[0].output).toEqual(output);
   });
 
@@ -177,7 +179,7 @@ describe('core.http', () => {
     expect(received[0].headers.authorization).toBeUndefined();
 
     const input = rows[0].input as { headers: Record<string, string> };
-    expect(Object.values(input.headers)).toEqual(['[secret]']);
+    expect(input.headers).toEqual({ 'X-Api-Key': '[secret]', 'Idempotency-Key': idempotencyKey('e', 'call') });
     expect(JSON.stringify(rows[0])).not.toContain('crm-key-0001');
     // the echoed header in the output is masked too
     expect(JSON.stringify(result.output)).not.toContain('crm-key-0001');
@@ -188,7 +190,10 @@ describe('core.http', () => {
     const { httpStep, rows } = fakeDeps();
     await httpStep(request({ url: url('/echo'), connection: 'plainKey' }));
     expect(received[0].headers.authorization).toBe('Bearer plain-key-0002');
-    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({ Authorization: '[secret]' });
+    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({
+      Authorization: '[secret]',
+      'Idempotency-Key': idempotencyKey('e', 'call'),
+    });
   });
 
   test('api-key connection with an empty prefix sends the key alone', async () => {
@@ -209,7 +214,10 @@ describe('core.http', () => {
     await httpStep(request({ url: url('/echo'), connection: 'basic' }));
     const expected = `Basic ${Buffer.from('alice:pa55-word').toString('base64')}`;
     expect(received[0].headers.authorization).toBe(expected);
-    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({ Authorization: '[secret]' });
+    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({
+      Authorization: '[secret]',
+      'Idempotency-Key': idempotencyKey('e', 'call'),
+    });
     expect(JSON.stringify(rows[0])).not.toContain(Buffer.from('alice:pa55-word').toString('base64'));
   });
 
@@ -219,7 +227,11 @@ describe('core.http', () => {
     const sent = received[0].rawHeaders.filter((_, i) => i % 2 === 0 && received[0].rawHeaders[i].toLowerCase() === 'authorization');
     expect(sent).toHaveLength(1);
     expect(received[0].headers.authorization).toBe('Bearer plain-key-0002');
-    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({ Accept: 'application/json', Authorization: '[secret]' });
+    expect((rows[0].input as { headers: Record<string, string> }).headers).toEqual({
+      Accept: 'application/json',
+      Authorization: '[secret]',
+      'Idempotency-Key': idempotencyKey('e', 'call'),
+    });
   });
 
   test('env secrets used in the URL are masked in the record', async () => {
