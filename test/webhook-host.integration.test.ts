@@ -1,7 +1,10 @@
 import request from 'supertest';
-import { as, expectError, type Harness } from './harness';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { LocalAnswers } from '../src/executions/local-answers';
+import { as, expectError, type Harness, startHarness } from './harness';
 import { startHttpStub, sendJson, type HttpStub } from './stubs/http-stub';
-import { httpStep as baseHttpStep, returnStep, startWorkflowHarness, type WorkflowApi } from './workflow-api';
+import { historyText, httpStep as baseHttpStep, returnStep, startWorkflowHarness, workflowApi, type WorkflowApi } from './workflow-api';
 import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 
 /**
@@ -443,5 +446,63 @@ describe('with a 1.5 s synchronous wait', () => {
     const execution = await ia.awaitEnd(res.body.executionId);
     expect(execution.status).toBe('completed');
     expect(execution.steps.map((s) => s.stepId)).toEqual(['slow', 'answer']);
+  });
+});
+
+describe('where a synchronous answer comes from', () => {
+  /** A workflow answering its caller, one failing before its answer, and one ending without one. */
+  const hooks = async (api: WorkflowApi) => ({
+    answers: (await api.createHook([httpStep('fetch', { url: `${stub.url}/items` }), returnStep('answer', { got: '{{ fetch.body.path }}' }, 201)])).path,
+    fails: (await api.createHook([httpStep('broken', { url: `${stub.url}/status/503` }), returnStep('answer', { unreachable: true })])).path,
+    noAnswer: (await api.createHook([{ stepId: 'pick', stepType: 'core.if', input: { condition: 'false', then: [returnStep('never', {})] } }])).path,
+  });
+  const expectSemantics = async (harness: Harness, paths: Awaited<ReturnType<typeof hooks>>) => {
+    const answered = await post(harness, paths.answers).send({});
+    expect([answered.status, answered.body]).toEqual([201, { got: '/items' }]);
+    const failed = await post(harness, paths.fails).send({});
+    expect(failed.status).toBe(500);
+    expect(failed.body.error).toMatchObject({ code: 'run_failed', stepId: 'broken', message: expect.stringContaining('HTTP 503') });
+    const ended = await post(harness, paths.noAnswer).send({});
+    expect([ended.status, ended.body.status]).toEqual([200, 'completed']);
+    return [answered, failed, ended].map((res) => String(res.headers['x-execution-id']));
+  };
+  const usedUpdate = async (harness: Harness, executionId: string) =>
+    (await historyText(harness.services.temporal.client, executionId)).includes('workflowExecutionUpdateAcceptedEventAttributes');
+
+  test('beside its worker (as npm start runs), the run starts eagerly there and the answer comes from it, not through an update', async () => {
+    const ids = await expectSemantics(h, await hooks(a));
+    for (const id of ids) expect(await usedUpdate(h, id)).toBe(false);
+  });
+
+  describe('with the worker in another process', () => {
+    let apart: Harness;
+    let aa: WorkflowApi;
+    beforeAll(async () => {
+      apart = await startHarness();
+      const apartOrg = await createTestOrg(apart.services);
+      await apart.startWorker({ httpAllowList: [stub.host] }, { local: false });
+      aa = workflowApi(apart.app, apartOrg);
+    });
+    afterAll(async () => apart?.close());
+
+    test('the same answers arrive through update-with-start', async () => {
+      const ids = await expectSemantics(apart, await hooks(aa));
+      expect(await usedUpdate(apart, ids[0])).toBe(true);
+    });
+
+    test('a local worker that cannot take the run (eager start refused) leaves the answer to Temporal, also for runs that close first', async () => {
+      // A connection with no worker polling this task queue: Temporal cannot start eagerly, the run goes to the other process's worker.
+      const connection = await NativeConnection.connect({ address: apart.services.config.temporal.address! });
+      const answers = new LocalAnswers();
+      const detach = apart.services.runs.attachWorker({ client: new Client({ connection, namespace: apart.services.config.temporal.namespace }), answers });
+      try {
+        const paths = await hooks(aa);
+        for (let i = 0; i < 3; i++) await expectSemantics(apart, paths);
+        expect(answers.size).toBe(0);
+      } finally {
+        detach();
+        await connection.close();
+      }
+    });
   });
 });
