@@ -20,6 +20,7 @@ import { CreateDataStoreShares1763800001700 } from './1763800001700-CreateDataSt
 import { UniqueFeedSources1763800001800 } from './1763800001800-UniqueFeedSources';
 import { ScheduleAndAgentRuns1763800001900 } from './1763800001900-ScheduleAndAgentRuns';
 import { CreateScheduleTriggers1763800002000 } from './1763800002000-CreateScheduleTriggers';
+import { NotifyAuthChanges1763800002100 } from './1763800002100-NotifyAuthChanges';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   UniqueFeedSources1763800001800,
   ScheduleAndAgentRuns1763800001900,
   CreateScheduleTriggers1763800002000,
+  NotifyAuthChanges1763800002100,
 ];

@@ -50,6 +50,7 @@ async function main(mode: Mode): Promise<void> {
       shutdownSteps.unshift(async () => detach());
     }
     services.recordPurger.start();
+    services.principalCache.start();
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(config.http.port, config.http.host, () => resolve(s));
     });
@@ -62,6 +63,7 @@ async function main(mode: Mode): Promise<void> {
     shutdownSteps.push(
       () => new Promise<void>((r) => server.close(() => r())),
       () => services.recordPurger.stop(),
+      () => services.principalCache.close(),
       () => services.cube.shutdown(),
       () => services.csvExporter.close(),
       () => services.outboundHttp.close(),

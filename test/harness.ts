@@ -52,6 +52,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
   const temporal = await connectTemporal(config.temporal.address!, config.temporal.namespace);
   const keyring = new MasterKeyring(config.crypto.masterKey!);
   const services = createServices({ config, logger, db, keyring, temporal });
+  services.principalCache.start();
   const workers = new Set<() => Promise<void>>();
   return {
     services,
@@ -83,6 +84,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     },
     close: async () => {
       for (const stop of [...workers]) await stop();
+      await services.principalCache.close();
       await services.cube.shutdown();
       await services.csvExporter.close();
       await services.outboundHttp.close();

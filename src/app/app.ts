@@ -59,7 +59,7 @@ export function createApp(services: Services): Express {
   const ctx: RouteContext = {
     router,
     registry,
-    ...createAuthenticate(services.tokens),
+    ...createAuthenticate(services.tokens, services.principalCache),
     jsonBody: jsonBodyWithLimit(services.config.http.bodyLimit),
     jsonBodyWithLimit,
   };

@@ -24,6 +24,7 @@ import { WidgetSources } from '../dashboards/widget-sources';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
 import { DataSourcesService } from '../data-sources/data-sources.service';
 import { AccessTokensRepository } from '../auth/access-tokens.repository';
+import { PrincipalCache } from '../auth/principal-cache';
 import type { Config } from '../config/config';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { ConnectionsService } from '../connections/connections.service';
@@ -89,7 +90,8 @@ export function createSecretServices(db: DataSource, keyring: MasterKeyring) {
 /** Wires repositories and services once per process; tests build their own from their own infrastructure. */
 export function createServices(infra: Infrastructure) {
   const { keys, box, catalog, environments, connections } = createSecretServices(infra.db, infra.keyring);
-  const tokens = new AccessTokensRepository(infra.db);
+  const principalCache = new PrincipalCache((infra.db.options as PostgresConnectionOptions).url!, infra.logger);
+  const tokens = new AccessTokensRepository(infra.db, () => principalCache.clear());
   const organizationsRepository = new OrganizationsRepository(infra.db);
   const tokenService = new TokensService(tokens, organizationsRepository);
   const workflows = new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid());
@@ -155,9 +157,11 @@ export function createServices(infra: Infrastructure) {
     keys,
     box,
     tokens,
+    /** Authenticated principals, dropped at once on any auth change (LISTEN auth_changed); start() it, close() it. */
+    principalCache,
     catalog,
     tokenService,
-    organizations: new OrganizationsService(organizationsRepository, tokenService, keys),
+    organizations: new OrganizationsService(organizationsRepository, tokenService, keys, () => principalCache.clear()),
     invitations: new InvitationsService(organizationsRepository, new InvitationsRepository(infra.db), tokenService),
     connections,
     environments,

@@ -19,7 +19,11 @@ export interface TokenPrincipal {
 }
 
 export class AccessTokensRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    /** After a revocation committed: this process's cached principals go at once (others hear auth_changed). */
+    private readonly revoked: () => void = () => undefined,
+  ) {}
 
   /**
    * In one round trip: the live (not revoked, not expired) token with this
@@ -113,6 +117,7 @@ export class AccessTokensRepository {
       );
       if (descendants.length === 0) break;
     }
+    this.revoked();
     return (await this.db.getRepository(AccessToken).findOneBy({ id })) ?? undefined;
   }
 }

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../errors/errors';
 import type { AuthContext } from '../http/request-context';
 import { type AccessTokensRepository } from './access-tokens.repository';
+import type { PrincipalCache } from './principal-cache';
 import { outranks, ROLE_PERMISSIONS } from './roles';
 import { hashToken } from './token-secret';
 
@@ -16,13 +17,14 @@ const TOUCH_INTERVAL_MS = 60_000;
  * a delegated token whose issuer no longer outranks its user; 403 when
  * X-Organization-Id names any organization but the token's own.
  */
-export function createAuthenticate(tokens: AccessTokensRepository) {
+export function createAuthenticate(tokens: AccessTokensRepository, cache: PrincipalCache) {
   async function resolve(req: Request): Promise<AuthContext> {
     const header = req.headers.authorization;
     const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match) throw new UnauthorizedError(header ? 'Authorization header must be "Bearer <token>"' : 'Missing access token');
 
-    const principal = await tokens.findPrincipal(hashToken(match[1]));
+    const hash = hashToken(match[1]);
+    const principal = await cache.lookup(hash, () => tokens.findPrincipal(hash));
     if (!principal) throw new UnauthorizedError('Access token is invalid, expired or revoked');
     // A delegated token is only as good as the member who vouched for it: gone, or no longer senior, and it stops.
     if (principal.kind === 'delegated' && (!principal.issuerRole || !outranks(principal.issuerRole, principal.role))) {
@@ -35,6 +37,8 @@ export function createAuthenticate(tokens: AccessTokensRepository) {
     }
     if (!principal.lastUsedAt || Date.now() - principal.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await tokens.touch(principal.tokenId);
+      // The cached principal is this same object: the next request need not touch again for a minute.
+      principal.lastUsedAt = new Date();
     }
     return {
       userId: principal.userId,

@@ -14,6 +14,8 @@ export class OrganizationsService {
     private readonly orgs: OrganizationsRepository,
     private readonly tokens: TokensService,
     private readonly keys: OrganizationKeys,
+    /** After a role change or a removal committed: this process's cached principals go at once (others hear auth_changed). */
+    private readonly membershipsChanged: () => void = () => undefined,
   ) {}
 
   /**
@@ -79,7 +81,7 @@ export class OrganizationsService {
 
   /** Changes a member's role; the organization always keeps at least one owner. */
   async changeRole(organizationId: string, actorRole: Role, userId: string, role: Role): Promise<MemberRow> {
-    return this.orgs.transaction(async (manager) => {
+    const changed = await this.orgs.transaction(async (manager) => {
       const owners = await this.orgs.lockOwners(organizationId, manager);
       const member = await this.orgs.findMember(organizationId, userId, manager);
       if (!member) throw new NotFoundError('Member');
@@ -91,11 +93,13 @@ export class OrganizationsService {
       await this.orgs.setRole(organizationId, userId, role, manager);
       return { ...member, role };
     });
+    this.membershipsChanged();
+    return changed;
   }
 
   /** Removes a member; their tokens here go with the membership. */
   async removeMember(organizationId: string, actorRole: Role, userId: string): Promise<MemberRow> {
-    return this.orgs.transaction(async (manager) => {
+    const removed = await this.orgs.transaction(async (manager) => {
       const owners = await this.orgs.lockOwners(organizationId, manager);
       const member = await this.orgs.findMember(organizationId, userId, manager);
       if (!member) throw new NotFoundError('Member');
@@ -106,5 +110,7 @@ export class OrganizationsService {
       await this.orgs.removeMember(organizationId, userId, manager);
       return member;
     });
+    this.membershipsChanged();
+    return removed;
   }
 }
