@@ -1,6 +1,4 @@
 import express, { type Express, type RequestHandler, Router } from 'express';
-import pinoHttp from 'pino-http';
-import { randomUUID } from 'node:crypto';
 import swaggerUi from 'swagger-ui-express';
 import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
@@ -29,6 +27,7 @@ import { createRegistry, generateOpenApiDocument } from '../openapi/registry';
 import { registerOrganizationRoutes } from '../organizations/organizations.routes';
 import { registerInvitationRoutes } from '../organizations/invitations.routes';
 import { registerTokenRoutes } from '../auth/tokens.routes';
+import { requestLog } from '../http/request-log';
 import type { Services } from './services';
 
 /** The management API: every domain's routes, the OpenAPI document and its reference page. */
@@ -36,22 +35,7 @@ export function createApp(services: Services): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.use(
-    pinoHttp({
-      logger: services.logger,
-      genReqId: (_req, res) => {
-        const id = randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Only method, path and status: query strings and bodies may carry secrets.
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, path: String(req.url ?? '').split('?')[0] }),
-        res: (res) => ({ statusCode: res.statusCode }),
-      },
-      autoLogging: { ignore: (req) => req.url === '/healthz' },
-    }),
-  );
+  app.use(requestLog(services.logger));
 
   const router = Router();
   const registry = createRegistry();

@@ -82,8 +82,13 @@ export class SharesRepository {
 
   /** The table an active alias of the organization names, or null when the name is no alias. */
   async receivedTable(organizationId: string, alias: string): Promise<ReceivedTable | null> {
-    const share = await this.db.getRepository(DataStoreShare).findOneBy({ sharedToOrganizationId: organizationId, alias, revokedAt: IsNull() });
-    return share && { shareId: share.id, ownerOrganizationId: share.ownerOrganizationId, tableName: share.tableName };
+    // Plain SQL: every data store write asks this, and building it through the query builder cost more than running it.
+    const rows: ReceivedTable[] = await this.db.query(
+      `SELECT id AS "shareId", owner_organization_id AS "ownerOrganizationId", table_name AS "tableName"
+         FROM data_store_shares WHERE shared_to_organization_id = $1 AND alias = $2 AND revoked_at IS NULL`,
+      [organizationId, alias],
+    );
+    return rows[0] ?? null;
   }
 
   /**
