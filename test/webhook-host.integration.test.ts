@@ -455,6 +455,7 @@ describe('where a synchronous answer comes from', () => {
     answers: (await api.createHook([httpStep('fetch', { url: `${stub.url}/items` }), returnStep('answer', { got: '{{ fetch.body.path }}' }, 201)])).path,
     fails: (await api.createHook([httpStep('broken', { url: `${stub.url}/status/503` }), returnStep('answer', { unreachable: true })])).path,
     noAnswer: (await api.createHook([{ stepId: 'pick', stepType: 'core.if', input: { condition: 'false', then: [returnStep('never', {})] } }])).path,
+    answersThenFails: (await api.createHook([returnStep('early', { early: true }), httpStep('after', { url: `${stub.url}/status/400` })])).path,
   });
   const expectSemantics = async (harness: Harness, paths: Awaited<ReturnType<typeof hooks>>) => {
     const answered = await post(harness, paths.answers).send({});
@@ -464,6 +465,9 @@ describe('where a synchronous answer comes from', () => {
     expect(failed.body.error).toMatchObject({ code: 'run_failed', stepId: 'broken', message: expect.stringContaining('HTTP 503') });
     const ended = await post(harness, paths.noAnswer).send({});
     expect([ended.status, ended.body.status]).toEqual([200, 'completed']);
+    // The run fails after its answer, maybe before the caller asked: the caller still gets the answer.
+    const early = await post(harness, paths.answersThenFails).send({});
+    expect([early.status, early.body]).toEqual([200, { early: true }]);
     return [answered, failed, ended].map((res) => String(res.headers['x-execution-id']));
   };
   const usedUpdate = async (harness: Harness, executionId: string) =>

@@ -250,6 +250,17 @@ export class ExecutionsRepository {
   }
 
   /** Outputs of the given steps of a run (those kept outside workflow history). */
+  /** The step whose response answered the run's caller: its first completed top-level return step, if any. */
+  async answeringStep(organizationId: string, executionId: string): Promise<string | undefined> {
+    const rows: Array<{ stepId: string }> = await this.db.query(
+      `SELECT s.step_id AS "stepId" FROM execution_steps s JOIN executions e ON e.id = s.execution_id
+       WHERE e.organization_id = $1 AND s.execution_id = $2 AND s.step_type = 'core.return' AND s.status = 'completed' AND s.sub_seq = 0
+       ORDER BY s.seq LIMIT 1`,
+      [organizationId, executionId],
+    );
+    return rows[0]?.stepId;
+  }
+
   /** The output of a step this run already completed, or undefined. */
   async completedStepOutput(organizationId: string, executionId: string, stepId: string): Promise<unknown> {
     const rows: Array<{ output: unknown }> = await this.db.query(

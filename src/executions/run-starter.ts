@@ -4,7 +4,7 @@ import { newId } from '../ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import type { Logger } from '../logging/logger';
 import type { StepDefinition } from '../workflows/definition.schemas';
-import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult } from '../../workflows/run.types';
+import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult, type WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
 import type { LocalAnswers } from './local-answers';
 
@@ -140,7 +140,7 @@ export class RunStarter {
     try {
       const handle = await this.guardStart(request, id, () => local.client.workflow.start(INTERPRETER_WORKFLOW, { ...options, requestEagerStart: true }));
       const askTemporal = new Promise<AwaitedAnswer>((resolve) => {
-        grace = setTimeout(() => resolve(this.askTemporal(handle, deadline)), handle.eagerlyStarted ? LOCAL_ANSWER_GRACE_MS : 0);
+        grace = setTimeout(() => resolve(this.askTemporal(request.organizationId, handle, deadline)), handle.eagerlyStarted ? LOCAL_ANSWER_GRACE_MS : 0);
       });
       const timedOut = new Promise<AwaitedAnswer>((resolve) => deadline.addEventListener('abort', () => resolve({ kind: 'timeout' }), { once: true }));
       const answer = await Promise.race([heard.answer, askTemporal, timedOut]);
@@ -151,21 +151,29 @@ export class RunStarter {
     }
   }
 
-  /** The answer of a started run, through the update; a run closed before the update reached it says how through its result. */
-  private async askTemporal(handle: WorkflowHandle, deadline: AbortSignal): Promise<AwaitedAnswer> {
+  /**
+   * The answer of a started run, through the update. A run that closed
+   * before the update reached it answered, if at all, with its first
+   * completed return step (a later step may have failed it since): that
+   * record, else how the run closed.
+   */
+  private async askTemporal(organizationId: string, handle: WorkflowHandle, deadline: AbortSignal): Promise<AwaitedAnswer> {
+    const run = this.client.workflow.getHandle(handle.workflowId);
     try {
-      return await this.client.withAbortSignal(deadline, () => this.client.workflow.getHandle(handle.workflowId).executeUpdate(awaitAnswerUpdate));
+      return await this.client.withAbortSignal(deadline, () => run.executeUpdate(awaitAnswerUpdate));
     } catch {
       if (deadline.aborted) return { kind: 'timeout' };
     }
-    try {
-      const result: RunResult = await this.client.withAbortSignal(deadline, () => this.client.workflow.getHandle(handle.workflowId).result());
-      // The result's copy is masked; `sealed` sends the caller to the sealed original when there is one.
-      return result.response ? { kind: 'response', response: result.response, sealed: true } : { kind: 'completed' };
-    } catch (err) {
-      if (deadline.aborted) return { kind: 'timeout' };
-      return closedWithoutAnswer(err);
-    }
+    const closed = await this.client
+      .withAbortSignal(deadline, () => run.result())
+      .then(
+        (): AwaitedAnswer => ({ kind: 'completed' }),
+        (err): AwaitedAnswer => (deadline.aborted ? { kind: 'timeout' } : closedWithoutAnswer(err)),
+      );
+    if (closed.kind === 'timeout') return closed;
+    const stepId = await this.executions.answeringStep(organizationId, handle.workflowId);
+    // A reference to the recorded response, `sealed` for its sealed original when it held secrets (RunAnswers resolves both).
+    return stepId ? { kind: 'response', response: { $offloaded: { stepId } } as unknown as WebhookResponse, sealed: true } : closed;
   }
 
   /** Starts and waits, at most `timeoutMs`, for the run to end (test runs, synchronous API runs). */
