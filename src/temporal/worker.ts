@@ -28,8 +28,9 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     workflowsPath: require.resolve('../../workflows'),
     activities: createActivities(options.deps),
     sinks,
-    // After a crash, the runs this worker held wait on its sticky queue this long before any worker may take them.
-    stickyQueueScheduleToStartTimeout: '2 seconds',
+    // After a crash, the runs this worker held wait on its sticky queue this long before any worker may take them
+    // (10 s by default). Not much shorter: on a busy worker a task that waits longer moves off, and is replayed in full.
+    stickyQueueScheduleToStartTimeout: '5 seconds',
   });
   return { worker, connection, answers };
 }
