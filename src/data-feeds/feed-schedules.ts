@@ -51,7 +51,9 @@ export class FeedSchedules {
       // Toggled on before (or by a concurrent toggle): update it in place.
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     }
-    await handle.update((previous) => ({ ...previous, spec, action: this.action(target) }));
+    // The update carries the state it read: paused, when toggled off before. It unpauses itself, so the
+    // schedule runs whichever of the two signals (update, unpause) Temporal's scheduler applies last.
+    await handle.update((previous) => ({ ...previous, spec, action: this.action(target), state: { ...previous.state, paused: false } }));
     await handle.unpause(`Data feed ${target.feedKey} toggled on`);
   }
 

@@ -38,7 +38,9 @@ export class TriggerSchedules {
   async update(trigger: ScheduleTrigger, workflowName: string, pausedChanged: boolean): Promise<void> {
     const handle = this.client.schedule.getHandle(triggerScheduleId(trigger.id));
     const { spec, action, policies } = this.options(trigger, workflowName);
-    await handle.update((previous) => ({ ...previous, spec, action, policies }));
+    // The update carries the paused state it is meant to leave, not the one it read: Temporal's scheduler may
+    // apply it after the pause or unpause below, and would otherwise undo it.
+    await handle.update((previous) => ({ ...previous, spec, action, policies, state: { ...previous.state, paused: trigger.paused } }));
     if (pausedChanged) await (trigger.paused ? handle.pause('Paused through the API') : handle.unpause('Resumed through the API'));
   }
 
