@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { as, type Harness, startHarness } from './harness';
 import { createTestOrg, eventually, sleep, type TestOrg } from './factories';
 import { hashToken } from '../src/auth/token-secret';
@@ -127,5 +129,34 @@ test('with its listener lost, the cache answers nothing from memory until it lis
     expect((await whoAmI(token)).status).toBe(401);
   } finally {
     await sql(`ALTER TABLE access_tokens ENABLE TRIGGER access_tokens_auth_changed`);
+  }
+});
+
+test("a token's use (touch) announces nothing; revoking it, changing its expiry or a membership does", async () => {
+  const { id } = await mintToken();
+  const listener = new Client({ connectionString: (h.services.db.options as PostgresConnectionOptions).url });
+  await listener.connect();
+  const heard: string[] = [];
+  listener.on('notification', (n) => heard.push(n.channel));
+  try {
+    await listener.query('LISTEN auth_changed; LISTEN test_marker');
+    // Notifications arrive in commit order: once the marker sent after `write` is heard, so is anything `write` announced.
+    const announcements = async (write: () => Promise<unknown>) => {
+      heard.length = 0;
+      await write();
+      await sql(`SELECT pg_notify('test_marker', '')`);
+      await eventually(
+        async () => heard.includes('test_marker'),
+        (done) => done,
+        5_000,
+      );
+      return heard.filter((c) => c === 'auth_changed').length;
+    };
+    expect(await announcements(() => h.services.tokens.touch(id))).toBe(0);
+    expect(await announcements(() => sql(`UPDATE access_tokens SET expires_at = now() + interval '1 day' WHERE id = $1`, [id]))).toBe(1);
+    expect(await announcements(() => sql(`UPDATE memberships SET role = role WHERE organization_id = $1`, [org.organizationId]))).toBe(1);
+    expect(await announcements(() => sql(`UPDATE access_tokens SET revoked_at = now() WHERE id = $1`, [id]))).toBe(1);
+  } finally {
+    await listener.end();
   }
 });

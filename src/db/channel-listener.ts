@@ -2,6 +2,15 @@ import { Client } from 'pg';
 import type { Logger } from '../logging/logger';
 
 const RECONNECT_MS = 1_000;
+/** Connecting, LISTEN and each heartbeat are bounded: a connection that does not answer is lost. */
+const CONNECT_TIMEOUT_MS = 10_000;
+const QUERY_TIMEOUT_MS = 5_000;
+/**
+ * A connection can die without a word (a dropped network path closes nothing):
+ * a heartbeat this often finds out, so such a loss is noticed within
+ * HEARTBEAT_MS + QUERY_TIMEOUT_MS rather than at TCP's own pace.
+ */
+const HEARTBEAT_MS = 10_000;
 
 export interface ChannelEvents {
   /** A notification arrived on the channel. */
@@ -20,6 +29,7 @@ export class ChannelListener {
   private client: Client | undefined;
   private closed = false;
   private reconnect: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly databaseUrl: string,
@@ -35,6 +45,7 @@ export class ChannelListener {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnect);
+    clearInterval(this.heartbeat);
     const client = this.client;
     this.client = undefined;
     this.events.lost();
@@ -43,11 +54,18 @@ export class ChannelListener {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new Client({ connectionString: this.databaseUrl, application_name: `flowbase-listen-${this.channel}` });
+    const client = new Client({
+      connectionString: this.databaseUrl,
+      application_name: `flowbase-listen-${this.channel}`,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+    });
     this.client = client;
     const lost = (err?: Error) => {
       if (this.client !== client) return;
       this.client = undefined;
+      clearInterval(this.heartbeat);
       this.events.lost();
       client.end().catch(() => undefined);
       if (this.closed) return;
@@ -62,7 +80,10 @@ export class ChannelListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${this.channel}`);
-      if (this.client === client) this.events.listening();
+      if (this.client !== client) return;
+      this.heartbeat = setInterval(() => client.query('SELECT 1').catch(lost), HEARTBEAT_MS);
+      this.heartbeat.unref();
+      this.events.listening();
     } catch (err) {
       lost(err as Error);
     }
