@@ -1,3 +1,5 @@
+import { dataStoresService } from '../src/data-stores/data-stores.service';
+import { PackagesRepository } from '../src/packages/packages.repository';
 import { createTestOrg } from './factories';
 import { expectError, expectStatus, type Harness, startHarness } from './harness';
 import { dataStoreApi, expectInvalid, expectRecordShape, type Json, MAX_VALUE_BYTES, ms, start, tableUrl, valueOfSize } from './data-store-api';
@@ -230,5 +232,25 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
     expect((await Promise.all(results)).map((r) => ({ status: r.status, code: r.body.error?.code }))).toEqual([{ status: 200 }, { status: 200 }]);
     const values = (await dbRows(org, 't')).filter((r) => r.key !== '__meta__').map((r) => r.value.writer);
     expect(values).toHaveLength(20);
+  });
+
+  test("a write on a transaction-bound DataSource (a package install's) joins that transaction and rolls back with it", async () => {
+    const org = await createTestOrg(h.services);
+    const packages = new PackagesRepository(h.services.db);
+    const rolledBack = packages.transaction(org.organizationId, async (db) => {
+      const outcome = await dataStoresService(db).upsert(org.organizationId, 'installed', [{ key: 'k', value: { a: 1 } }]);
+      expect(outcome).toMatchObject({ created: 1, updated: 0 });
+      // Not committed, so not seen from the pool.
+      expect(await dbRows(org, 'installed')).toEqual([]);
+      throw new Error('install failed');
+    });
+    await expect(rolledBack).rejects.toThrow('install failed');
+    expect(await dbRows(org, 'installed')).toEqual([]);
+
+    await packages.transaction(org.organizationId, (db) => dataStoresService(db).upsert(org.organizationId, 'installed', [{ key: 'k', value: { a: 2 } }]));
+    expect((await dbRows(org, 'installed')).map((r) => [r.key, r.value])).toEqual([
+      ['__meta__', { createdVia: 'api' }],
+      ['k', { a: 2 }],
+    ]);
   });
 });

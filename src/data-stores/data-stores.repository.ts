@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { type PreparedStatement, queryPrepared } from '../db/prepared-statement';
 import { allowLongStatements } from '../db/statement-timeouts';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
@@ -61,8 +62,22 @@ export const REGISTER_TABLE = `INSERT INTO data_store_records (id, suid, organiz
   ON CONFLICT (organization_id, table_name, key) DO NOTHING`;
 export const registerParams = (organizationId: string, tableName: string, origin: TableOrigin) => [organizationId, tableName, origin, newId(), newSuid()];
 
-/** Registers the table in the same statement as the write. */
-const ENSURE_TABLE = `meta AS (${REGISTER_TABLE})`;
+/**
+ * The received share a write's table name stands for, when the organization
+ * has no table of its own by that name: shared tables are read-only, and an
+ * organization's own tables always win ($1 organization, $2 table name).
+ * Asked in the write's own statement, so a write is one round trip.
+ */
+const READ_ONLY_SHARE = `read_only AS (
+    SELECT s.id FROM data_store_shares s
+    WHERE s.shared_to_organization_id = $1 AND s.alias = $2 AND s.revoked_at IS NULL
+      AND NOT EXISTS (SELECT FROM data_store_records m WHERE m.organization_id = $1 AND m.table_name = $2 AND m.key = '${META_KEY}'))`;
+
+/** Registers the table in the same statement as the write, unless the name is a read-only shared table. */
+const ENSURE_TABLE = `meta AS (
+    INSERT INTO data_store_records (id, suid, organization_id, table_name, key, value)
+    SELECT $4, $5, $1, $2, '${META_KEY}', jsonb_build_object('createdVia', $3::text) WHERE NOT EXISTS (SELECT FROM read_only)
+    ON CONFLICT (organization_id, table_name, key) DO NOTHING)`;
 
 /**
  * A transaction lock per table ($1 = tableLockKey): imports hold it while
@@ -87,18 +102,48 @@ export const REPLACE_ON_CONFLICT = `
 
 /**
  * Writes rows given as parallel arrays ($6…$11), in key order so that
- * concurrent batches lock rows in the same order.
+ * concurrent batches lock rows in the same order; nothing when the name is a
+ * read-only shared table.
  */
 const WRITE_ROWS = `INSERT INTO data_store_records AS r
     (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at)
   SELECT u.id, u.suid, $1, $2, u.key, u.value, u.expires_at, coalesce(u.record_timestamp, now()), now(), now()
   FROM unnest($6::uuid[], $7::text[], $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[])
     AS u(id, suid, key, value, expires_at, record_timestamp)
+  WHERE NOT EXISTS (SELECT FROM read_only)
   ORDER BY u.key COLLATE "C"
   ON CONFLICT (organization_id, table_name, key) DO UPDATE SET ${REPLACE_ON_CONFLICT}`;
 
 /** Whether the returned row was created by this statement (inserted, or an expired one revived). */
 export const WAS_CREATED = `(xmax = 0 OR created_at = now())`;
+
+/**
+ * One write in one statement: the read-only check, the table's registration
+ * and the rows. Answers the written rows, each with "readOnlyShareId" null;
+ * or, when the name is a read-only shared table, one row of nulls but
+ * "readOnlyShareId" (nothing was written); or one row of nulls when nothing
+ * was written otherwise (an insert whose key is taken).
+ */
+const writeStatement = (name: string, conflictCondition: string, returning: string): PreparedStatement => ({
+  name,
+  text: `WITH ${READ_ONLY_SHARE}, ${ENSURE_TABLE},
+  written AS (${WRITE_ROWS} ${conflictCondition} RETURNING ${returning})
+  SELECT w.*, s.id AS "readOnlyShareId" FROM (SELECT (SELECT id FROM read_only) AS id) s LEFT JOIN written w ON true`,
+});
+const UPSERT = writeStatement('data_store_upsert', '', `${COLUMNS}, ${WAS_CREATED} AS created`);
+/** A live record keeps its key: only an expired one is replaced. */
+const INSERT = writeStatement('data_store_insert', 'WHERE r.expires_at <= now()', COLUMNS);
+
+/** What a write did: the rows it wrote, or nothing because the name is a read-only shared table (that share's id). */
+export type WriteResult<T> = { written: T[] } | { readOnlyShareId: string };
+
+type WrittenRow<T> = Partial<T> & { readOnlyShareId: string | null };
+
+function writeResult<T extends { id: string }>(rows: WrittenRow<T>[]): WriteResult<T> {
+  const readOnlyShareId = rows[0]?.readOnlyShareId;
+  if (readOnlyShareId) return { readOnlyShareId };
+  return { written: rows.filter((r) => r.id != null).map(({ readOnlyShareId: _, ...row }) => row as unknown as T) };
+}
 
 /**
  * Every query of data store records. Plain SQL rather than the ORM: writes
@@ -108,29 +153,26 @@ export const WAS_CREATED = `(xmax = 0 OR created_at = now())`;
 export class DataStoresRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Upserts rows (keys unique among them) and registers the table; `created` tells new from replaced. */
+  /**
+   * Upserts rows (keys unique among them) and registers the table, unless
+   * the name is a read-only shared table; `created` tells new from replaced.
+   */
   async upsert(
     organizationId: string,
     tableName: string,
     rows: StagedRecord[],
     origin: TableOrigin,
-  ): Promise<Array<{ record: StoredRecord; created: boolean }>> {
-    const result: Array<StoredRecord & { created: boolean }> = await retryOnDeadlock(() =>
-      this.db.query(
-        `WITH ${ENSURE_TABLE} ${WRITE_ROWS} RETURNING ${COLUMNS}, ${WAS_CREATED} AS created`,
-        this.writeParams(organizationId, tableName, rows, origin),
-      ),
+  ): Promise<WriteResult<{ record: StoredRecord; created: boolean }>> {
+    const result = writeResult<StoredRecord & { created: boolean }>(
+      await retryOnDeadlock(() => queryPrepared(this.db, UPSERT, this.writeParams(organizationId, tableName, rows, origin))),
     );
-    return result.map(({ created, ...record }) => ({ record, created }));
+    if ('readOnlyShareId' in result) return result;
+    return { written: result.written.map(({ created, ...record }) => ({ record, created })) };
   }
 
-  /** Inserts one record unless a live one holds the key; null then. */
-  async insert(organizationId: string, tableName: string, row: StagedRecord, origin: TableOrigin): Promise<StoredRecord | null> {
-    const rows: StoredRecord[] = await this.db.query(
-      `WITH ${ENSURE_TABLE} ${WRITE_ROWS} WHERE r.expires_at <= now() RETURNING ${COLUMNS}`,
-      this.writeParams(organizationId, tableName, [row], origin),
-    );
-    return rows[0] ?? null;
+  /** Inserts one record unless a live one holds the key (`written` empty then), or the name is a read-only shared table. */
+  async insert(organizationId: string, tableName: string, row: StagedRecord, origin: TableOrigin): Promise<WriteResult<StoredRecord>> {
+    return writeResult(await queryPrepared(this.db, INSERT, this.writeParams(organizationId, tableName, [row], origin)));
   }
 
   private writeParams(organizationId: string, tableName: string, rows: StagedRecord[], origin: TableOrigin): unknown[] {

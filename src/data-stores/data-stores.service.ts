@@ -37,8 +37,11 @@ export class DataStoresService {
 
   /** Plain insert: a live record with the same key is a conflict and stays as it is. */
   async insert(organizationId: string, tableName: string, write: WriteRecordInput, origin: TableOrigin = 'api'): Promise<StoredRecord> {
+    // Checked before staging as well as by the write itself: a bad record for a shared table is told it is read-only.
     await this.assertWritable(organizationId, tableName);
-    const record = await this.records.insert(organizationId, tableName, stage(write), origin);
+    const result = await this.records.insert(organizationId, tableName, stage(write), origin);
+    if ('readOnlyShareId' in result) throw readOnlyTable(tableName, result.readOnlyShareId);
+    const [record] = result.written;
     if (!record) throw new ConflictError(`A record with key "${write.key}" already exists in table "${tableName}"`, 'record_exists');
     return record;
   }
@@ -55,8 +58,10 @@ export class DataStoresService {
     }
     const now = new Date();
     const staged = writes.map((w, i) => stage(w, now, writes.length > 1 ? `records.${i}` : ''));
-    await this.assertWritable(organizationId, tableName);
-    const records = await this.records.upsert(organizationId, tableName, staged, origin);
+    // The write itself refuses a read-only shared table: no separate check, one round trip.
+    const result = await this.records.upsert(organizationId, tableName, staged, origin);
+    if ('readOnlyShareId' in result) throw readOnlyTable(tableName, result.readOnlyShareId);
+    const records = result.written;
     const created = records.filter((r) => r.created).length;
     return { created, updated: records.length - created, records };
   }
@@ -226,14 +231,7 @@ export class DataStoresService {
   /** Shared tables are read-only: no write, import, delete or purge through their alias, by any route or workflow step. */
   private async assertWritable(organizationId: string, tableName: string): Promise<void> {
     const shared = await this.receivedOnly(organizationId, tableName);
-    if (shared) {
-      throw new ValidationError(
-        `Table "${tableName}" is shared with this organization read-only (share ${shared.shareId}); it cannot be written, imported into or deleted here. ` +
-          'To use the name for a table of your own, remove the received share (DELETE /dashboards/shares/{id})',
-        [{ path: 'tableName', message: 'read-only shared table' }],
-        'shared_table_read_only',
-      );
-    }
+    if (shared) throw readOnlyTable(tableName, shared.shareId);
   }
 
   /** The received share the name stands for, unless the organization has a table of its own by that name. */
@@ -253,6 +251,16 @@ export function dataStoresService(db: DataSource): DataStoresService {
 async function* checkedAtEnd<T>(rows: AsyncIterable<T>, atEnd: () => void): AsyncGenerator<T> {
   yield* rows;
   atEnd();
+}
+
+/** The 400 of any write to a table this organization receives read-only through share `shareId`. */
+function readOnlyTable(tableName: string, shareId: string): ValidationError {
+  return new ValidationError(
+    `Table "${tableName}" is shared with this organization read-only (share ${shareId}); it cannot be written, imported into or deleted here. ` +
+      'To use the name for a table of your own, remove the received share (DELETE /dashboards/shares/{id})',
+    [{ path: 'tableName', message: 'read-only shared table' }],
+    'shared_table_read_only',
+  );
 }
 
 function rejected(details: FieldIssue[], records: number): ValidationError {

