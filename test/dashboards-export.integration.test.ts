@@ -479,7 +479,9 @@ describe('POST /dashboards/import', () => {
       dataSourceMappings: { orders: source.id },
       widgets: [{ ...payload.widgets[0], displayConfig: { x: JSON.parse('['.repeat(100) + ']'.repeat(100)) } }],
     };
-    expectError(await importing(org, deep), 400, 'validation_failed');
+    const tooDeep = await importing(org, deep);
+    expectError(tooDeep, 400, 'json_too_deep');
+    expect(tooDeep.body.error.details[0].path).toMatch(/^widgets\.0\.displayConfig\.x(\.0)+$/);
     expect(await rowsOf(org)).toEqual(before);
   });
 

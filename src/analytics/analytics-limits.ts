@@ -1,7 +1,7 @@
 import { CubeQueryError } from '../../cube/engine';
 import type { Config } from '../config/config';
 import { AppError, TooManyRequestsError, ValidationError } from '../errors/errors';
-import { STATEMENT_TIMEOUT_MESSAGE } from '../db/statement-timeout-error';
+import { STATEMENT_TIMEOUT_MESSAGE } from '../db/database-errors';
 import { FairScheduler } from './fair-scheduler';
 
 /** What a refused caller is told to wait: about one of Cube's 5-second polls, long enough for a slot to free up. */

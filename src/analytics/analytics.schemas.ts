@@ -1,4 +1,5 @@
 import { z } from '../openapi/zod';
+import { withinDepth } from '../db/storable-json';
 
 /** The most rows one query answers; Cube's own ceiling. CSV export has none. */
 export const MAX_QUERY_ROWS = 50_000;
@@ -64,17 +65,6 @@ export const Filter: z.ZodType<Filter> = z
 
 /** How deep a query's filters may nest: 10 levels of and/or (each an object and an array) plus the leaf. */
 export const MAX_FILTER_JSON_DEPTH = 24;
-
-/** True when no value inside `value` lies deeper than `max` levels; iterative, so hostile nesting cannot overflow the stack. */
-export function withinDepth(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (depth > max) return false;
-    if (item !== null && typeof item === 'object') for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return true;
-}
 
 // Depth first: zod's recursive Filter would otherwise overflow the stack on thousands of nested and/or levels (a 500).
 const Filters = z

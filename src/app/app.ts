@@ -28,7 +28,22 @@ import { registerOrganizationRoutes } from '../organizations/organizations.route
 import { registerInvitationRoutes } from '../organizations/invitations.routes';
 import { registerTokenRoutes } from '../auth/tokens.routes';
 import { requestLog } from '../http/request-log';
+import { assertSafeInput } from '../http/json-guard';
 import type { Services } from './services';
+
+/** A JSON body parser whose result passes the input guard before any handler sees it. */
+function guardedJsonBody(parse: RequestHandler): RequestHandler {
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      try {
+        assertSafeInput(req.body, 'body');
+      } catch (refused) {
+        return next(refused);
+      }
+      next();
+    });
+}
 
 /** The management API: every domain's routes, the OpenAPI document and its reference page. */
 export function createApp(services: Services): Express {
@@ -39,7 +54,7 @@ export function createApp(services: Services): Express {
 
   const router = Router();
   const registry = createRegistry();
-  const jsonBodyWithLimit = (limit: string) => express.json({ limit, strict: false }) as RequestHandler;
+  const jsonBodyWithLimit = (limit: string) => guardedJsonBody(express.json({ limit, strict: false }) as RequestHandler);
   const ctx: RouteContext = {
     router,
     registry,

@@ -1,4 +1,4 @@
-import { AnalyticsQuery, withinDepth } from '../analytics/analytics.schemas';
+import { AnalyticsQuery } from '../analytics/analytics.schemas';
 import { queryMembers } from '../analytics/query-members';
 import { RecordSchemaInput, WindowDimensionBody } from '../data-sources/data-sources.schemas';
 import { TableName } from '../data-stores/data-stores.schemas';
@@ -23,8 +23,6 @@ export const EXPORT_VERSION = 1;
 export const MAX_EXPORT_SOURCES = MAX_WIDGETS_PER_DASHBOARD + MAX_FILTERS;
 /** The largest import body (after gzip): 200 widgets with 16 KB display configs fit with room to spare. */
 export const DASHBOARD_IMPORT_MAX_BYTES = 8 * 1024 * 1024;
-/** JSON nesting an import may have: a query's filters nest at most 24 levels, inside a few of the payload's own. */
-export const MAX_IMPORT_JSON_DEPTH = 64;
 
 const PORTABLE_ID = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const portableId = (what: string) =>
@@ -187,18 +185,8 @@ export function assertPortableFormat(value: unknown, at = ''): void {
   }
 }
 
-/** 400 unless `value` nests at most MAX_IMPORT_JSON_DEPTH levels (checked iteratively before any recursive schema runs). */
-export function assertJsonDepth(value: unknown): void {
-  if (!withinDepth(value, MAX_IMPORT_JSON_DEPTH)) {
-    throw new ValidationError(`The payload nests deeper than ${MAX_IMPORT_JSON_DEPTH} levels`, [
-      { path: '(root)', message: `nests deeper than ${MAX_IMPORT_JSON_DEPTH} levels` },
-    ]);
-  }
-}
-
 /** An import body read from JSON: its format and version first (unsupported_format), then its whole shape (validation_failed naming each field). */
 export function parseDashboardImport(json: unknown): DashboardImportInput {
-  assertJsonDepth(json);
   assertPortableFormat(json);
   return parseOrThrow(DashboardImportBody, json, 'body');
 }

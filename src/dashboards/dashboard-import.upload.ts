@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { AppError } from '../errors/errors';
+import { assertSafeInput } from '../http/json-guard';
 import { uploadStream } from '../http/upload';
 
 /**
@@ -15,9 +16,10 @@ export async function readJsonUpload(req: Request, maxBytes: number): Promise<un
   if (type === false) throw new AppError(415, 'unsupported_media_type', 'Send the file as application/json (gzip allowed)');
   const chunks: Buffer[] = [];
   for await (const chunk of uploadStream(req, maxBytes)) chunks.push(chunk as Buffer);
+  let json: unknown;
   try {
     // A byte order mark, which some editors write, is not JSON.
-    return JSON.parse(
+    json = JSON.parse(
       Buffer.concat(chunks)
         .toString('utf8')
         .replace(/^\uFEFF/, ''),
@@ -25,4 +27,6 @@ export async function readJsonUpload(req: Request, maxBytes: number): Promise<un
   } catch {
     throw new AppError(400, 'invalid_json', 'The file is not valid JSON');
   }
+  assertSafeInput(json, 'body');
+  return json;
 }

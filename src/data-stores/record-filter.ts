@@ -1,5 +1,5 @@
 import { z } from '../openapi/zod';
-import { unstorableJson } from './storable-json';
+import { unstorableJson } from '../db/storable-json';
 
 export const FILTER_OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$exists'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];

@@ -1,7 +1,7 @@
 import type { FieldIssue } from '../errors/errors';
 import type { StagedRecord } from './data-stores.repository';
 import { MAX_VALUE_BYTES } from './data-stores.schemas';
-import { unstorableJson } from './storable-json';
+import { unstorableJson } from '../db/storable-json';
 
 /** The parts of a write that decide what is stored; the key is checked by its schema before. */
 export interface RecordWrite {

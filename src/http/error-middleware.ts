@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isStatementTimeout } from '../db/statement-timeout-error';
+import { isStatementTimeout, isUnstorableText } from '../db/database-errors';
 import { AppError, TooManyRequestsError } from '../errors/errors';
 import type { Logger } from '../logging/logger';
 
@@ -15,10 +15,17 @@ function fromBodyParser(err: { type?: string; status?: number }): AppError | und
   return undefined;
 }
 
-/** A statement of the request ran past its statement_timeout. */
+/**
+ * A statement of the request ran past its statement_timeout; or PostgreSQL
+ * refused text of the request that the input guard (json-guard.ts) should
+ * have stopped first, so its transaction rolled back: still the caller's 400.
+ */
 function fromDatabase(err: unknown): AppError | undefined {
   if (isStatementTimeout(err)) {
     return new AppError(504, 'query_timeout', 'The request took longer than the database time limit allows; try again, or narrow it');
+  }
+  if (isUnstorableText(err)) {
+    return new AppError(400, 'invalid_text', 'The request holds text the service cannot store: a NUL character (\\u0000) or an unpaired surrogate');
   }
   return undefined;
 }

@@ -5,6 +5,7 @@ import type { Permission } from '../auth/roles';
 import { AppError, ForbiddenError } from '../errors/errors';
 import { ErrorBody } from '../openapi/registry';
 import type { AuthContext } from './request-context';
+import { assertSafeInput } from './json-guard';
 import { parseOrThrow } from './validation';
 
 type AnyObject = z.ZodObject | z.ZodPipe;
@@ -86,6 +87,8 @@ export function defineRoute<
     if (spec.body && req.is('application/json') === false) {
       throw new AppError(415, 'unsupported_media_type', 'Send the request body as application/json');
     }
+    assertSafeInput(req.params, 'params');
+    assertSafeInput(req.query, 'query');
     const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
     const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined;
     const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, 'body') : undefined;

@@ -1,5 +1,5 @@
 import { valid, validRange } from 'semver';
-import { assertJsonDepth, assertPortableFormat, DashboardExport } from '../dashboards/dashboard-export.schemas';
+import { assertPortableFormat, DashboardExport } from '../dashboards/dashboard-export.schemas';
 import { RecordSchemaInput, WindowDimensionBody } from '../data-sources/data-sources.schemas';
 import { TableName } from '../data-stores/data-stores.schemas';
 import { parseOrThrow } from '../http/validation';
@@ -120,7 +120,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * the whole shape (400 validation_failed naming every bad field).
  */
 export function parsePackageUpload(json: unknown): PackageUpload {
-  assertJsonDepth(json);
   const upload = isObject(json) && 'manifest' in json ? { package: json } : json;
   if (isObject(upload)) {
     const packages = [['package', upload.package], ...(Array.isArray(upload.dependencies) ? upload.dependencies.map((d, i) => [`dependencies.${i}`, d]) : [])];

@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ValidationError } from '../errors/errors';
+import { assertSafeInput } from '../http/json-guard';
 import { sendRunAnswer } from '../executions/run-answer';
 import { MethodNotAllowedError, parseWebhookBody, type AcceptedCall, type WebhookHost } from './webhook-host';
 
@@ -28,6 +29,8 @@ const forward = (handler: Handler) => (req: Request, res: Response, next: NextFu
  */
 export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
   const accept: Handler = async (req, res) => {
+    assertSafeInput(req.params, 'params');
+    assertSafeInput(req.query, 'query');
     try {
       res.locals.accepted = await deps.host.accept({
         organizationSuid: String(req.params.organizationSuid),

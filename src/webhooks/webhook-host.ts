@@ -1,5 +1,6 @@
 import type { EnvironmentsService } from '../environments/environments.service';
-import { AppError, NotFoundError, UnauthorizedError } from '../errors/errors';
+import { MAX_JSON_DEPTH, replaceUnstorableText, withinDepth } from '../db/storable-json';
+import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors/errors';
 import type { CallerAnswer, RunAnswers } from '../executions/run-answer';
 import type { RunRequest, RunStarter } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
@@ -108,5 +109,13 @@ export function parseWebhookBody(raw: Buffer | undefined, contentType: string | 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new AppError(400, 'invalid_body', "The request body must be a JSON object; it becomes the run's `initial`");
   }
-  return value as Record<string, unknown>;
+  if (!withinDepth(value, MAX_JSON_DEPTH)) {
+    throw new ValidationError(
+      `The request body nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`,
+      [{ path: '(root)', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
+      'json_too_deep',
+    );
+  }
+  // A sender's payload is data the run is owed, and a refused delivery would only be retried as it was: what PostgreSQL cannot store is replaced, not refused.
+  return replaceUnstorableText(value as Record<string, unknown>);
 }

@@ -12,3 +12,13 @@ export function isStatementTimeout(err: unknown): boolean {
   const pg = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string; message?: string } | undefined;
   return pg?.code === '57014' && STATEMENT_TIMEOUT_MESSAGE.test(pg.message ?? '');
 }
+
+/**
+ * True when PostgreSQL refused text it cannot hold: a NUL byte in text
+ * (character_not_in_repertoire, 22021) or a \u0000 escape in jsonb
+ * (untranslatable_character, 22P05).
+ */
+export function isUnstorableText(err: unknown): boolean {
+  const pg = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string } | undefined;
+  return pg?.code === '22021' || pg?.code === '22P05';
+}
