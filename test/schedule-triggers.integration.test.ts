@@ -233,3 +233,19 @@ test("another organization's schedule trigger is a 404, and its workflow cannot 
   expect((await describeSchedule(trigger.temporalScheduleId)).state.paused).toBe(true);
   await owner().delete(`/schedule-triggers/${trigger.id}`);
 });
+
+test('a paused trigger lists no next run times; resumed, it lists them again', async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const trigger = await createSchedule(wf.id, { schedule: { cron: '0 3 * * *' }, paused: true });
+  const read = () => owner().get(`/schedule-triggers/${trigger.id}`);
+  expect((await read()).body).toMatchObject({ paused: true, nextRunTimes: [] });
+
+  const resumed = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: false });
+  expect(resumed.body.paused).toBe(false);
+  expect(resumed.body.nextRunTimes).toHaveLength(5);
+
+  const paused = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: true });
+  expect(paused.body).toMatchObject({ paused: true, nextRunTimes: [] });
+  expect((await read()).body).toMatchObject({ paused: true, nextRunTimes: [] });
+  await owner().delete(`/schedule-triggers/${trigger.id}`);
+});

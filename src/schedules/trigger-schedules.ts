@@ -47,7 +47,9 @@ export class TriggerSchedules {
   async describe(triggerId: string): Promise<ScheduleState | undefined> {
     try {
       const description = await this.client.schedule.getHandle(triggerScheduleId(triggerId)).describe();
-      return { nextRunTimes: description.info.nextActionTimes.slice(0, 5), paused: description.state.paused, note: description.state.note ?? null };
+      const paused = description.state.paused;
+      // Temporal keeps computing the times a paused schedule would fire at; while it is paused, it fires at none of them.
+      return { nextRunTimes: paused ? [] : description.info.nextActionTimes.slice(0, 5), paused, note: description.state.note ?? null };
     } catch (err) {
       if (err instanceof ScheduleNotFoundError) return undefined;
       throw err;
