@@ -1,4 +1,8 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { ValidationError } from '../src/errors/errors';
+import { ScheduleTriggersRepository } from '../src/schedules/schedule-triggers.repository';
+import { ScheduleTriggersService } from '../src/schedules/schedule-triggers.service';
+import { TriggerSchedules } from '../src/schedules/trigger-schedules';
 import { as, expectError, type Harness } from './harness';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { httpStep, returnStep, startWorkflowHarness, type ExecutionSummary, type WorkflowApi } from './workflow-api';
@@ -321,6 +325,59 @@ test('a time zone in any case is stored, sent to Temporal and answered as its IA
   expect(patched.body.schedule).toEqual({ cron: '0 9 * * mon-fri', timezone: 'Europe/Paris' });
   expect((await describeSchedule(created.body.temporalScheduleId)).spec.timezone).toBe('Europe/Paris');
   await owner().delete(`/schedule-triggers/${created.body.id}`);
+});
+
+describe("Temporal's refusal is the authority when the service's own check lets a spec through", () => {
+  /** The service with its own check switched off, so each spec reaches Temporal as given. */
+  const trustingTemporal = () =>
+    new ScheduleTriggersService(
+      new ScheduleTriggersRepository(h.services.db),
+      h.services.workflows,
+      h.services.environments,
+      new TriggerSchedules(h.services.temporal.client, h.services.config.temporal.taskQueue),
+      MIN_INTERVAL,
+      (spec) => ({ spec, issues: [] }),
+    );
+  const refusal = (path: string) =>
+    expect.objectContaining({ status: 400, code: 'invalid_schedule', details: [{ path, message: expect.stringMatching(/^(is not an expression|")/) }] });
+  const base = { initial: {}, overlapPolicy: 'skip' as const, catchupWindowSeconds: 60, paused: true };
+
+  test('on create: a 400 naming the field, and no row and no schedule left behind', async () => {
+    const wf = await a.createWorkflow([returnStep('done', {})], { name: uniqueName('authority') });
+    const service = trustingTemporal();
+    const create = (schedule: { cron: string; timezone: string }) =>
+      service.create(org.organizationId, wf.id, { ...base, type: 'schedule', name: uniqueName('raw'), schedule });
+    for (const cron of ['0 0 L * *', '0 0 * * 5L', '0 0 ? * *', 'H * * * *']) {
+      const err = await create({ cron, timezone: 'UTC' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err).toEqual(refusal('schedule.cron'));
+    }
+    for (const timezone of ['utc', 'europe/paris']) {
+      const err = await create({ cron: '0 9 * * *', timezone }).catch((e: unknown) => e);
+      expect(err).toEqual(refusal('schedule.timezone'));
+    }
+    expect((await owner().get(`/schedule-triggers?workflowId=${wf.id}`)).body.total).toBe(0);
+    await expectOnlyScheduleOf(wf.id, wf.name);
+  });
+
+  test('on update: a 400 naming the field; the row keeps its values and the schedule its spec', async () => {
+    const wf = await a.createWorkflow([returnStep('done', {})]);
+    const trigger = await createSchedule(wf.id, { schedule: { cron: '0 3 * * *', timezone: 'Europe/Paris' }, paused: true });
+    const before = (await owner().get(`/schedule-triggers/${trigger.id}`)).body;
+    const service = trustingTemporal();
+    const update = (schedule: { cron: string; timezone: string }) =>
+      service.update(org.organizationId, trigger.id, { schedule, paused: false }).catch((e: unknown) => e);
+    expect(await update({ cron: 'H * * * *', timezone: 'Europe/Paris' })).toEqual(refusal('schedule.cron'));
+    expect(await update({ cron: '0 4 * * *', timezone: 'europe/paris' })).toEqual(refusal('schedule.timezone'));
+    expect((await owner().get(`/schedule-triggers/${trigger.id}`)).body).toEqual(before);
+    const described = await describeSchedule(trigger.temporalScheduleId);
+    expect({ timezone: described.spec.timezone, hour: described.spec.calendars?.[0].hour, paused: described.state.paused }).toEqual({
+      timezone: 'Europe/Paris',
+      hour: [{ start: 3, end: 3, step: 1 }],
+      paused: true,
+    });
+    await owner().delete(`/schedule-triggers/${trigger.id}`);
+  });
 });
 
 test('a paused trigger lists no next run times; resumed, it lists them again', async () => {

@@ -2,7 +2,7 @@ import type { EnvironmentsService } from '../environments/environments.service';
 import { NotFoundError, ValidationError } from '../errors/errors';
 import { newId, newSuid } from '../ids';
 import type { WorkflowsService } from '../workflows/workflows.service';
-import { checkSchedule, type ScheduleSpec } from './schedule-spec';
+import { type CheckedSchedule, checkSchedule, type ScheduleSpec } from './schedule-spec';
 import { ScheduleTrigger } from './schedule-trigger.entity';
 import { MAX_SCHEDULE_TRIGGERS, type CreateScheduleTriggerInput, type UpdateScheduleTriggerInput } from './schedule-triggers.schemas';
 import type { ScheduleTriggersRepository } from './schedule-triggers.repository';
@@ -12,9 +12,9 @@ const LAST_RUNS = 5;
 
 /**
  * Schedule triggers: each row has its Temporal Schedule, and the two change
- * together. A spec is checked first, against Temporal's rules. A create
- * writes the row, then the schedule (the row goes again if Temporal
- * refuses); an update changes the
+ * together. A spec is checked here first, then by Temporal, whose refusal is
+ * a 400 as well (TriggerSchedules). A create writes the row, then the
+ * schedule (the row goes again if Temporal refuses); an update changes the
  * schedule inside the row's transaction, so a refused update leaves both as
  * they were; a delete takes the schedule first, so no schedule outlives its
  * trigger (a beat that finds its trigger gone deletes its schedule anyway).
@@ -26,6 +26,8 @@ export class ScheduleTriggersService {
     private readonly environments: EnvironmentsService,
     private readonly schedules: TriggerSchedules,
     private readonly minIntervalSeconds: number,
+    /** The quick check before Temporal's; a test replaces it to reach Temporal's own refusal. */
+    private readonly check: (spec: ScheduleSpec, minIntervalSeconds: number) => CheckedSchedule = checkSchedule,
   ) {}
 
   list(organizationId: string, filter: { workflowId?: string }, page: { limit: number; offset: number }) {
@@ -126,7 +128,7 @@ export class ScheduleTriggersService {
 
   /** The spec in its canonical form (the zone's IANA name), or a 400 `invalid_schedule` naming each field at fault. */
   private checkSpec(spec: ScheduleSpec): ScheduleSpec {
-    const checked = checkSchedule(spec, this.minIntervalSeconds);
+    const checked = this.check(spec, this.minIntervalSeconds);
     if (!checked.spec) throw new ValidationError(checked.issues.map((i) => `${i.path} ${i.message}`).join('; '), checked.issues, 'invalid_schedule');
     return checked.spec;
   }
