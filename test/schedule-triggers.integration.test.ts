@@ -1,4 +1,8 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { ValidationError } from '../src/errors/errors';
+import { ScheduleTriggersRepository } from '../src/schedules/schedule-triggers.repository';
+import { ScheduleTriggersService } from '../src/schedules/schedule-triggers.service';
+import { TriggerSchedules } from '../src/schedules/trigger-schedules';
 import { as, expectError, type Harness } from './harness';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { httpStep, returnStep, startWorkflowHarness, type ExecutionSummary, type WorkflowApi } from './workflow-api';
@@ -42,6 +46,29 @@ const runsOf = async (triggerId: string): Promise<ExecutionSummary[]> =>
 const describeSchedule = (scheduleId: string) => h.services.temporal.client.schedule.getHandle(scheduleId).describe();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const issuePaths = (res: { body: { error: { details?: Array<{ path: string }> } } }) => (res.body.error.details ?? []).map((d) => d.path);
+
+/** The schedules Temporal holds for a workflow, by the WorkflowName search attribute. */
+async function schedulesOf(workflowName: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const s of h.services.temporal.client.schedule.list({ query: `WorkflowName = "${workflowName}"` })) ids.push(s.scheduleId);
+  return ids.sort();
+}
+
+/**
+ * Proves no refused attempt left a schedule behind: once a schedule created
+ * after them is listed (visibility has caught up), it is the only one.
+ */
+async function expectOnlyScheduleOf(workflowId: string, workflowName: string) {
+  const control = await createSchedule(workflowId, { schedule: { cron: '0 3 * * *' }, paused: true });
+  const ids = await eventually(
+    () => schedulesOf(workflowName),
+    (listed) => listed.includes(control.temporalScheduleId),
+  );
+  expect(ids).toEqual([control.temporalScheduleId]);
+  await owner().delete(`/schedule-triggers/${control.id}`);
+}
 
 test('an interval schedule starts runs with its static initial; they are listed with their trigger; the read shows next times and last runs', async () => {
   const wf = await a.createWorkflow([httpStep('ping', { url: `${stub.url}/ping/{{ initial.source }}` })]);
@@ -231,5 +258,140 @@ test("another organization's schedule trigger is a 404, and its workflow cannot 
   );
   expect((await intruder().get('/schedule-triggers')).body.total).toBe(0);
   expect((await describeSchedule(trigger.temporalScheduleId)).state.paused).toBe(true);
+  await owner().delete(`/schedule-triggers/${trigger.id}`);
+});
+
+const REFUSED_BY_TEMPORAL: Array<[Record<string, unknown>, string]> = [
+  [{ cron: '0 0 L * *' }, 'schedule.cron'],
+  [{ cron: '0 0 * * 5L' }, 'schedule.cron'],
+  [{ cron: '0 0 ? * *' }, 'schedule.cron'],
+  [{ cron: 'H * * * *' }, 'schedule.cron'],
+  [{ cron: '0 0 15W * *' }, 'schedule.cron'],
+  [{ cron: '0 9 * * SAT-SUN' }, 'schedule.cron'],
+  // Temporal takes "#3" for a comment and would fire every Friday: refused here.
+  [{ cron: '0 0 * * 5#3' }, 'schedule.cron'],
+  [{ cron: '0 9 * * *', timezone: 'Europe/Pariss' }, 'schedule.timezone'],
+];
+
+test("what Temporal's scheduler refuses is a 400 invalid_schedule naming the field, never a 500; no row and no schedule are left", async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})], { name: uniqueName('refused') });
+  for (const [schedule, path] of REFUSED_BY_TEMPORAL) {
+    const res = await owner()
+      .post(`/workflows/${wf.id}/triggers`)
+      .send({ type: 'schedule', name: uniqueName('bad'), schedule });
+    expectError(res, 400, 'invalid_schedule');
+    expect({ schedule, paths: issuePaths(res) }).toEqual({ schedule, paths: [path] });
+  }
+  const typo = await owner()
+    .post(`/workflows/${wf.id}/triggers`)
+    .send({ type: 'schedule', name: uniqueName('bad'), schedule: { cron: '0 9 * * *', timezone: 'europe/pariss' } });
+  expect(typo.body.error.details[0].message).toContain('did you mean "Europe/Paris"?');
+  expect((await owner().get(`/schedule-triggers?workflowId=${wf.id}`)).body.total).toBe(0);
+  await expectOnlyScheduleOf(wf.id, wf.name);
+});
+
+test('a refused PATCH changes neither the trigger nor its schedule', async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const trigger = await createSchedule(wf.id, { schedule: { cron: '0 3 * * *', timezone: 'Europe/Paris' }, paused: true });
+  const before = (await owner().get(`/schedule-triggers/${trigger.id}`)).body;
+  for (const [schedule, path] of REFUSED_BY_TEMPORAL) {
+    const res = await owner()
+      .patch(`/schedule-triggers/${trigger.id}`)
+      .send({ schedule, name: uniqueName('renamed') });
+    expectError(res, 400, 'invalid_schedule');
+    expect({ schedule, paths: issuePaths(res) }).toEqual({ schedule, paths: [path] });
+  }
+  const after = (await owner().get(`/schedule-triggers/${trigger.id}`)).body;
+  expect(after).toEqual(before);
+  const described = await describeSchedule(trigger.temporalScheduleId);
+  expect(described.spec.timezone).toBe('Europe/Paris');
+  expect(described.spec.calendars?.[0].hour).toEqual([{ start: 3, end: 3, step: 1 }]);
+  await owner().delete(`/schedule-triggers/${trigger.id}`);
+});
+
+test('a time zone in any case is stored, sent to Temporal and answered as its IANA name', async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const created = await owner()
+    .post(`/workflows/${wf.id}/triggers`)
+    .send({ type: 'schedule', name: uniqueName('lower'), schedule: { cron: '0 9 * * *', timezone: 'utc' }, paused: true });
+  expect(created.status).toBe(201);
+  expect(created.body.schedule).toEqual({ cron: '0 9 * * *', timezone: 'UTC' });
+  expect((await describeSchedule(created.body.temporalScheduleId)).spec.timezone).toBe('UTC');
+
+  const patched = await owner()
+    .patch(`/schedule-triggers/${created.body.id}`)
+    .send({ schedule: { cron: '0 9 * * mon-fri', timezone: 'europe/paris' } });
+  expect(patched.status).toBe(200);
+  expect(patched.body.schedule).toEqual({ cron: '0 9 * * mon-fri', timezone: 'Europe/Paris' });
+  expect((await describeSchedule(created.body.temporalScheduleId)).spec.timezone).toBe('Europe/Paris');
+  await owner().delete(`/schedule-triggers/${created.body.id}`);
+});
+
+describe("Temporal's refusal is the authority when the service's own check lets a spec through", () => {
+  /** The service with its own check switched off, so each spec reaches Temporal as given. */
+  const trustingTemporal = () =>
+    new ScheduleTriggersService(
+      new ScheduleTriggersRepository(h.services.db),
+      h.services.workflows,
+      h.services.environments,
+      new TriggerSchedules(h.services.temporal.client, h.services.config.temporal.taskQueue),
+      MIN_INTERVAL,
+      (spec) => ({ spec, issues: [] }),
+    );
+  const refusal = (path: string) =>
+    expect.objectContaining({ status: 400, code: 'invalid_schedule', details: [{ path, message: expect.stringMatching(/^(is not an expression|")/) }] });
+  const base = { initial: {}, overlapPolicy: 'skip' as const, catchupWindowSeconds: 60, paused: true };
+
+  test('on create: a 400 naming the field, and no row and no schedule left behind', async () => {
+    const wf = await a.createWorkflow([returnStep('done', {})], { name: uniqueName('authority') });
+    const service = trustingTemporal();
+    const create = (schedule: { cron: string; timezone: string }) =>
+      service.create(org.organizationId, wf.id, { ...base, type: 'schedule', name: uniqueName('raw'), schedule });
+    for (const cron of ['0 0 L * *', '0 0 * * 5L', '0 0 ? * *', 'H * * * *']) {
+      const err = await create({ cron, timezone: 'UTC' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err).toEqual(refusal('schedule.cron'));
+    }
+    for (const timezone of ['utc', 'europe/paris']) {
+      const err = await create({ cron: '0 9 * * *', timezone }).catch((e: unknown) => e);
+      expect(err).toEqual(refusal('schedule.timezone'));
+    }
+    expect((await owner().get(`/schedule-triggers?workflowId=${wf.id}`)).body.total).toBe(0);
+    await expectOnlyScheduleOf(wf.id, wf.name);
+  });
+
+  test('on update: a 400 naming the field; the row keeps its values and the schedule its spec', async () => {
+    const wf = await a.createWorkflow([returnStep('done', {})]);
+    const trigger = await createSchedule(wf.id, { schedule: { cron: '0 3 * * *', timezone: 'Europe/Paris' }, paused: true });
+    const before = (await owner().get(`/schedule-triggers/${trigger.id}`)).body;
+    const service = trustingTemporal();
+    const update = (schedule: { cron: string; timezone: string }) =>
+      service.update(org.organizationId, trigger.id, { schedule, paused: false }).catch((e: unknown) => e);
+    expect(await update({ cron: 'H * * * *', timezone: 'Europe/Paris' })).toEqual(refusal('schedule.cron'));
+    expect(await update({ cron: '0 4 * * *', timezone: 'europe/paris' })).toEqual(refusal('schedule.timezone'));
+    expect((await owner().get(`/schedule-triggers/${trigger.id}`)).body).toEqual(before);
+    const described = await describeSchedule(trigger.temporalScheduleId);
+    expect({ timezone: described.spec.timezone, hour: described.spec.calendars?.[0].hour, paused: described.state.paused }).toEqual({
+      timezone: 'Europe/Paris',
+      hour: [{ start: 3, end: 3, step: 1 }],
+      paused: true,
+    });
+    await owner().delete(`/schedule-triggers/${trigger.id}`);
+  });
+});
+
+test('a paused trigger lists no next run times; resumed, it lists them again', async () => {
+  const wf = await a.createWorkflow([returnStep('done', {})]);
+  const trigger = await createSchedule(wf.id, { schedule: { cron: '0 3 * * *' }, paused: true });
+  const read = () => owner().get(`/schedule-triggers/${trigger.id}`);
+  expect((await read()).body).toMatchObject({ paused: true, nextRunTimes: [] });
+
+  const resumed = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: false });
+  expect(resumed.body.paused).toBe(false);
+  expect(resumed.body.nextRunTimes).toHaveLength(5);
+
+  const paused = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: true });
+  expect(paused.body).toMatchObject({ paused: true, nextRunTimes: [] });
+  expect((await read()).body).toMatchObject({ paused: true, nextRunTimes: [] });
   await owner().delete(`/schedule-triggers/${trigger.id}`);
 });

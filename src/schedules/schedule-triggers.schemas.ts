@@ -9,8 +9,17 @@ export const MAX_SCHEDULE_TRIGGERS = 100;
 
 const CronSchedule = z
   .strictObject({
-    cron: z.string().min(1).max(200).openapi({ description: '5 fields: minute hour day-of-month month day-of-week', example: '0 9 * * MON-FRI' }),
-    timezone: z.string().min(1).max(100).default('UTC').openapi({ description: 'IANA time zone the expression is read in', example: 'Europe/Paris' }),
+    cron: z.string().min(1).max(200).openapi({
+      description:
+        "5 fields: minute hour day-of-month month day-of-week, as Temporal's scheduler reads them (a day matches when both day fields do; no L, W, ?, H or #)",
+      example: '0 9 * * MON-FRI',
+    }),
+    timezone: z
+      .string()
+      .min(1)
+      .max(100)
+      .default('UTC')
+      .openapi({ description: 'IANA time zone the expression is read in, in any case; stored and answered as its IANA name', example: 'Europe/Paris' }),
   })
   .openapi('CronSchedule');
 const IntervalSchedule = z

@@ -2,7 +2,7 @@ import type { EnvironmentsService } from '../environments/environments.service';
 import { NotFoundError, ValidationError } from '../errors/errors';
 import { newId, newSuid } from '../ids';
 import type { WorkflowsService } from '../workflows/workflows.service';
-import { scheduleProblems, type ScheduleSpec } from './schedule-spec';
+import { type CheckedSchedule, checkSchedule, type ScheduleSpec } from './schedule-spec';
 import { ScheduleTrigger } from './schedule-trigger.entity';
 import { MAX_SCHEDULE_TRIGGERS, type CreateScheduleTriggerInput, type UpdateScheduleTriggerInput } from './schedule-triggers.schemas';
 import type { ScheduleTriggersRepository } from './schedule-triggers.repository';
@@ -12,11 +12,12 @@ const LAST_RUNS = 5;
 
 /**
  * Schedule triggers: each row has its Temporal Schedule, and the two change
- * together. A create writes the row, then the schedule (the row goes again
- * if Temporal refuses); an update changes the schedule inside the row's
- * transaction, so a refused update leaves both as they were; a delete takes
- * the schedule first, so no schedule outlives its trigger (a beat that finds
- * its trigger gone deletes its schedule anyway).
+ * together. A spec is checked here first, then by Temporal, whose refusal is
+ * a 400 as well (TriggerSchedules). A create writes the row, then the
+ * schedule (the row goes again if Temporal refuses); an update changes the
+ * schedule inside the row's transaction, so a refused update leaves both as
+ * they were; a delete takes the schedule first, so no schedule outlives its
+ * trigger (a beat that finds its trigger gone deletes its schedule anyway).
  */
 export class ScheduleTriggersService {
   constructor(
@@ -25,6 +26,8 @@ export class ScheduleTriggersService {
     private readonly environments: EnvironmentsService,
     private readonly schedules: TriggerSchedules,
     private readonly minIntervalSeconds: number,
+    /** The quick check before Temporal's; a test replaces it to reach Temporal's own refusal. */
+    private readonly check: (spec: ScheduleSpec, minIntervalSeconds: number) => CheckedSchedule = checkSchedule,
   ) {}
 
   list(organizationId: string, filter: { workflowId?: string }, page: { limit: number; offset: number }) {
@@ -46,7 +49,7 @@ export class ScheduleTriggersService {
 
   async create(organizationId: string, workflowId: string, input: CreateScheduleTriggerInput): Promise<ScheduleTrigger> {
     const workflow = await this.workflows.get(organizationId, workflowId);
-    this.checkSpec(input.schedule);
+    const spec = this.checkSpec(input.schedule);
     if ((await this.repo.count(organizationId)) >= MAX_SCHEDULE_TRIGGERS) {
       throw new ValidationError(
         `An organization has at most ${MAX_SCHEDULE_TRIGGERS} schedule triggers; delete one first`,
@@ -61,13 +64,15 @@ export class ScheduleTriggersService {
       organizationId,
       workflowId,
       name: input.name,
-      ...specColumns(input.schedule),
+      ...specColumns(spec),
       initial: input.initial,
       environmentId,
       overlapPolicy: input.overlapPolicy,
       catchupWindowSeconds: input.catchupWindowSeconds,
       paused: input.paused,
     });
+    // The row is committed before the schedule exists, not written in one transaction with it: a first beat
+    // that came before the commit would find no trigger and delete the schedule.
     await this.repo.insert(trigger);
     try {
       await this.schedules.create(trigger, workflow.workflow.name);
@@ -79,7 +84,7 @@ export class ScheduleTriggersService {
   }
 
   async update(organizationId: string, id: string, input: UpdateScheduleTriggerInput): Promise<ScheduleTrigger> {
-    if (input.schedule) this.checkSpec(input.schedule);
+    const spec = input.schedule && this.checkSpec(input.schedule);
     const environmentId =
       input.environment === undefined
         ? undefined
@@ -91,7 +96,7 @@ export class ScheduleTriggersService {
       if (!current) throw new NotFoundError('Schedule trigger');
       const changes: Partial<ScheduleTrigger> = {
         ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.schedule ? specColumns(input.schedule) : {}),
+        ...(spec ? specColumns(spec) : {}),
         ...(input.initial !== undefined ? { initial: input.initial } : {}),
         ...(environmentId !== undefined ? { environmentId } : {}),
         ...(input.overlapPolicy !== undefined ? { overlapPolicy: input.overlapPolicy } : {}),
@@ -121,14 +126,16 @@ export class ScheduleTriggersService {
     for (const id of await this.repo.idsOfWorkflow(organizationId, workflowId)) await this.schedules.delete(id);
   }
 
-  private checkSpec(spec: ScheduleSpec): void {
-    const issues = scheduleProblems(spec, this.minIntervalSeconds);
-    if (issues.length) throw new ValidationError(issues.map((i) => `${i.path} ${i.message}`).join('; '), issues, 'invalid_schedule');
+  /** The spec in its canonical form (the zone's IANA name), or a 400 `invalid_schedule` naming each field at fault. */
+  private checkSpec(spec: ScheduleSpec): ScheduleSpec {
+    const checked = this.check(spec, this.minIntervalSeconds);
+    if (!checked.spec) throw new ValidationError(checked.issues.map((i) => `${i.path} ${i.message}`).join('; '), checked.issues, 'invalid_schedule');
+    return checked.spec;
   }
 }
 
 function specColumns(spec: ScheduleSpec): Pick<ScheduleTrigger, 'cron' | 'timezone' | 'intervalSeconds'> {
   return 'cron' in spec
-    ? { cron: spec.cron.trim(), timezone: spec.timezone, intervalSeconds: null }
+    ? { cron: spec.cron, timezone: spec.timezone, intervalSeconds: null }
     : { cron: null, timezone: 'UTC', intervalSeconds: spec.intervalSeconds };
 }

@@ -1,8 +1,12 @@
-import { type Client, ScheduleNotFoundError, type ScheduleOptions, type ScheduleOverlapPolicy } from '@temporalio/client';
+import { type Client, isGrpcServiceError, ScheduleNotFoundError, type ScheduleOptions, type ScheduleOverlapPolicy, ServiceError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { type FieldIssue, ValidationError } from '../errors/errors';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import { SCHEDULED_RUN_WORKFLOW, scheduledRunId, triggerScheduleId, type ScheduledRunInput } from '../../workflows/scheduled-run.types';
 import type { OverlapPolicy, ScheduleTrigger } from './schedule-trigger.entity';
+
+/** gRPC's status code for a request the server refuses as invalid. */
+const INVALID_ARGUMENT = 3;
 
 const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = { skip: 'SKIP', buffer_one: 'BUFFER_ONE', allow_all: 'ALLOW_ALL' };
 
@@ -25,29 +29,40 @@ export class TriggerSchedules {
     private readonly taskQueue: string,
   ) {}
 
+  /** Creates the schedule; a spec Temporal refuses is a 400 `invalid_schedule` naming the field, and nothing is created. */
   async create(trigger: ScheduleTrigger, workflowName: string): Promise<void> {
     const options = this.options(trigger, workflowName);
-    await this.client.schedule.create({
-      ...options,
-      scheduleId: triggerScheduleId(trigger.id),
-      state: { paused: trigger.paused, ...(trigger.paused ? { note: 'Created paused' } : {}) },
-    });
+    await refusedSpecAsInvalid(trigger, () =>
+      this.client.schedule.create({
+        ...options,
+        scheduleId: triggerScheduleId(trigger.id),
+        state: { paused: trigger.paused, ...(trigger.paused ? { note: 'Created paused' } : {}) },
+      }),
+    );
   }
 
-  /** Replaces the spec, action and policies, and pauses or unpauses to match the trigger. */
+  /**
+   * Replaces the spec, action and policies, and pauses or unpauses to match
+   * the trigger. A spec Temporal refuses changes nothing (the update is one
+   * request) and is a 400 `invalid_schedule`, as on create.
+   */
   async update(trigger: ScheduleTrigger, workflowName: string, pausedChanged: boolean): Promise<void> {
     const handle = this.client.schedule.getHandle(triggerScheduleId(trigger.id));
     const { spec, action, policies } = this.options(trigger, workflowName);
     // The update carries the paused state it is meant to leave, not the one it read: Temporal's scheduler may
     // apply it after the pause or unpause below, and would otherwise undo it.
-    await handle.update((previous) => ({ ...previous, spec, action, policies, state: { ...previous.state, paused: trigger.paused } }));
+    await refusedSpecAsInvalid(trigger, () =>
+      handle.update((previous) => ({ ...previous, spec, action, policies, state: { ...previous.state, paused: trigger.paused } })),
+    );
     if (pausedChanged) await (trigger.paused ? handle.pause('Paused through the API') : handle.unpause('Resumed through the API'));
   }
 
   async describe(triggerId: string): Promise<ScheduleState | undefined> {
     try {
       const description = await this.client.schedule.getHandle(triggerScheduleId(triggerId)).describe();
-      return { nextRunTimes: description.info.nextActionTimes.slice(0, 5), paused: description.state.paused, note: description.state.note ?? null };
+      const paused = description.state.paused;
+      // Temporal keeps computing the times a paused schedule would fire at; while it is paused, it fires at none of them.
+      return { nextRunTimes: paused ? [] : description.info.nextActionTimes.slice(0, 5), paused, note: description.state.note ?? null };
     } catch (err) {
       if (err instanceof ScheduleNotFoundError) return undefined;
       throw err;
@@ -89,4 +104,48 @@ export class TriggerSchedules {
       memo: { workflowId: trigger.workflowId },
     };
   }
+}
+
+/**
+ * Runs a create or update of the trigger's schedule; Temporal refusing its
+ * spec (INVALID_ARGUMENT "Invalid schedule spec: …", which the client turns
+ * into a TypeError carrying the server's words) becomes a 400
+ * `invalid_schedule` naming the field. Temporal is the authority on what it
+ * accepts: the service's own check (schedule-spec.ts) only answers first.
+ */
+async function refusedSpecAsInvalid(trigger: ScheduleTrigger, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (err) {
+    const refusal = specRefusal(err);
+    if (refusal === undefined) throw err;
+    const issue = refusedField(trigger, refusal);
+    throw new ValidationError(`${issue.path} ${issue.message}`, [issue], 'invalid_schedule');
+  }
+}
+
+/** The server's reason when `err` is Temporal refusing a schedule spec; undefined for anything else. */
+export function specRefusal(err: unknown): string | undefined {
+  // The client's own TypeErrors (a missing scheduleId or task queue, a bad calendar component) are this code's mistakes, not the user's.
+  if (err instanceof TypeError && !/^(Missing |Invalid CalendarSpec component|Unsupported schedule action)/.test(err.message)) return err.message;
+  // A client that stops translating the refusal: the gRPC error itself.
+  const cause = err instanceof ServiceError ? err.cause : undefined;
+  if (isGrpcServiceError(cause) && cause.code === INVALID_ARGUMENT && /schedule spec/i.test(cause.details)) return cause.details;
+  return undefined;
+}
+
+/** Which field Temporal's reason is about, in words that say what to do; its own text is kept at the end for the record. */
+function refusedField(trigger: ScheduleTrigger, reason: string): FieldIssue {
+  const said = ` (Temporal said: ${reason.replace(/^Invalid schedule spec: /, '')})`;
+  if (!trigger.cron) return { path: 'schedule.intervalSeconds', message: `is not an interval Temporal's scheduler accepts${said}` };
+  if (/time ?zone/i.test(reason)) {
+    return {
+      path: 'schedule.timezone',
+      message: `"${trigger.timezone}" is not a time zone the Temporal server knows: give an IANA name such as Europe/Paris${said}`,
+    };
+  }
+  return {
+    path: 'schedule.cron',
+    message: `is not an expression Temporal's scheduler accepts: use numbers, names (JAN, MON), "*", ranges (1-5), lists (1,15) and steps (*/15) only${said}`,
+  };
 }
