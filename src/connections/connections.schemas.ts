@@ -16,7 +16,7 @@ export const CreateConnectionBody = z
     metadata: JsonObject.optional(),
     settings: JsonObject.optional(),
   })
-  .refine((b) => b.config !== undefined, { path: ['config'], message: 'Required' })
+  .refine((b) => b.config !== undefined, { path: ['config'], message: 'is required' })
   .openapi('CreateConnection');
 export type CreateConnectionInput = z.output<typeof CreateConnectionBody>;
 

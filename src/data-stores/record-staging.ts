@@ -21,7 +21,8 @@ export interface RecordWrite {
 export function stageRecord(write: RecordWrite, now: Date, at = ''): StagedRecord | FieldIssue[] {
   const issues: FieldIssue[] = [];
   const unstorable = unstorableJson(write.value, fieldPath(at, 'value'));
-  if (unstorable) issues.push(unstorable);
+  // Nothing else is looked at: serializing a value nested too deep would overflow the stack.
+  if (unstorable) return [unstorable];
   const valueJson = JSON.stringify(write.value);
   // A UTF-16 unit is at most 3 UTF-8 bytes: short text needs no exact count.
   const size = valueJson.length * 3 <= MAX_VALUE_BYTES ? 0 : Buffer.byteLength(valueJson, 'utf8');

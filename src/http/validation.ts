@@ -6,7 +6,9 @@ type Issue = z.core.$ZodIssue;
 /**
  * Turns zod issues into field-level details; unknown keys become one issue
  * each. A failed union reports the alternative the input came closest to
- * (fewest problems) instead of zod's bare "Invalid input".
+ * (fewest problems) instead of zod's bare "Invalid input", and a refused
+ * record key says what its schema wants. Other messages are worded by
+ * src/openapi/zod-messages.ts or by the schema itself.
  */
 export function toFieldIssues(error: { issues: readonly Issue[] }, prefix: string[] = []): FieldIssue[] {
   return error.issues.flatMap((issue) => issueDetails(issue, prefix));
@@ -17,6 +19,11 @@ function issueDetails(issue: Issue, prefix: string[]): FieldIssue[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((k) => ({ path: [...base, k].join('.'), message: 'Unknown field' }));
   }
+  // A record's key (a variable or value name) refused by the key's own schema: its words, not "Invalid key in record".
+  if (issue.code === 'invalid_key' && issue.issues.length > 0) {
+    return [{ path: base.join('.') || '(root)', message: `is not an accepted name: ${issue.issues.map((i) => i.message).join('; ')}` }];
+  }
+  if (issue.code === 'invalid_element' && issue.issues.length > 0) return issue.issues.flatMap((i) => issueDetails(i, base));
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
     const alternatives = issue.errors.map((branch) => branch.flatMap((i) => issueDetails(i, base)));
     const closest = alternatives.reduce((best, next) => (next.length < best.length ? next : best));

@@ -68,13 +68,13 @@ function toIssues(errors: ErrorObject[]): FieldIssue[] {
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') {
       path = [...base, e.params.missingProperty].join('.');
-      message = 'Required';
+      message = 'is required';
     } else if (e.keyword === 'additionalProperties') {
       path = [...base, e.params.additionalProperty].join('.');
       message = 'Unknown field';
     } else if (e.keyword === 'discriminator') {
       path = [...base, e.params.tag].join('.');
-      message = e.params.error === 'mapping' ? 'Unknown variant' : 'Required, a string naming the variant';
+      message = e.params.error === 'mapping' ? 'Unknown variant' : 'is required: a string naming the variant';
     }
     const key = `${path}:${message}`;
     if (!seen.has(key)) {
