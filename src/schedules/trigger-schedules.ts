@@ -126,8 +126,9 @@ async function refusedSpecAsInvalid(trigger: ScheduleTrigger, call: () => Promis
 
 /** The server's reason when `err` is Temporal refusing a schedule spec; undefined for anything else. */
 export function specRefusal(err: unknown): string | undefined {
-  // The client's own TypeErrors (a missing scheduleId or task queue, a bad calendar component) are this code's mistakes, not the user's.
-  if (err instanceof TypeError && !/^(Missing |Invalid CalendarSpec component|Unsupported schedule action)/.test(err.message)) return err.message;
+  // The client rethrows the server's refusal as a TypeError from rethrowGrpcError; any other TypeError (a missing option,
+  // a bug of ours) is not the caller's mistake and stays a 500.
+  if (err instanceof TypeError && /\brethrowGrpcError\b/.test(err.stack ?? '')) return err.message;
   // A client that stops translating the refusal: the gRPC error itself.
   const cause = err instanceof ServiceError ? err.cause : undefined;
   if (isGrpcServiceError(cause) && cause.code === INVALID_ARGUMENT && /schedule spec/i.test(cause.details)) return cause.details;
