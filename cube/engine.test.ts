@@ -76,3 +76,27 @@ describe('modelVersion', () => {
     expect(modelVersion([s('a', 1), s('b', 2), s('c', 0)])).not.toBe(base);
   });
 });
+
+describe('CubeEngine: what a failure answered by the gateway says', () => {
+  /** An engine whose gateway answers every load with `answer` and `status`, as Cube's handleError does. */
+  function answering(answer: Record<string, unknown>, status: number) {
+    const engine = new CubeEngine({
+      databaseUrl: 'postgres://unused@127.0.0.1:1/none',
+      poolSize: 1,
+      statementTimeoutMs: 60_000,
+      logger: createLogger('silent'),
+      loadSources: async () => [],
+    });
+    const gateway = (engine as unknown as { gateway: Record<string, (request: { res: (a: unknown, m: unknown) => void }) => Promise<void>> }).gateway;
+    gateway.load = async ({ res }) => res(answer, { status });
+    return engine;
+  }
+
+  it('a UserError (Cube refused the query) is a refusal; a database error answered as 400 is not', async () => {
+    const refusedEngine = answering({ type: 'UserError', error: "Can't parse date: 'whenever'" }, 400);
+    await expect(refusedEngine.load(context, {})).rejects.toMatchObject({ refused: true, status: 400, message: "Can't parse date: 'whenever'" });
+    const downEngine = answering({ error: 'Error: connect ECONNREFUSED 127.0.0.1:5432' }, 400);
+    await expect(downEngine.load(context, {})).rejects.toMatchObject({ refused: false, status: 400, message: 'connect ECONNREFUSED 127.0.0.1:5432' });
+    await Promise.all([refusedEngine.shutdown(), downEngine.shutdown()]);
+  });
+});

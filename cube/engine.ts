@@ -5,6 +5,7 @@ import type { AnalyticsSource } from '../src/data-sources/analytics-source.entit
 import type { Logger } from '../src/logging/logger';
 import { cubeModel } from './model';
 import { applyCubeNativeWorkarounds } from './native-workarounds';
+import { markRefusals } from './query-refusals';
 import { applyCubeQueueWorkaround } from './queue-workaround';
 
 /** What Cube knows of the caller: its organization and the version of that organization's model. */
@@ -52,10 +53,17 @@ type Gateway = Record<'load' | 'sql' | 'meta', (request: Record<string, unknown>
 /** Asking again this long past the statement timeout, the query has surely ended (a short wait in Cube's queue included). */
 const CONTINUE_WAIT_MARGIN_MS = 60_000;
 
+/**
+ * A failure Cube answered. `refused`: Cube refused the query itself, while
+ * reading it or building its SQL (query-refusals.ts), so the caller can fix
+ * it; otherwise the failure came from running it (the database: a timeout, a
+ * lost connection) or from Cube's internals.
+ */
 export class CubeQueryError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    readonly refused = false,
   ) {
     super(message);
   }
@@ -137,6 +145,7 @@ export class CubeEngine {
       }),
     } as never);
     this.gateway = (this.core as unknown as { apiGateway(): Gateway }).apiGateway();
+    markRefusals(this.gateway as never, (error) => log.warn({ error }, 'cube could not build SQL for a query; refused as the query'));
   }
 
   /**
@@ -185,15 +194,16 @@ export class CubeEngine {
     }
   }
 
-  /** The gateway answers through a `res` callback; errors come as `{error}` with a status. */
+  /** The gateway answers through a `res` callback; errors come as `{error}` with a status, and refusals with `type: 'UserError'`. */
   private call<T>(method: keyof Gateway, context: CubeContext, args: Record<string, unknown>): Promise<T> {
     return new Promise((resolve, reject) => {
       void this.gateway[method]({
         ...args,
         context: { securityContext: context, requestId: `${context.organizationId}-${Date.now()}` },
-        res: (answer: { error?: unknown }, meta?: { status?: number }) => {
-          if (answer && answer.error !== undefined) reject(new CubeQueryError(String(answer.error).replace(/^Error: /, ''), meta?.status ?? 500));
-          else resolve(answer as T);
+        res: (answer: { error?: unknown; type?: unknown }, meta?: { status?: number }) => {
+          if (answer && answer.error !== undefined) {
+            reject(new CubeQueryError(String(answer.error).replace(/^Error: /, ''), meta?.status ?? 500, answer.type === 'UserError'));
+          } else resolve(answer as T);
         },
       });
     });

@@ -1,8 +1,10 @@
 import { CubeQueryError } from '../../cube/engine';
 import type { Config } from '../config/config';
-import { AppError, TooManyRequestsError, ValidationError } from '../errors/errors';
+import { AppError, TooManyRequestsError } from '../errors/errors';
 import { STATEMENT_TIMEOUT_MESSAGE } from '../db/database-errors';
+import type { AnalyticsQuery } from './analytics.schemas';
 import { FairScheduler } from './fair-scheduler';
+import { type PlaceInRequest, refusedByCube } from './refused-query';
 
 /** What a refused caller is told to wait: about one of Cube's 5-second polls, long enough for a slot to free up. */
 const RETRY_AFTER_SECONDS = 5;
@@ -38,15 +40,24 @@ function queryTimedOut(): AppError {
   );
 }
 
+/** What a failed Cube call was asked: the caller's query (to name the member Cube names) and where it is in the request. */
+export interface Asked {
+  query?: AnalyticsQuery;
+  at: PlaceInRequest;
+}
+
 /**
- * What a failure of Cube means for the caller: its own 400s (a bad operator,
- * granularity or date range) and statement timeouts are the caller's to fix;
- * anything else is ours.
+ * What a failure of Cube means for the caller, decided here for every
+ * caller: a query Cube refused (while reading it or building its SQL,
+ * CubeQueryError.refused) is the caller's to fix, 400 `invalid_query`; a
+ * statement timeout is 504 `query_timeout`; anything else (the database
+ * failed or is gone, Cube itself broke, this service's own defect) is ours
+ * and goes on unchanged, to the error middleware's logged 500.
  */
-export function cubeFailure(err: unknown): never {
+export function cubeFailure(err: unknown, asked: Asked): never {
   if (!(err instanceof CubeQueryError)) throw err;
-  // Cube reports errors of the database as 400s too: the timeout is told apart by PostgreSQL's message.
+  if (err.refused) throw refusedByCube(err.message, asked.query, asked.at);
+  // The database's errors come from Cube as 400s: the timeout is told apart by PostgreSQL's message.
   if (STATEMENT_TIMEOUT_MESSAGE.test(err.message)) throw queryTimedOut();
-  if (err.status === 400) throw new ValidationError(`Invalid query: ${err.message}`, undefined, 'invalid_query');
   throw err;
 }

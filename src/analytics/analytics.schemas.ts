@@ -42,6 +42,33 @@ export const FILTER_OPERATORS = [
   'afterOrOnDate',
   'measureFilter',
 ] as const;
+
+type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** Operators that compare dates: Cube runs them on time dimensions only. */
+export const DATE_OPERATORS: ReadonlySet<string> = new Set<FilterOperator>([
+  'inDateRange',
+  'notInDateRange',
+  'onTheDate',
+  'beforeDate',
+  'beforeOrOnDate',
+  'afterDate',
+  'afterOrOnDate',
+]);
+/** Operators that match text (PostgreSQL's ILIKE): string dimensions only. */
+export const TEXT_OPERATORS: ReadonlySet<string> = new Set<FilterOperator>([
+  'contains',
+  'notContains',
+  'startsWith',
+  'notStartsWith',
+  'endsWith',
+  'notEndsWith',
+]);
+/** Operators that compare a member with its values as they are: the values must be of the member's type. */
+export const COMPARISON_OPERATORS: ReadonlySet<string> = new Set<FilterOperator>(['equals', 'notEquals', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte']);
+/** Operators that take no values. */
+export const VALUELESS_OPERATORS: ReadonlySet<string> = new Set<FilterOperator>(['set', 'notSet', 'measureFilter']);
+
 const FilterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? null : String(v)));
 
 export type Filter = { member?: string; dimension?: string; operator: string; values?: Array<string | null> } | { and: Filter[] } | { or: Filter[] };

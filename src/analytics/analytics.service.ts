@@ -4,11 +4,13 @@ import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
 import { AppError, ValidationError } from '../errors/errors';
-import { type AnalyticsSlots, cubeFailure } from './analytics-limits';
+import { type AnalyticsSlots, type Asked, cubeFailure } from './analytics-limits';
 import type { AnalyticsQuery, DistinctValuesBody, MetaEntry } from './analytics.schemas';
 import { type CsvExporter, csvLine, StalledReader } from './csv-export';
 import type { Logger } from '../logging/logger';
+import { dateRangeIssues, type KnownMember, queryIssues } from './query-checks';
 import { queryMembers, sourceAlias, toCubeQuery } from './query-members';
+import { IN_QUERY_BODY, type PlaceInRequest, refusedQuery } from './refused-query';
 
 type MetaMember = MetaEntry['measures'][number];
 
@@ -17,7 +19,7 @@ interface Model {
   context: CubeContext;
   sources: Map<string, AnalyticsSource>;
   entries: MetaEntry[];
-  members: Map<string, MetaMember>;
+  members: Map<string, MetaMember & KnownMember>;
 }
 
 /** Cube's annotation of an answer with no members: what a query naming unknown members answers with. */
@@ -28,7 +30,9 @@ export const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, ti
  * Cube sees a query, its members are checked against the caller's own model:
  * a query naming none of the organization's sources is refused, and one that
  * names a member its source does not have matches nothing (interface.md 7.2)
- * instead of failing, so a widget with a stale field shows no rows.
+ * instead of failing, so a widget with a stale field shows no rows. A query
+ * the model shows to be wrong (query-checks.ts), or that Cube refuses
+ * (cubeFailure), is 400 `invalid_query` naming what is wrong and where.
  *
  * Everything that reaches the database waits its turn in `slots`, fairly
  * between organizations: one organization's heavy queries or exports queue
@@ -47,10 +51,11 @@ export class AnalyticsService {
     return (await this.model(organizationId)).entries;
   }
 
-  async query(organizationId: string, query: AnalyticsQuery) {
-    const { model, cubeQuery, unknown, named } = await this.prepare(organizationId, query);
+  /** `at` places the query's parts in the caller's request, for the details of a refusal (default: the body's `query`). */
+  async query(organizationId: string, query: AnalyticsQuery, at: PlaceInRequest = IN_QUERY_BODY) {
+    const { model, cubeQuery, unknown, named } = await this.prepare(organizationId, query, at);
     if (unknown.length > 0) return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: unknown };
-    const answer = await this.load(organizationId, model.context, cubeQuery);
+    const answer = await this.load(organizationId, model.context, cubeQuery, { query, at });
     // Again after Cube answered: a share revoked while the query ran must not be answered from Cube's cache.
     await this.dataSources.assertReadable(named);
     return { data: answer.data, annotation: answer.annotation, query: answer.query };
@@ -61,8 +66,8 @@ export class AnalyticsService {
    * one): dimensions, time dimensions, then measures, headed by their titles.
    * A query that matches nothing gives the header alone.
    */
-  async exportCsv(organizationId: string, query: AnalyticsQuery, out: { start(): Writable }): Promise<void> {
-    const { model, cubeQuery, unknown } = await this.prepare(organizationId, query);
+  async exportCsv(organizationId: string, query: AnalyticsQuery, out: { start(): Writable }, at: PlaceInRequest = IN_QUERY_BODY): Promise<void> {
+    const { model, cubeQuery, unknown } = await this.prepare(organizationId, query, at);
     const wanted = [
       ...query.dimensions,
       ...query.timeDimensions.map((t) => (t.granularity ? `${t.dimension}.${t.granularity}` : undefined)).filter((m): m is string => m !== undefined),
@@ -72,7 +77,9 @@ export class AnalyticsService {
       out.start().end(csvLine(wanted.map((m) => this.columnTitle(model, m))));
       return;
     }
-    const planned = await this.slots.queries.run(organizationId, () => this.engine.sql(model.context, cubeQuery)).catch(cubeFailure);
+    const planned = await this.slots.queries
+      .run(organizationId, () => this.engine.sql(model.context, cubeQuery))
+      .catch((err) => cubeFailure(err, { query, at }));
     const [sql, params] = planned.sql;
     const aliasOf = new Map(Object.entries(planned.aliasNameToMember).map(([alias, member]) => [member, alias]));
     const columns = wanted.filter((m) => aliasOf.has(m));
@@ -94,6 +101,8 @@ export class AnalyticsService {
     // A revoked share fails (not an empty list): its source was disabled by the revocation, not by a user.
     if (source) await this.dataSources.assertReadable([source]);
     if (!source || !source.enabled) return [];
+    const badRange = dateRangeIssues(body.dateRange, 'dateRange', 'UTC');
+    if (badRange.length > 0) throw refusedQuery(badRange, (path) => path);
     const member = body.dimension.includes('.') ? body.dimension : `${source.servingRelation}.${body.dimension}`;
     const known = model.members.get(member);
     // Measures are numbers, so a string member is always a dimension.
@@ -101,23 +110,30 @@ export class AnalyticsService {
     const filters: Array<Record<string, unknown>> = [{ member, operator: 'set' }];
     if (body.search) filters.push({ member, operator: 'contains', values: [body.search] });
     const timeDimensions = body.dateRange ? [{ dimension: `${source.servingRelation}.${timeField(source.recordSchema)}`, dateRange: body.dateRange }] : [];
-    const answer = await this.load(organizationId, model.context, {
-      dimensions: [member],
-      filters,
-      timeDimensions,
-      order: { [member]: 'asc' },
-      limit: body.limit,
-    });
+    const answer = await this.load(
+      organizationId,
+      model.context,
+      {
+        dimensions: [member],
+        filters,
+        timeDimensions,
+        order: { [member]: 'asc' },
+        limit: body.limit,
+      },
+      // The member and the date range are checked above: a refusal left is about one of the two.
+      { at: (path) => (path.startsWith('timeDimensions') ? 'dateRange' : 'dimension') },
+    );
     await this.dataSources.assertReadable([source]);
     return answer.data.map((row) => String(row[member]));
   }
 
   /** A Cube query in the organization's turn; its slot is held until Cube has answered, however many times it said "Continue wait". */
-  private load(organizationId: string, context: CubeContext, query: CubeQuery) {
-    return this.slots.queries.run(organizationId, () => this.engine.load(context, query)).catch(cubeFailure);
+  private load(organizationId: string, context: CubeContext, query: CubeQuery, asked: Asked) {
+    return this.slots.queries.run(organizationId, () => this.engine.load(context, query)).catch((err) => cubeFailure(err, asked));
   }
 
-  private async prepare(organizationId: string, query: AnalyticsQuery) {
+  /** The model, the query in Cube's terms and its unknown members; a query naming no source, or one the model shows to be wrong, is refused. */
+  private async prepare(organizationId: string, query: AnalyticsQuery, at: PlaceInRequest) {
     const model = await this.model(organizationId);
     const members = queryMembers(query);
     if (!members.some((m) => model.sources.has(sourceAlias(m)))) {
@@ -129,11 +145,14 @@ export class AnalyticsService {
     }
     const named = [...new Set(members.map(sourceAlias))].flatMap((alias) => model.sources.get(alias) ?? []);
     await this.dataSources.assertReadable(named);
-    const unknown = [...new Set(members.filter((m) => !model.members.has(m)))];
-    const cubeQuery = toCubeQuery(query, (alias) => {
+    const timeDimensionOf = (alias: string) => {
       const source = model.sources.get(alias);
       return source ? `${alias}.${timeField(source.recordSchema)}` : undefined;
-    });
+    };
+    const issues = queryIssues(query, { member: (name) => model.members.get(name), timeDimensionOf });
+    if (issues.length > 0) throw refusedQuery(issues, at);
+    const unknown = [...new Set(members.filter((m) => !model.members.has(m)))];
+    const cubeQuery = toCubeQuery(query, timeDimensionOf);
     return { model, cubeQuery, unknown, named };
   }
 
@@ -159,7 +178,10 @@ export class AnalyticsService {
       const visible = (list: CubeMetaMember[]) => list.filter((m) => m.isVisible !== false).map(present);
       const entry = { name: cube.name, title: cube.title ?? source.name, measures: visible(cube.measures), dimensions: visible(cube.dimensions) };
       model.entries.push(entry);
-      for (const m of [...entry.measures, ...entry.dimensions]) model.members.set(m.name, m);
+      // count(*) and row_number() are bigints in PostgreSQL: a comparison with 1.5 would fail there.
+      const integers = new Set([`${cube.name}.count`, ...source.windowDimensions.map((w) => `${cube.name}.${w.name}`)]);
+      for (const m of entry.measures) model.members.set(m.name, { ...m, kind: 'measure', integer: integers.has(m.name) });
+      for (const m of entry.dimensions) model.members.set(m.name, { ...m, kind: 'dimension', integer: integers.has(m.name) });
     }
     return model;
   }

@@ -1,11 +1,40 @@
 import type { AnalyticsQuery, Filter } from './analytics.schemas';
 
+/** A member where a query names it; `path` is within the query, such as `filters.0.and.1.member`. */
+export interface MemberPlace {
+  member: string;
+  path: string;
+}
+
+/** Every place a query names a member, in query order: measures, dimensions, time dimensions, filters, segments and order. */
+export function memberPlaces(q: AnalyticsQuery): MemberPlace[] {
+  const fromFilters = (filters: Filter[], at: string): MemberPlace[] =>
+    filters.flatMap((f, i) =>
+      'and' in f
+        ? fromFilters(f.and, `${at}.${i}.and`)
+        : 'or' in f
+          ? fromFilters(f.or, `${at}.${i}.or`)
+          : [{ member: (f.member ?? f.dimension)!, path: `${at}.${i}.${f.member !== undefined ? 'member' : 'dimension'}` }],
+    );
+  const listed = (names: string[], at: string) => names.map((member, i) => ({ member, path: `${at}.${i}` }));
+  const ordered = q.order
+    ? Array.isArray(q.order)
+      ? q.order.map(([member], i) => ({ member, path: `order.${i}.0` }))
+      : Object.keys(q.order).map((member) => ({ member, path: `order.${member}` }))
+    : [];
+  return [
+    ...listed(q.measures, 'measures'),
+    ...listed(q.dimensions, 'dimensions'),
+    ...q.timeDimensions.map((t, i) => ({ member: t.dimension, path: `timeDimensions.${i}.dimension` })),
+    ...fromFilters(q.filters, 'filters'),
+    ...listed(q.segments ?? [], 'segments'),
+    ...ordered,
+  ];
+}
+
 /** Every member a query names: measures, dimensions, time dimensions, filters, segments and order. */
 export function queryMembers(q: AnalyticsQuery): string[] {
-  const fromFilters = (filters: Filter[]): string[] =>
-    filters.flatMap((f) => ('and' in f ? fromFilters(f.and) : 'or' in f ? fromFilters(f.or) : [(f.member ?? f.dimension)!]));
-  const ordered = q.order ? (Array.isArray(q.order) ? q.order.map(([m]) => m) : Object.keys(q.order)) : [];
-  return [...q.measures, ...q.dimensions, ...q.timeDimensions.map((t) => t.dimension), ...fromFilters(q.filters), ...(q.segments ?? []), ...ordered];
+  return memberPlaces(q).map((p) => p.member);
 }
 
 /** The source alias of a qualified member (`ds_….amount` → `ds_…`). */

@@ -23,6 +23,13 @@ export function defaultsOfFilters(defaults: FilterDefaults, filters: readonly Fi
   return Object.fromEntries(Object.entries(defaults).filter(([key]) => ids.has(key)));
 }
 
+/** A dashboard filter added to a widget's query: its id, whether the caller chose its values (else they are the default), and the filter. */
+export interface AppliedFilter {
+  id: string;
+  chosen: boolean;
+  filter: Filter;
+}
+
 /**
  * The `equals` filters the dashboard's filter controls add to a widget over
  * the source `dataSourceId` (whose fields are named `<alias>.<field>`): one per
@@ -30,19 +37,25 @@ export function defaultsOfFilters(defaults: FilterDefaults, filters: readonly Fi
  * (an empty list clears it), else the default. Filters over other sources
  * leave the widget alone.
  */
-export function dashboardFiltersFor(
+export function appliedDashboardFilters(
   dataSourceId: string,
   alias: string,
   filters: readonly FilterConfigItem[],
   defaults: FilterDefaults,
   chosen: FilterDefaults = {},
-): Filter[] {
+): AppliedFilter[] {
   return filters
     .filter((f) => f.dataSourceId === dataSourceId)
     .flatMap((f) => {
-      const values = Object.hasOwn(chosen, f.id) ? chosen[f.id] : (defaults[f.id] ?? []);
+      const own = Object.hasOwn(chosen, f.id);
+      const values = own ? chosen[f.id] : (defaults[f.id] ?? []);
       if (values.length === 0) return [];
       const member = f.dimension.includes('.') ? f.dimension : `${alias}.${f.dimension}`;
-      return [{ member, operator: 'equals', values: [...values] }];
+      return [{ id: f.id, chosen: own, filter: { member, operator: 'equals', values: [...values] } }];
     });
+}
+
+/** The filters of appliedDashboardFilters alone. */
+export function dashboardFiltersFor(...args: Parameters<typeof appliedDashboardFilters>): Filter[] {
+  return appliedDashboardFilters(...args).map((a) => a.filter);
 }

@@ -7,13 +7,13 @@ import { Semaphore } from '../data-stores/semaphore';
 import { AppError, NotFoundError, ValidationError } from '../errors/errors';
 import { toFieldIssues } from '../http/validation';
 import type { Logger } from '../logging/logger';
-import { dashboardFiltersFor, unknownFilterKeys } from './dashboard-filters';
+import { appliedDashboardFilters, unknownFilterKeys } from './dashboard-filters';
 import type { DashboardWidget } from './dashboard-widget.entity';
 import type { Dashboard } from './dashboard.entity';
 import type { DashboardsRepository } from './dashboards.repository';
 import type { WidgetDataInput } from './dashboards.schemas';
 import type { WidgetSources } from './widget-sources';
-import { foreignMembers, widgetQuery, widgetTimeZone } from './widget-query';
+import { foreignMembers, widgetPlaces, widgetQuery, widgetTimeZone } from './widget-query';
 
 /**
  * Widgets of one dashboard run at once by the all-widgets call. Each query
@@ -93,7 +93,8 @@ export class WidgetDataService {
       );
     }
     const alias = source.servingRelation;
-    const filters = dashboardFiltersFor(source.id, alias, dashboard.filterConfig, dashboard.filterDefaults, input.filters);
+    const applied = appliedDashboardFilters(source.id, alias, dashboard.filterConfig, dashboard.filterDefaults, input.filters);
+    const filters = applied.map((a) => a.filter);
     const query = widgetQuery(saved.data, filters, widgetTimeZone(dashboard.timezone, input.timezone, saved.data.timezone));
     const foreign = foreignMembers(query, alias);
     if (foreign.length > 0) {
@@ -101,7 +102,8 @@ export class WidgetDataService {
       const cubeQuery = toCubeQuery(query, (a) => (a === alias ? `${alias}.${timeField(source.recordSchema)}` : undefined));
       return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: foreign };
     }
-    return this.analytics.query(organizationId, query);
+    // A query the analytics path refuses is 400 invalid_query naming the place in the widget or in the dashboard's filters.
+    return this.analytics.query(organizationId, query, widgetPlaces(saved.data.filters.length, applied));
   }
 
   /** What a failed widget's entry says: an application error as it would be answered, anything else as the opaque 500 (logged). */

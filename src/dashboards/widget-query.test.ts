@@ -1,5 +1,5 @@
 import { AnalyticsQuery } from '../analytics/analytics.schemas';
-import { foreignMembers, widgetQuery, widgetTimeZone } from './widget-query';
+import { foreignMembers, widgetPlaces, widgetQuery, widgetTimeZone } from './widget-query';
 import { isIanaTimeZone } from './time-zone';
 
 const A = 'ds_a';
@@ -48,5 +48,21 @@ describe('widgetQuery', () => {
       order: { 'ds_b.amount': 'desc' },
     });
     expect(foreignMembers(q, A)).toEqual(['ds_b.amount', 'typo', 'ds_b.city']);
+  });
+});
+
+describe('widgetPlaces', () => {
+  test("the saved queryConfig's places, and the dashboard filters after its filters: the caller's values or the dashboard's default", () => {
+    const filter = { member: `${A}.region`, operator: 'equals', values: ['EU'] };
+    const at = widgetPlaces(1, [
+      { id: 'region', chosen: true, filter },
+      { id: 'qty', chosen: false, filter },
+    ]);
+    expect(at('')).toBe('queryConfig');
+    expect(at('measures.0')).toBe('queryConfig.measures.0');
+    expect(at('filters.0.and.1.member')).toBe('queryConfig.filters.0.and.1.member');
+    expect(at('filters.1.values.2')).toBe('filters.region.2');
+    expect(at('filters.1.member')).toBe('filters.region');
+    expect(at('filters.2.values.0')).toBe('dashboard.filterDefaults.qty.0');
   });
 });

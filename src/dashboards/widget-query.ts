@@ -1,5 +1,7 @@
 import type { AnalyticsQuery, Filter } from '../analytics/analytics.schemas';
 import { queryMembers, sourceAlias } from '../analytics/query-members';
+import type { PlaceInRequest } from '../analytics/refused-query';
+import type { AppliedFilter } from './dashboard-filters';
 
 /** The zone of last resort: a dashboard for everyone (timezone null) viewed by a caller who names none. */
 export const FALLBACK_TIME_ZONE = 'UTC';
@@ -30,4 +32,21 @@ export function foreignMembers(query: AnalyticsQuery, alias: string): string[] {
  */
 export function widgetQuery(queryConfig: AnalyticsQuery, dashboardFilters: Filter[], timezone: string): AnalyticsQuery {
   return { ...queryConfig, filters: [...queryConfig.filters, ...dashboardFilters], timezone };
+}
+
+/**
+ * Where a place in the query a widget runs (widgetQuery) comes from: its
+ * saved `queryConfig`, or, for the filters after the saved ones, a dashboard
+ * filter, whose values are the caller's `filters.<id>` or the dashboard's
+ * `filterDefaults.<id>`.
+ */
+export function widgetPlaces(savedFilters: number, dashboardFilters: readonly AppliedFilter[]): PlaceInRequest {
+  return (path) => {
+    const added = /^filters\.(\d+)(?:\.(.*))?$/.exec(path);
+    const applied = added ? dashboardFilters[Number(added[1]) - savedFilters] : undefined;
+    if (!added || !applied) return path ? `queryConfig.${path}` : 'queryConfig';
+    const value = /^values\.(\d+)$/.exec(added[2] ?? '');
+    const base = applied.chosen ? `filters.${applied.id}` : `dashboard.filterDefaults.${applied.id}`;
+    return value ? `${base}.${value[1]}` : base;
+  };
 }

@@ -1,13 +1,9 @@
-import type { AnalyticsQuery } from '../../analytics/analytics.schemas';
-import { isCubeDate } from './date-ranges';
+import { type AnalyticsQuery, DATE_OPERATORS, VALUELESS_OPERATORS as VALUELESS } from '../../analytics/analytics.schemas';
+import { isCubeDate } from '../../analytics/date-ranges';
 import { filterLeaves } from './member-refs';
 import { quote } from './report';
 import type { TimeContext } from './time-rules';
 
-/** Filter operators that compare dates: Cube runs them on time dimensions only. */
-export const DATE_OPERATORS = new Set(['inDateRange', 'notInDateRange', 'onTheDate', 'beforeDate', 'beforeOrOnDate', 'afterDate', 'afterOrOnDate']);
-/** Operators that take no values. */
-const VALUELESS = new Set(['set', 'notSet', 'measureFilter']);
 /** Date operators that take a range: exactly two dates (Cube builds `>= $1 AND <= $2`). */
 const RANGE_OPERATORS = new Set(['inDateRange', 'notInDateRange', 'onTheDate']);
 

@@ -1,6 +1,5 @@
-import type { AnalyticsQuery } from '../../analytics/analytics.schemas';
-import { CUBE_GRANULARITIES } from './date-ranges';
-import { DATE_OPERATORS } from './filter-rules';
+import { type AnalyticsQuery, DATE_OPERATORS } from '../../analytics/analytics.schemas';
+import { CUBE_GRANULARITIES } from '../../analytics/date-ranges';
 import type { MemberCatalog } from './member-catalog';
 import { type MemberRef, memberRefs } from './member-refs';
 import { type PathSegment, quote, type WidgetFindings } from './report';

@@ -1,6 +1,6 @@
 import { closest, distance } from 'fastest-levenshtein';
 import type { AnalyticsQuery } from '../../analytics/analytics.schemas';
-import { CUBE_GRANULARITIES, instant, isCubeDate, readRelativeRange } from './date-ranges';
+import { CUBE_GRANULARITIES, instant, isCubeDate, readRelativeRange } from '../../analytics/date-ranges';
 import { type PathSegment, quote, type WidgetFindings } from './report';
 
 export interface TimeContext {
