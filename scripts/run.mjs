@@ -53,8 +53,11 @@ function exec(cmd, args, env = {}) {
 const command = process.argv[2];
 const rest = process.argv.slice(3);
 installNodeModules();
-linkPostgresLibraries();
-installTemporalCli();
+// A production build needs neither: it runs against servers of its own (DATABASE_URL, TEMPORAL_ADDRESS).
+if (command !== 'build') {
+  linkPostgresLibraries();
+  installTemporalCli();
+}
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
 /** The layer rules (eslint.config.mjs) and the formatting, both at zero findings. */
@@ -71,6 +74,9 @@ if (command === 'setup') {
   exec(bin('tsx'), ['src/cli/admin.ts', ...rest]);
 } else if (command === 'bench') {
   exec(process.execPath, ['--import', 'tsx', `bench/${rest[0]}.ts`, ...rest.slice(1)]);
+} else if (command === 'build') {
+  // dist/: compiled JavaScript, the non-TypeScript files beside it, the prebuilt workflow bundle (scripts/build.mjs).
+  exec(process.execPath, [path.join(root, 'scripts/build.mjs'), ...rest]);
 } else if (command === 'lint') {
   lint();
 } else if (command === 'test') {
@@ -78,6 +84,6 @@ if (command === 'setup') {
   lint();
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
 } else {
-  console.error('usage: node scripts/run.mjs setup|start|admin|lint|test|bench <name> [args]');
+  console.error('usage: node scripts/run.mjs setup|start|admin|build|lint|test|bench <name> [args]');
   process.exit(2);
 }
