@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
+import { dataUri, solidPng } from '../src/dashboards/pdf/testing/fixtures';
+import { inspectPdf } from '../src/dashboards/pdf/testing/pdf-inspect';
 import { freePort } from '../src/infra/free-port';
 import { createTestOrg, eventually, uniqueName, type TestOrg } from './factories';
 import { startHarness, type Harness } from './harness';
@@ -17,7 +19,9 @@ import { startServiceProcess, type ServiceProcess } from './worker-process';
  * suite's PostgreSQL and Temporal: no TypeScript at run time, migrations from
  * the compiled classes, workflows from the prebuilt bundle. Through that API:
  * a webhook answered by a return step, a data feed switched on that syncs from
- * the vendor stub, and a schedule trigger that fires.
+ * the vendor stub (and Cube queries it), a schedule trigger that fires, and a
+ * dashboard PDF that needs the files tsc does not emit (a worker thread's
+ * script) and fonts from npm packages.
  */
 
 const ROOT = path.join(__dirname, '..');
@@ -128,6 +132,13 @@ test('a data feed switched on syncs the vendor stub into its table', async () =>
   expect(source.syncConfig.lastSyncStatus).toBe('success');
   const records = (await owner().get(`/data-stores/tables/${encodeURIComponent(source.dataStoreTableName)}?limit=1000`)).body.data as Array<{ key: string }>;
   expect(records.map((r) => r.key).sort()).toEqual(calls.map((c) => c.sid).sort());
+  // Cube, embedded in the API, queries the source's serving relation from the compiled model code.
+  const counted = await created(
+    owner()
+      .post('/dashboards/analytics/query')
+      .send({ query: { measures: [`${source.servingRelation}.count`] } }),
+  );
+  expect(counted.data).toEqual([{ [`${source.servingRelation}.count`]: '3' }]);
   // Off again: its schedule pauses, so it never fires after this file.
   await created(
     owner()
@@ -150,6 +161,28 @@ test('a schedule trigger fires a run', async () => {
   );
   expect(runs.find((e) => e.status === 'completed')).toMatchObject({ mode: 'schedule', trigger: { id: trigger.id } });
   expect((await owner().delete(`/schedule-triggers/${trigger.id}`)).status).toBe(200);
+});
+
+test('a dashboard PDF draws a PNG (decoded in the copied worker thread script) and Korean and Chinese text (fonts from npm packages)', async () => {
+  const dashboard = await created(
+    owner()
+      .post('/dashboards')
+      .send({ name: uniqueName('Review') }),
+  );
+  const png = dataUri('image/png', solidPng(40, 20, [255, 0, 0]));
+  const res = await owner()
+    .post(`/dashboards/${dashboard.id}/export-pdf`)
+    .send({ title: 'Review', html: `<h1>매출 收入 Revenue</h1><img src="${png}" width="40" height="20">` })
+    .buffer(true)
+    .parse((stream, done) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+  expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 200, type: 'application/pdf' });
+  const [page] = (await inspectPdf(res.body as Buffer, { draw: false })).pages;
+  expect(page.text).toMatch(/매출\s+收入\s+Revenue/);
+  expect(page.ops.paintImageXObject).toBe(1);
 });
 
 test('both processes stop cleanly on SIGTERM', async () => {
