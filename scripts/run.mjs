@@ -53,8 +53,9 @@ function exec(cmd, args, env = {}) {
 const command = process.argv[2];
 const rest = process.argv.slice(3);
 installNodeModules();
-// A production build needs neither: it runs against servers of its own (DATABASE_URL, TEMPORAL_ADDRESS).
-if (command !== 'build') {
+// `install` and `build` (the production image's steps) need the npm packages only: production runs
+// against PostgreSQL and Temporal servers of its own (DATABASE_URL, TEMPORAL_ADDRESS).
+if (command !== 'install' && command !== 'build') {
   linkPostgresLibraries();
   installTemporalCli();
 }
@@ -68,6 +69,8 @@ function lint() {
 
 if (command === 'setup') {
   console.error('Everything is installed.');
+} else if (command === 'install') {
+  console.error('The npm packages are installed.');
 } else if (command === 'start') {
   exec(bin('tsx'), ['src/main.ts', ...rest]);
 } else if (command === 'admin') {
@@ -84,6 +87,6 @@ if (command === 'setup') {
   lint();
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
 } else {
-  console.error('usage: node scripts/run.mjs setup|start|admin|build|lint|test|bench <name> [args]');
+  console.error('usage: node scripts/run.mjs setup|install|start|admin|build|lint|test|bench <name> [args]');
   process.exit(2);
 }
