@@ -33,6 +33,7 @@ let org: TestOrg;
 let api: ServiceProcess;
 let worker: ServiceProcess;
 let base: string;
+let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--if-changed'], { cwd: ROOT, timeout: BUILD_TIMEOUT_MS, maxBuffer: 64 << 20 });
@@ -43,7 +44,7 @@ beforeAll(async () => {
 
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
+  env = {
     // DATABASE_URL, TEMPORAL_ADDRESS and MASTER_KEY of the suite's stack (test/global-setup.ts), as an operator sets them.
     PATH: process.env.PATH,
     DATABASE_URL: process.env.DATABASE_URL,
@@ -183,6 +184,21 @@ test('a dashboard PDF draws a PNG (decoded in the copied worker thread script) a
   const [page] = (await inspectPdf(res.body as Buffer, { draw: false })).pages;
   expect(page.text).toMatch(/매출\s+收入\s+Revenue/);
   expect(page.ops.paintImageXObject).toBe(1);
+});
+
+test('the compiled admin CLI creates an organization whose token the API accepts', async () => {
+  const email = `${uniqueName('admin')}@example.test`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['dist/src/cli/admin.js', 'create-org', '--name', 'Prod CLI', '--email', email, '--plan', 'team'],
+    { cwd: ROOT, env },
+  );
+  const created = JSON.parse(stdout) as { organizationId: string; token: string };
+  const res = await request(base).get('/organization').set('Authorization', `Bearer ${created.token}`);
+  expect({ status: res.status, body: res.body }).toEqual({
+    status: 200,
+    body: expect.objectContaining({ id: created.organizationId, name: 'Prod CLI', role: 'owner' }),
+  });
 });
 
 test('both processes stop cleanly on SIGTERM', async () => {

@@ -61,6 +61,16 @@ test('a namespace lacking one attribute gets it registered; a second check finds
   await expect(ensureSearchAttributes(connection.operatorService, { namespace })).resolves.toEqual([]);
 });
 
+test('two processes checking a bare namespace at once both start, and it gets each attribute once', async () => {
+  const namespace = await newNamespace();
+  const [a, b] = await Promise.all([
+    ensureSearchAttributes(connection.operatorService, { namespace }),
+    ensureSearchAttributes(connection.operatorService, { namespace }),
+  ]);
+  expect([...a, ...b].sort()).toEqual(expect.arrayContaining([...NAMES].sort()));
+  expect(await customAttributes(namespace)).toEqual(Object.fromEntries(NAMES.map((n) => [n, keyword])));
+});
+
 test('when registering is refused, start is refused naming what is missing and the command; that command fixes it', async () => {
   const namespace = await newNamespace();
   const error = await ensureSearchAttributes(refusing(), { namespace, address }).catch((err: unknown) => err);
