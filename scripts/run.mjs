@@ -53,8 +53,12 @@ function exec(cmd, args, env = {}) {
 const command = process.argv[2];
 const rest = process.argv.slice(3);
 installNodeModules();
-linkPostgresLibraries();
-installTemporalCli();
+// `install` and `build` (the production image's steps) need the npm packages only: production runs
+// against PostgreSQL and Temporal servers of its own (DATABASE_URL, TEMPORAL_ADDRESS).
+if (command !== 'install' && command !== 'build') {
+  linkPostgresLibraries();
+  installTemporalCli();
+}
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
 /** The layer rules (eslint.config.mjs) and the formatting, both at zero findings. */
@@ -65,12 +69,17 @@ function lint() {
 
 if (command === 'setup') {
   console.error('Everything is installed.');
+} else if (command === 'install') {
+  console.error('The npm packages are installed.');
 } else if (command === 'start') {
   exec(bin('tsx'), ['src/main.ts', ...rest]);
 } else if (command === 'admin') {
   exec(bin('tsx'), ['src/cli/admin.ts', ...rest]);
 } else if (command === 'bench') {
   exec(process.execPath, ['--import', 'tsx', `bench/${rest[0]}.ts`, ...rest.slice(1)]);
+} else if (command === 'build') {
+  // dist/: compiled JavaScript, the non-TypeScript files beside it, the prebuilt workflow bundle (scripts/build.mjs).
+  exec(process.execPath, [path.join(root, 'scripts/build.mjs'), ...rest]);
 } else if (command === 'lint') {
   lint();
 } else if (command === 'test') {
@@ -78,6 +87,6 @@ if (command === 'setup') {
   lint();
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
 } else {
-  console.error('usage: node scripts/run.mjs setup|start|admin|lint|test|bench <name> [args]');
+  console.error('usage: node scripts/run.mjs setup|install|start|admin|build|lint|test|bench <name> [args]');
   process.exit(2);
 }

