@@ -21,6 +21,7 @@ import { UniqueFeedSources1763800001800 } from './1763800001800-UniqueFeedSource
 import { ScheduleAndAgentRuns1763800001900 } from './1763800001900-ScheduleAndAgentRuns';
 import { CreateScheduleTriggers1763800002000 } from './1763800002000-CreateScheduleTriggers';
 import { NotifyAuthChanges1763800002100 } from './1763800002100-NotifyAuthChanges';
+import { SharesEndWithGranters1763800002200 } from './1763800002200-SharesEndWithGranters';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   ScheduleAndAgentRuns1763800001900,
   CreateScheduleTriggers1763800002000,
   NotifyAuthChanges1763800002100,
+  SharesEndWithGranters1763800002200,
 ];

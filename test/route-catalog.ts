@@ -333,15 +333,15 @@ export const ROUTES: RouteCase[] = [
     body: { dataSourceId: a.dataSource.id, dimension: 'region' },
   })),
 
-  // Shares (README "Sharing tables"): workflows:admin to grant or revoke (it opens the data store to another organization),
-  // dashboards:view to list. B's own plan lacks sharing; B naming A's share gets 404.
-  r('POST', '/dashboards/shares', 'workflows:admin', ({ a }) => ({
+  // Shares (README "Sharing tables"): shares:admin (owners and admins) to grant or revoke, since opening the organization's
+  // data to another is the organization's decision; dashboards:view to list. B's own plan lacks sharing; B naming A's share gets 404.
+  r('POST', '/dashboards/shares', 'shares:admin', ({ a }) => ({
     url: '/dashboards/shares',
     body: { tableName: a.shareTable, sharedToOrganizationId: a.shareRecipient.organizationId },
   })),
   r('GET', '/dashboards/shares/granted', 'dashboards:view', () => ({ url: '/dashboards/shares/granted' })),
   r('GET', '/dashboards/shares/received', 'dashboards:view', () => ({ url: '/dashboards/shares/received' })),
-  r('DELETE', '/dashboards/shares/:shareId', 'workflows:admin', async ({ a, fresh }) => ({ url: `/dashboards/shares/${await fresh(a.make.share)}` })),
+  r('DELETE', '/dashboards/shares/:shareId', 'shares:admin', async ({ a, fresh }) => ({ url: `/dashboards/shares/${await fresh(a.make.share)}` })),
 
   // Data feeds and the proxy (README "Data feeds", "Media proxy"): dashboards:admin to toggle and sync, dashboards:view to proxy.
   // B naming A's connection is told it knows no such connection; B has no twilio connection to fetch A's recording through.

@@ -84,13 +84,33 @@ describe('creating a share', () => {
     expectError(await post({ tableName: 'no_such_table', sharedToOrganizationId: to.organizationId }), 400, 'unknown_table');
     await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
     expectError(await post({ tableName: table, sharedToOrganizationId: to.organizationId, alias: 'again' }), 400, 'already_shared');
+  });
 
-    // Another table under an alias the recipient already receives, or already uses for a table of its own.
+  it("answers the same whatever the recipient's names: a share probe reveals none of them", async () => {
+    const { from, to, table } = await pair();
     const second = uniqueName('more');
+    const third = uniqueName('third');
     await seedRecords(h.app, from, second, { a: { at: '2026-01-01', amount: 1 } });
-    expectError(await post({ tableName: second, sharedToOrganizationId: to.organizationId, alias: table }), 400, 'alias_taken');
+    await seedRecords(h.app, from, third, { a: { at: '2026-01-02', amount: 2 } });
+    await share(from, { tableName: table, sharedToOrganizationId: to.organizationId, alias: 'received_before' });
     await seedRecords(h.app, to, 'local_table', { a: { x: 1 } });
-    expectError(await post({ tableName: second, sharedToOrganizationId: to.organizationId, alias: 'local_table' }), 400, 'alias_taken');
+    // An alias the recipient already receives, one it uses for a table of its own, and one it has never heard of.
+    const answers = await Promise.all(
+      [
+        { tableName: second, alias: 'received_before' },
+        { tableName: third, alias: 'local_table' },
+      ].map((body) =>
+        owner(from)
+          .post('/dashboards/shares')
+          .send({ ...body, sharedToOrganizationId: to.organizationId }),
+      ),
+    );
+    const never = await owner(from)
+      .post('/dashboards/shares')
+      .send({ tableName: second, sharedToOrganizationId: (await createTestOrg(h.services)).organizationId, alias: 'unheard_of' });
+    const shape = (res: { status: number; body: Json }) => [res.status, Object.keys(res.body).sort()];
+    for (const res of [...answers, never]) expect(shape(res)).toEqual(shape(never));
+    expect(never.status).toBe(201);
   });
 
   it('refuses organizations whose plan lacks sharing, and operators can change the plan', async () => {
@@ -231,13 +251,22 @@ describe('read-only', () => {
       201,
     );
 
-    // A share pushed under a name the recipient uses is refused without saying why; the recipient's table is untouched.
+    // A share under a name the recipient uses is made as any other (the owner learns nothing), and the recipient's table wins.
     const other = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId, alias: 'partner_orders' });
     const second = uniqueName('second');
     await seedRecords(h.app, from, second, { a: { at: '2026-01-01', amount: 1 } });
-    const taken = await owner(from).post('/dashboards/shares').send({ tableName: second, sharedToOrganizationId: to.organizationId, alias: 'orders' });
-    expectError(taken, 400, 'alias_taken');
-    expect(taken.body.error.message).toBe('The recipient organization cannot take the alias "orders"; choose another alias');
+    const onOwn = await share(from, { tableName: second, sharedToOrganizationId: to.organizationId, alias: 'orders' });
+    const mine = await owner(to).get('/data-stores/tables/orders');
+    expect(mine.body.data.map((r: Json) => [r.key, r.value])).toEqual([['mine', { n: 1 }]]);
+    expectStatus(
+      await owner(to)
+        .post('/data-stores/tables/orders')
+        .send({ key: 'mine2', value: { n: 3 } }),
+      201,
+    );
+    const received = (await owner(to).get('/dashboards/shares/received')).body as Json[];
+    expect(received.find((r) => r.id === onOwn.id)?.shadowedBy).toBe('own_table');
+    expect(received.find((r) => r.id === other.id)?.shadowedBy).toBeNull();
     // Even a table the recipient creates under an alias it receives (a race with the share) stays its own once it exists.
     await h.services.dataStores.createTable(to.organizationId, 'raced');
     await h.services.db.query(`UPDATE data_store_shares SET alias = 'raced' WHERE id = $1`, [other.id]);
@@ -251,6 +280,27 @@ describe('read-only', () => {
       201,
     );
     expect((await owner(from).get(`/data-stores/tables/${table}`)).body.data.map((r: Json) => r.key)).toEqual(['k1', 'k2']);
+  });
+
+  it('two owners choosing one alias: the earliest active share holds it, the later one says so, and revoking the first hands the name on', async () => {
+    const { from, to, table } = await pair();
+    const { from: second, table: secondTable } = await pair();
+    const first = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId, alias: 'partner' });
+    const later = await share(second, { tableName: secondTable, sharedToOrganizationId: to.organizationId, alias: 'partner' });
+    const read = async () => (await owner(to).get('/data-stores/tables/partner')).body.data.map((r: Json) => r.organizationId);
+    expect(new Set(await read())).toEqual(new Set([from.organizationId]));
+    const received = (await owner(to).get('/dashboards/shares/received')).body as Json[];
+    expect(received.map((r) => [r.id, r.shadowedBy])).toEqual([
+      [later.id, 'earlier_share'],
+      [first.id, null],
+    ]);
+    const write = await owner(to)
+      .post('/data-stores/tables/partner')
+      .send({ key: 'x', value: { n: 1 } });
+    expectError(write, 400, 'shared_table_read_only');
+    expect(write.body.error.message).toContain(first.id);
+    expectStatus(await owner(from).delete(`/dashboards/shares/${first.id}`), 200);
+    expect(new Set(await read())).toEqual(new Set([second.organizationId]));
   });
 
   it('stops answering reads through the alias once the share is revoked', async () => {

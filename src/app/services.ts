@@ -101,6 +101,7 @@ export function createServices(infra: Infrastructure) {
   const sharesRepository = new SharesRepository(infra.db);
   const dataSourcesRepository = new DataSourcesRepository(infra.db);
   const dataSources = new DataSourcesService(dataSourcesRepository, dataStores, sharesRepository);
+  const shares = new SharesService(sharesRepository, organizationsRepository, dataStores, dataSourcesRepository, infra.logger);
   // Cube compiles an organization's model from its sources when that organization's sources change.
   const databaseUrl = (infra.db.options as PostgresConnectionOptions).url!;
   const limits = infra.config.analytics;
@@ -161,7 +162,7 @@ export function createServices(infra: Infrastructure) {
     principalCache,
     catalog,
     tokenService,
-    organizations: new OrganizationsService(organizationsRepository, tokenService, keys, () => principalCache.clear()),
+    organizations: new OrganizationsService(organizationsRepository, tokenService, keys, shares, () => principalCache.clear()),
     invitations: new InvitationsService(organizationsRepository, new InvitationsRepository(infra.db), tokenService),
     connections,
     environments,
@@ -176,7 +177,7 @@ export function createServices(infra: Infrastructure) {
     dataStores,
     dataSources,
     dataFeeds,
-    shares: new SharesService(sharesRepository, organizationsRepository, dataStores, dataSourcesRepository, infra.logger),
+    shares,
     cube,
     csvExporter,
     analytics,

@@ -3,7 +3,9 @@
  * administration permissions this service defines. `packages:admin`
  * installs and uninstalls packages, which create and delete workflows, data
  * sources and dashboards: only roles holding both workflows:admin and
- * dashboards:admin have it.
+ * dashboards:admin have it. `shares:admin` grants and revokes shares of data
+ * store tables with other organizations: opening the organization's data to
+ * another is the organization's decision, so only its administrators have it.
  */
 export const PERMISSIONS = [
   'secrets:view',
@@ -14,6 +16,7 @@ export const PERMISSIONS = [
   'dashboards:admin',
   'members:admin',
   'packages:admin',
+  'shares:admin',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -98,7 +98,8 @@ async function main(argv: string[]): Promise<unknown> {
     const keys = new OrganizationKeys(new OrganizationKeysRepository(backends.db), backends.keyring);
     const orgs = new OrganizationsRepository(backends.db);
     const tokens = new TokensService(new AccessTokensRepository(backends.db), orgs);
-    const service = new OrganizationsService(orgs, tokens, keys);
+    const shares = new SharesService(new SharesRepository(backends.db), orgs, dataStoresService(backends.db), new DataSourcesRepository(backends.db), logger);
+    const service = new OrganizationsService(orgs, tokens, keys, shares);
     if (args?.success) {
       const { organization, userId, token } = await service.createOrganization({
         name: args.data.name,
@@ -117,7 +118,6 @@ async function main(argv: string[]): Promise<unknown> {
     if (planArgs?.success) {
       const { organization, previousPlan } = await service.setPlan(planArgs.data.org, planArgs.data.plan);
       const dataStoreSharing = PLAN_FEATURES[organization.plan].dataStoreSharing;
-      const shares = new SharesService(new SharesRepository(backends.db), orgs, dataStoresService(backends.db), new DataSourcesRepository(backends.db), logger);
       const revokedShares = dataStoreSharing ? 0 : await shares.revokeAllGranted(organization.id);
       return { organizationId: organization.id, plan: organization.plan, previousPlan, dataStoreSharing, revokedShares };
     }

@@ -54,14 +54,15 @@ export class DataSourcesRepository {
    * Applies `change` to the source's row, locked, and saves it: concurrent
    * edits of one source take turns instead of overwriting each other. The
    * change says what the serving relation needs: nothing, new indexes, or a
-   * rebuild from the records; `beforeRebuild` may refuse a rebuild, inside
-   * the transaction and after the row lock. Null when there is no such source.
+   * rebuild from the records; `beforeRelationChange` may refuse a re-index
+   * or a rebuild, inside the transaction, after the row lock and before the
+   * table's lock is taken. Null when there is no such source.
    */
   async update(
     organizationId: string,
     id: string,
     change: (source: AnalyticsSource) => RelationChange,
-    beforeRebuild?: (m: EntityManager, source: AnalyticsSource) => Promise<void>,
+    beforeRelationChange?: (m: EntityManager, source: AnalyticsSource) => Promise<void>,
   ): Promise<AnalyticsSource | null> {
     return this.db.transaction(async (m) => {
       // The row lock too may wait for a rebuild of the same source.
@@ -71,12 +72,12 @@ export class DataSourcesRepository {
       const effect = change(source);
       source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
       if (effect === 'none') return m.save(AnalyticsSource, source);
+      await beforeRelationChange?.(m, source);
       await this.lockTable(m, source);
       if (effect === 'reindex') {
         await this.createIndexes(m, source, true);
         return m.save(AnalyticsSource, source);
       }
-      await beforeRebuild?.(m, source);
       await m.query(`DROP TABLE IF EXISTS ${qualified(source.servingRelation)}`);
       const saved = await m.save(AnalyticsSource, source);
       await this.build(m, saved);

@@ -439,7 +439,8 @@ export class DataSourcesService {
 
   /** One change to a source, on its locked row (see DataSourcesRepository.update); 404 when it is not the caller's. */
   private async change(organizationId: string, id: string, apply: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource> {
-    // A rebuild refills the relation from the owner's records: checked again under the row lock, which a revocation also takes.
+    // A re-index or rebuild takes the owner table's lock (and a rebuild refills from the owner's records): a closed source
+    // gets neither, checked under the row lock, which a revocation also takes.
     const source = await this.repository.update(organizationId, id, apply, async (m, s) => {
       if (s.shareId && !(await this.shares.isActive(m, s.shareId, false))) throw shareInactive(s.dataStoreTableName, s.sharedFromOrganizationId!);
     });

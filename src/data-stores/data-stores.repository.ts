@@ -71,7 +71,8 @@ export const registerParams = (organizationId: string, tableName: string, origin
 const READ_ONLY_SHARE = `read_only AS (
     SELECT s.id FROM data_store_shares s
     WHERE s.shared_to_organization_id = $1 AND s.alias = $2 AND s.revoked_at IS NULL
-      AND NOT EXISTS (SELECT FROM data_store_records m WHERE m.organization_id = $1 AND m.table_name = $2 AND m.key = '${META_KEY}'))`;
+      AND NOT EXISTS (SELECT FROM data_store_records m WHERE m.organization_id = $1 AND m.table_name = $2 AND m.key = '${META_KEY}')
+    ORDER BY s.created_at, s.id LIMIT 1)`;
 
 /** Registers the table in the same statement as the write, unless the name is a read-only shared table. */
 const ENSURE_TABLE = `meta AS (

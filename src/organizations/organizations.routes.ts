@@ -8,8 +8,10 @@ import {
   ChangeRoleBody,
   CreatedOrganizationSchema,
   CreateOrganizationBody,
+  MemberChangeSchema,
   MemberSchema,
   OrganizationSchema,
+  RemoveMemberQuery,
   UpdateOrganizationBody,
   UserIdParams,
 } from './organizations.schemas';
@@ -86,11 +88,12 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
     tags,
     params: UserIdParams,
     body: ChangeRoleBody,
-    summary: "Change a member's role (at least one owner always remains)",
-    responses: { 200: { description: 'Updated', schema: MemberSchema } },
+    summary:
+      "Change a member's role (at least one owner always remains). A member who loses shares:admin takes the shares they granted with them (revoked) unless an owner sends keepShares: true (the owner becomes their granter)",
+    responses: { 200: { description: 'Updated, with what became of the shares the member granted', schema: MemberChangeSchema } },
     handler: async ({ auth, params, body }) => ({
       status: 200,
-      body: await service.changeRole(auth.organizationId, auth.role, params.userId, body.role),
+      body: await service.changeRole(auth.organizationId, params.userId, body.role, { actor: auth, keepShares: body.keepShares }),
     }),
   });
 
@@ -100,11 +103,13 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
     permission: 'members:admin',
     tags,
     params: UserIdParams,
-    summary: 'Remove a member; their tokens here are deleted with the membership',
-    responses: { 200: { description: 'Removed member', schema: MemberSchema } },
-    handler: async ({ auth, params }) => ({
+    query: RemoveMemberQuery,
+    summary:
+      'Remove a member; their tokens here are deleted with the membership, and the shares they granted are revoked unless an owner sends ?keepShares=true (the owner becomes their granter)',
+    responses: { 200: { description: 'Removed member, with what became of the shares they granted', schema: MemberChangeSchema } },
+    handler: async ({ auth, params, query }) => ({
       status: 200,
-      body: await service.removeMember(auth.organizationId, auth.role, params.userId),
+      body: await service.removeMember(auth.organizationId, params.userId, { actor: auth, keepShares: query.keepShares }),
     }),
   });
 }

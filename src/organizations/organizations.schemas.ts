@@ -34,7 +34,21 @@ export const MemberSchema = z
   .object({ userId: z.uuid(), email: z.string(), name: z.string().nullable(), role: z.enum(ROLES), createdAt: z.string() })
   .openapi('Member');
 
-export const ChangeRoleBody = z.strictObject({ role: z.enum(ROLES) });
+const KEEP_SHARES = 'Owners only: keep the shares the member granted, with the calling owner as their granter, instead of revoking them';
+
+export const MemberChangeSchema = MemberSchema.extend({
+  sharesRevoked: z.number().int().openapi({ description: 'Shares of data store tables the member granted that this change revoked' }),
+  sharesKept: z.number().int().openapi({ description: 'Shares the member granted that the calling owner kept (keepShares)' }),
+}).openapi('MemberChange');
+
+export const ChangeRoleBody = z.strictObject({ role: z.enum(ROLES), keepShares: z.boolean().optional().openapi({ description: KEEP_SHARES }) });
+export const RemoveMemberQuery = z.strictObject({
+  keepShares: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({ description: KEEP_SHARES }),
+});
 export const UserIdParams = z.object({ userId: z.uuid() });
 
 export const InviteBody = z.strictObject({

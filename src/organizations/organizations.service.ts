@@ -1,12 +1,28 @@
-import type { Role } from '../auth/roles';
+import type { EntityManager } from 'typeorm';
+import { type Role, roleHas } from '../auth/roles';
 import type { IssuedToken, TokensService } from '../auth/tokens.service';
 import type { OrganizationKeys } from '../crypto/organization-keys';
-import { NotFoundError, ValidationError } from '../errors/errors';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import type { Organization, PlanTier } from './organization.entity';
 import type { MemberRow, OrganizationsRepository } from './organizations.repository';
+import type { RevokedShare } from '../shares/shares.repository';
+import type { SharesService } from '../shares/shares.service';
 import { assertMayGrant } from './role-rules';
+
+/** What a member's departure or demotion did to the shares they granted. */
+export interface GrantsOutcome {
+  sharesRevoked: number;
+  sharesKept: number;
+}
+
+/** A member's role change or removal, and who makes it. */
+export interface MemberChange {
+  actor: { userId: string; role: Role };
+  /** An owner keeps the shares the member granted (becoming their granter) instead of revoking them. */
+  keepShares?: boolean;
+}
 
 /** Organizations and their members. Members join through invitations (InvitationsService). */
 export class OrganizationsService {
@@ -14,6 +30,8 @@ export class OrganizationsService {
     private readonly orgs: OrganizationsRepository,
     private readonly tokens: TokensService,
     private readonly keys: OrganizationKeys,
+    /** Shares end with the standing of the member who granted them (offboarding). */
+    private readonly grants: Pick<SharesService, 'endGrantsOf' | 'closeRevoked'>,
     /** After a role change or a removal committed: this process's cached principals go at once (others hear auth_changed). */
     private readonly membershipsChanged: () => void = () => undefined,
   ) {}
@@ -79,38 +97,69 @@ export class OrganizationsService {
     return member;
   }
 
-  /** Changes a member's role; the organization always keeps at least one owner. */
-  async changeRole(organizationId: string, actorRole: Role, userId: string, role: Role): Promise<MemberRow> {
-    const changed = await this.orgs.transaction(async (manager) => {
+  /**
+   * Changes a member's role; the organization always keeps at least one
+   * owner. A member who loses the right to share (shares:admin) takes the
+   * shares they granted with them: revoked in the same transaction, unless
+   * an owner keeps them (MemberChange.keepShares).
+   */
+  async changeRole(organizationId: string, userId: string, role: Role, change: MemberChange): Promise<MemberRow & GrantsOutcome> {
+    assertMayKeepShares(change);
+    const { member, revoked, kept } = await this.orgs.transaction(async (manager) => {
       const owners = await this.orgs.lockOwners(organizationId, manager);
       const member = await this.orgs.findMember(organizationId, userId, manager);
       if (!member) throw new NotFoundError('Member');
-      assertMayGrant(actorRole, member.role);
-      assertMayGrant(actorRole, role);
+      assertMayGrant(change.actor.role, member.role);
+      assertMayGrant(change.actor.role, role);
       if (member.role === 'owner' && role !== 'owner' && owners <= 1) {
         throw new ValidationError('The organization must keep at least one owner', undefined, 'last_owner');
       }
       await this.orgs.setRole(organizationId, userId, role, manager);
-      return { ...member, role };
+      const losesSharing = roleHas(member.role, 'shares:admin') && !roleHas(role, 'shares:admin');
+      const ended = losesSharing ? await this.endGrants(manager, organizationId, userId, change) : { revoked: [], kept: 0 };
+      return { member: { ...member, role }, ...ended };
     });
-    this.membershipsChanged();
-    return changed;
+    return this.afterChange(member, revoked, kept);
   }
 
-  /** Removes a member; their tokens here go with the membership. */
-  async removeMember(organizationId: string, actorRole: Role, userId: string): Promise<MemberRow> {
-    const removed = await this.orgs.transaction(async (manager) => {
+  /** Removes a member; their tokens here go with the membership, and the shares they granted unless an owner keeps them. */
+  async removeMember(organizationId: string, userId: string, change: MemberChange): Promise<MemberRow & GrantsOutcome> {
+    assertMayKeepShares(change);
+    const { member, revoked, kept } = await this.orgs.transaction(async (manager) => {
       const owners = await this.orgs.lockOwners(organizationId, manager);
       const member = await this.orgs.findMember(organizationId, userId, manager);
       if (!member) throw new NotFoundError('Member');
-      assertMayGrant(actorRole, member.role);
+      assertMayGrant(change.actor.role, member.role);
       if (member.role === 'owner' && owners <= 1) {
         throw new ValidationError('The organization must keep at least one owner', undefined, 'last_owner');
       }
+      const ended = await this.endGrants(manager, organizationId, userId, change);
       await this.orgs.removeMember(organizationId, userId, manager);
-      return member;
+      return { member, ...ended };
     });
+    return this.afterChange(member, revoked, kept);
+  }
+
+  /** The member's row lock is held (findMember): a share they are granting right now commits first or is refused. */
+  private endGrants(manager: EntityManager, organizationId: string, userId: string, change: MemberChange) {
+    // An owner removing themselves cannot keep their own shares: nobody would be left answering for them.
+    const keptBy = change.keepShares && change.actor.userId !== userId ? change.actor.userId : undefined;
+    if (change.keepShares && !keptBy) {
+      throw new ValidationError('A member cannot keep the shares they granted themselves; another owner can', undefined, 'own_shares');
+    }
+    return this.grants.endGrantsOf(manager, organizationId, userId, keptBy);
+  }
+
+  private async afterChange(member: MemberRow, revoked: RevokedShare[], kept: number): Promise<MemberRow & GrantsOutcome> {
     this.membershipsChanged();
-    return removed;
+    await this.grants.closeRevoked(revoked);
+    return { ...member, sharesRevoked: revoked.length, sharesKept: kept };
+  }
+}
+
+/** Keeping a departing member's shares keeps another organization's access to data: an owner's decision. */
+function assertMayKeepShares(change: MemberChange): void {
+  if (change.keepShares && change.actor.role !== 'owner') {
+    throw new ForbiddenError("Only an owner can keep the shares a member granted; without keepShares they are revoked", 'owner_required');
   }
 }

@@ -1,4 +1,6 @@
 import type { DataStoreShare } from './share.entity';
+import type { Granter } from './shares.repository';
+import type { ShadowedBy } from './shares.service';
 
 /** A share as the API shows it (interface.md 2.8). */
 export function presentShare(s: DataStoreShare) {
@@ -16,7 +18,12 @@ export function presentShare(s: DataStoreShare) {
   };
 }
 
-/** A received share: also what kind of records the table holds. */
-export function presentReceivedShare(s: DataStoreShare, analyticsTag: string) {
-  return { ...presentShare(s), analyticsTag };
+/** A granted share: also the member of the granting organization who granted it. */
+export function presentGrantedShare(s: DataStoreShare, grantedBy: Granter | null) {
+  return { ...presentShare(s), grantedBy };
+}
+
+/** A received share: also what kind of records the table holds, and what holds its alias when the alias does not reach it. */
+export function presentReceivedShare(s: DataStoreShare, analyticsTag: string, shadowedBy: ShadowedBy | null) {
+  return { ...presentShare(s), analyticsTag, shadowedBy };
 }

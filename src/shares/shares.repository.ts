@@ -7,12 +7,21 @@ export const MAX_ACTIVE_SHARES = 500;
 /** Received shares listed at most (many organizations may share with one). */
 export const MAX_RECEIVED_LISTED = 1_000;
 
-/** Which of the share's unique rules a new share broke. */
-export class ShareTaken extends Error {
-  constructor(readonly rule: 'table' | 'alias') {
-    super(rule);
-  }
+/** The table already has an active share to that organization. */
+export class ShareTaken extends Error {}
+
+/** The granting member may no longer share (removed or demoted while the share was being made). */
+export class GranterNotAllowed extends Error {}
+
+/** The member who granted a share, as the granting organization's list shows them. */
+export interface Granter {
+  userId: string;
+  email: string;
+  name: string | null;
 }
+
+/** What closing a revoked share needs. */
+export type RevokedShare = Pick<DataStoreShare, 'id' | 'ownerOrganizationId' | 'tableName'>;
 
 /** A table another organization shared, as the recipient reaches it. */
 export interface ReceivedTable {
@@ -25,15 +34,56 @@ export interface ReceivedTable {
 export class SharesRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Inserts the share; the partial unique indexes decide races (ShareTaken says which rule lost). */
-  async insert(share: DataStoreShare): Promise<DataStoreShare> {
+  /**
+   * Inserts the share while its granter is a member with one of `roles`,
+   * holding their membership row until the insert commits: a removal or
+   * demotion (which locks that row to revoke the member's shares) either
+   * waits and then finds the new share, or goes first and the insert is
+   * refused (GranterNotAllowed). The partial unique index decides races
+   * between two shares of one table (ShareTaken).
+   */
+  async insertGranted(share: DataStoreShare, roles: readonly string[]): Promise<DataStoreShare> {
     try {
-      return await this.db.getRepository(DataStoreShare).save(share);
+      return await this.db.transaction(async (m) => {
+        const [member]: Array<{ role: string }> = await m.query(
+          `SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2 FOR SHARE`,
+          [share.organizationId, share.userId],
+        );
+        if (!member || !roles.includes(member.role)) throw new GranterNotAllowed();
+        return m.getRepository(DataStoreShare).save(share);
+      });
     } catch (err) {
-      if (isUniqueViolation(err, 'data_store_shares_active_key')) throw new ShareTaken('table');
-      if (isUniqueViolation(err, 'data_store_shares_alias_key')) throw new ShareTaken('alias');
+      if (isUniqueViolation(err, 'data_store_shares_active_key')) throw new ShareTaken();
       throw err;
     }
+  }
+
+  /** Revokes, in the caller's transaction, every active share `userId` granted in the organization; the revoked shares. */
+  async revokeGrantedBy(m: EntityManager, organizationId: string, userId: string): Promise<RevokedShare[]> {
+    const [rows]: [Array<{ id: string; owner_organization_id: string; table_name: string }>] = await m.query(
+      `UPDATE data_store_shares SET revoked_at = now(), updated_at = now()
+        WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL
+        RETURNING id, owner_organization_id, table_name`,
+      [organizationId, userId],
+    );
+    return rows.map((r) => ({ id: r.id, ownerOrganizationId: r.owner_organization_id, tableName: r.table_name }));
+  }
+
+  /** Makes `toUserId` the granter of every active share `fromUserId` granted, in the caller's transaction; how many. */
+  async reassignGrantedBy(m: EntityManager, organizationId: string, fromUserId: string, toUserId: string): Promise<number> {
+    const [, count]: [unknown, number] = await m.query(
+      `UPDATE data_store_shares SET user_id = $3, updated_at = now() WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL`,
+      [organizationId, fromUserId, toUserId],
+    );
+    return count;
+  }
+
+  /** The members who granted `shares`, by user id (a granter whose account is gone is absent). */
+  async granters(shares: readonly DataStoreShare[]): Promise<Map<string, Granter>> {
+    const ids = [...new Set(shares.map((s) => s.userId).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return new Map();
+    const rows: Granter[] = await this.db.query(`SELECT id AS "userId", email, name FROM users WHERE id = ANY($1::uuid[])`, [ids]);
+    return new Map(rows.map((r) => [r.userId, r]));
   }
 
   countGranted(organizationId: string): Promise<number> {
@@ -80,15 +130,40 @@ export class SharesRepository {
     return found.find((s) => s.tableName === name) ?? found[0] ?? null;
   }
 
-  /** The table an active alias of the organization names, or null when the name is no alias. */
+  /**
+   * The table an active alias of the organization names, or null when the
+   * name is no alias. Owners choose aliases without seeing the recipient's
+   * names, so two may pick the same one: the earliest active share holds it.
+   */
   async receivedTable(organizationId: string, alias: string): Promise<ReceivedTable | null> {
-    // Plain SQL: every data store write asks this, and building it through the query builder cost more than running it.
+    // Plain SQL: every data store read asks this, and building it through the query builder cost more than running it.
     const rows: ReceivedTable[] = await this.db.query(
       `SELECT id AS "shareId", owner_organization_id AS "ownerOrganizationId", table_name AS "tableName"
-         FROM data_store_shares WHERE shared_to_organization_id = $1 AND alias = $2 AND revoked_at IS NULL`,
+         FROM data_store_shares WHERE shared_to_organization_id = $1 AND alias = $2 AND revoked_at IS NULL
+        ORDER BY created_at, id LIMIT 1`,
       [organizationId, alias],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Of the organization's received shares, those another name holds at the
+   * recipient's side: a table of its own by the alias, or an earlier share
+   * under the same alias. Share id to what holds its alias.
+   */
+  async shadowed(organizationId: string, shares: readonly DataStoreShare[]): Promise<Map<string, 'own_table' | 'earlier_share'>> {
+    if (shares.length === 0) return new Map();
+    const rows: Array<{ id: string; by: 'own_table' | 'earlier_share' }> = await this.db.query(
+      `SELECT s.id, CASE WHEN EXISTS (SELECT FROM data_store_records r WHERE r.organization_id = $1 AND r.table_name = s.alias AND r.key = '__meta__')
+                         THEN 'own_table' ELSE 'earlier_share' END AS by
+         FROM data_store_shares s
+        WHERE s.id = ANY($2::uuid[])
+          AND (EXISTS (SELECT FROM data_store_records r WHERE r.organization_id = $1 AND r.table_name = s.alias AND r.key = '__meta__')
+               OR EXISTS (SELECT FROM data_store_shares e WHERE e.shared_to_organization_id = $1 AND e.alias = s.alias AND e.revoked_at IS NULL
+                            AND (e.created_at, e.id) < (s.created_at, s.id)))`,
+      [organizationId, shares.map((s) => s.id)],
+    );
+    return new Map(rows.map((r) => [r.id, r.by]));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
-import { presentReceivedShare, presentShare } from './shares.presenter';
-import { CreateShareBody, ReceivedShareSchema, ShareParams, ShareSchema } from './shares.schemas';
+import { presentGrantedShare, presentReceivedShare } from './shares.presenter';
+import { CreateShareBody, GrantedShareSchema, ReceivedShareSchema, ShareParams } from './shares.schemas';
 import type { SharesService } from './shares.service';
 
 const tags = ['Shares'];
@@ -9,20 +9,23 @@ const BASE = '/dashboards/shares';
 
 /**
  * Shares of data store tables (interface.md 4.6). Granting or revoking one
- * hands another organization read access to the data store, so it takes
- * `workflows:admin` (the data store write permission); the lists take
- * `dashboards:view`.
+ * opens the organization's data to another organization, which is the
+ * organization's decision: it takes `shares:admin` (owners and admins). The
+ * lists take `dashboards:view`.
  */
 export function registerShareRoutes(ctx: RouteContext, service: SharesService): void {
   defineRoute(ctx, {
     method: 'post',
     path: BASE,
-    permission: 'workflows:admin',
+    permission: 'shares:admin',
     tags,
     body: CreateShareBody,
     summary: "Share one of the organization's data store tables read-only with another organization (the plan must include sharing)",
-    responses: { 201: { description: 'The share', schema: ShareSchema } },
-    handler: async ({ auth, body }) => ({ status: 201, body: presentShare(await service.create(auth.organizationId, auth.userId, body)) }),
+    responses: { 201: { description: 'The share', schema: GrantedShareSchema } },
+    handler: async ({ auth, body }) => {
+      const { share, grantedBy } = await service.create(auth.organizationId, auth.userId, body);
+      return { status: 201, body: presentGrantedShare(share, grantedBy) };
+    },
   });
 
   defineRoute(ctx, {
@@ -30,9 +33,12 @@ export function registerShareRoutes(ctx: RouteContext, service: SharesService): 
     path: `${BASE}/granted`,
     permission: 'dashboards:view',
     tags,
-    summary: 'Active shares this organization granted, newest first',
-    responses: { 200: { description: 'Shares', schema: z.array(ShareSchema) } },
-    handler: async ({ auth }) => ({ status: 200, body: (await service.listGranted(auth.organizationId)).map(presentShare) }),
+    summary: 'Active shares this organization granted, newest first, each with the member who granted it',
+    responses: { 200: { description: 'Shares', schema: z.array(GrantedShareSchema) } },
+    handler: async ({ auth }) => ({
+      status: 200,
+      body: (await service.listGranted(auth.organizationId)).map(({ share, grantedBy }) => presentGrantedShare(share, grantedBy)),
+    }),
   });
 
   defineRoute(ctx, {
@@ -44,14 +50,14 @@ export function registerShareRoutes(ctx: RouteContext, service: SharesService): 
     responses: { 200: { description: 'Shares', schema: z.array(ReceivedShareSchema) } },
     handler: async ({ auth }) => ({
       status: 200,
-      body: (await service.listReceived(auth.organizationId)).map(({ share, analyticsTag }) => presentReceivedShare(share, analyticsTag)),
+      body: (await service.listReceived(auth.organizationId)).map(({ share, analyticsTag, shadowedBy }) => presentReceivedShare(share, analyticsTag, shadowedBy)),
     }),
   });
 
   defineRoute(ctx, {
     method: 'delete',
     path: `${BASE}/:shareId`,
-    permission: 'workflows:admin',
+    permission: 'shares:admin',
     tags,
     params: ShareParams,
     summary:

@@ -29,6 +29,17 @@ export const ShareSchema = z
   })
   .openapi('Share');
 
+export const GrantedShareSchema = ShareSchema.extend({
+  grantedBy: z
+    .object({ userId: z.uuid(), email: z.string(), name: z.string().nullable() })
+    .nullable()
+    .openapi({ description: 'The member who granted the share (or the owner who kept it when that member left); null when unknown' }),
+}).openapi('GrantedShare');
+
 export const ReceivedShareSchema = ShareSchema.extend({
   analyticsTag: z.string().openapi({ description: 'What the table holds: the feed key that fills it (such as twilio:calls), else "custom"' }),
+  shadowedBy: z.enum(['own_table', 'earlier_share']).nullable().openapi({
+    description:
+      "Null when the alias reaches the shared table. Otherwise what holds the alias in this organization: a table of its own by that name, or an earlier active share under the same alias (the alias reaches that one's table)",
+  }),
 }).openapi('ReceivedShare');
