@@ -6,6 +6,7 @@ import type { ExecutionsRepository } from '../src/executions/executions.reposito
 import type { WorkflowsRepository } from '../src/workflows/workflows.repository';
 import type { ScheduleTriggersRepository } from '../src/schedules/schedule-triggers.repository';
 import type { RunAnswerVault } from '../src/executions/run-answer-vault';
+import type { StepOutputSeals } from '../src/executions/step-output-seals';
 import type { Logger } from '../src/logging/logger';
 import type { TemplateRenderer } from '../src/templates/template-renderer';
 import type { OutboundHttp } from './http/outbound-http';
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   llm: LlmSettings;
   /** Where a return step seals an answer that holds secrets, for the waiting caller. */
   answers: Pick<RunAnswerVault, 'seal'>;
+  /** Where a step's output built from secrets is sealed, for the run's later steps. */
+  seals: StepOutputSeals;
   /**
    * Data feed syncs: the feed sources and their sync state, their
    * connections (by id within the organization, decrypted like a step's;

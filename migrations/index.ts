@@ -22,6 +22,7 @@ import { ScheduleAndAgentRuns1763800001900 } from './1763800001900-ScheduleAndAg
 import { CreateScheduleTriggers1763800002000 } from './1763800002000-CreateScheduleTriggers';
 import { NotifyAuthChanges1763800002100 } from './1763800002100-NotifyAuthChanges';
 import { SharesEndWithGranters1763800002200 } from './1763800002200-SharesEndWithGranters';
+import { SealedStepOutputs1763800002300 } from './1763800002300-SealedStepOutputs';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   CreateScheduleTriggers1763800002000,
   NotifyAuthChanges1763800002100,
   SharesEndWithGranters1763800002200,
+  SealedStepOutputs1763800002300,
 ];

@@ -1,6 +1,7 @@
 import { as, expectError, type Harness } from './harness';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { httpStep, returnStep, startWorkflowHarness, stepOf, type WorkflowApi } from './workflow-api';
+import request from 'supertest';
+import { historyText, httpStep, returnStep, startWorkflowHarness, stepOf, type WorkflowApi } from './workflow-api';
 import type { TestOrg } from './factories';
 
 /** `core.set`: names mapped to values or templates, read by later steps as `{{ <stepId>.<name> }}`. */
@@ -49,21 +50,72 @@ test('a lone template yielding an object or array keeps it; other templates rend
   expect(stepOf(execution, 'answer').output.body).toEqual({ items: [{ id: 1 }, { id: 2 }], total: '2', nested: { first: '1', tags: ['vip', 'fixed'] } });
 });
 
-test('a value built from a secret is masked in the output, and later steps read the masked value (read $env where the secret is used)', async () => {
-  const environment = await a.createEnvironment({ API_TOKEN: { value: 'tok-set-step-secret-1234', secret: true } });
+test('a value built from a secret reaches later steps exact, while every record and the history show it masked', async () => {
+  const secret = 'tok-set-step-secret-1234';
+  const environment = await a.createEnvironment({ API_TOKEN: { value: secret, secret: true } });
   const wf = await a.createWorkflow(
     [
       setStep('vars', { auth: 'Bearer {{ $env.API_TOKEN }}', plain: 'visible' }),
-      httpStep('call', { url: `${stub.url}/auth`, headers: { Authorization: '{{ vars.auth }}' } }),
+      // Derived again from the derived value, in a local activity (core.set) and a regular one (core.http).
+      setStep('more', { token: "{{ vars.auth | remove_first: 'Bearer ' }}", shout: '{{ vars.auth | upcase }}' }),
+      httpStep('call', { url: `${stub.url}/auth`, headers: { Authorization: '{{ vars.auth }}', 'X-Token': '{{ more.token }}' } }),
     ],
     { environment },
   );
   const execution = await a.runAndWait(wf.id);
   expect(execution.status).toBe('completed');
+  const sent = stub.requests.at(-1)!.headers;
+  expect([sent.authorization, sent['x-token']]).toEqual([`Bearer ${secret}`, secret]);
+
   expect(stepOf(execution, 'vars').output).toEqual({ auth: 'Bearer [secret]', plain: 'visible' });
-  expect(JSON.stringify(execution)).not.toContain('tok-set-step-secret-1234');
-  // The masked record is what later steps read, so the header carries the mask, not the secret: a secret is used where it is read.
-  expect(stub.requests.at(-1)?.headers.authorization).toBe('Bearer [secret]');
+  expect(stepOf(execution, 'more').output).toEqual({ token: '[secret]', shout: 'BEARER [secret]' });
+  expect(stepOf(execution, 'call').input.headers).toMatchObject({ Authorization: 'Bearer [secret]', 'X-Token': '[secret]' });
+  expect(JSON.stringify(execution)).not.toContain(secret);
+  expect(JSON.stringify(execution).toLowerCase()).not.toContain(secret.toLowerCase());
+  const history = await historyText(h.services.temporal.client, execution.id);
+  expect(history).not.toContain(secret);
+  expect(history.toLowerCase()).not.toContain(secret.toLowerCase());
+  // The original is kept sealed, never in clear, in the step's record.
+  const [row] = await h.services.db.query(`SELECT output::text AS output, sealed_output FROM execution_steps WHERE execution_id = $1 AND step_id = 'vars'`, [
+    execution.id,
+  ]);
+  expect(row.sealed_output).toEqual(expect.any(String));
+  expect(`${row.output}${row.sealed_output}`).not.toContain(secret);
+});
+
+test("a webhook's answer built from a derived secret reaches the caller exact, recorded masked", async () => {
+  const secret = 'tok-set-step-answer-5678';
+  const environment = await a.createEnvironment({ API_TOKEN: { value: secret, secret: true } });
+  const { path, workflow } = await a.createHook(
+    [setStep('vars', { auth: 'Bearer {{ $env.API_TOKEN }}' }), returnStep('answer', { header: '{{ vars.auth }}' })],
+    {
+      environment,
+    },
+  );
+  const res = await request(h.app).post(path).send({});
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ header: `Bearer ${secret}` });
+  const [run] = (await a.listExecutions({ workflowId: workflow.id })).data;
+  const execution = await a.awaitEnd(run.id);
+  expect(stepOf(execution, 'answer').output.body).toEqual({ header: 'Bearer [secret]' });
+  expect(JSON.stringify(execution)).not.toContain(secret);
+});
+
+test('a data-store.set refuses to write a secret in plain text, loudly, and writes nothing', async () => {
+  const environment = await a.createEnvironment({ API_TOKEN: { value: 'tok-set-step-store-9012', secret: true } });
+  const table = `secrets_${Date.now().toString(36)}`;
+  const wf = await a.createWorkflow(
+    [
+      setStep('vars', { auth: 'Bearer {{ $env.API_TOKEN }}' }),
+      { stepId: 'save', stepType: 'data-store.set', input: { tableName: table, key: 'k', value: { auth: '{{ vars.auth }}' } } },
+    ],
+    { environment },
+  );
+  const execution = await a.runAndWait(wf.id);
+  expect(execution.status).toBe('failed');
+  expect(stepOf(execution, 'save').error).toMatch(/would hold a secret value .* in plain text/);
+  expect(JSON.stringify(execution)).not.toContain('tok-set-step-store-9012');
+  expectError(await as(h.app, org.ownerToken).get(`/data-stores/tables/${table}`), 404);
 });
 
 test('a bad definition is a 400 naming the field', async () => {
@@ -80,5 +132,22 @@ test('a bad definition is a 400 naming the field', async () => {
       .send({ name: 'bad-set', steps: [{ stepId: 'vars', stepType: 'core.set', input }, returnStep('later', {})] });
     expectError(res, 400);
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+  }
+});
+
+test("a refused value name says which rule it breaks, in the schema's words", async () => {
+  const cases: Array<[string, RegExp]> = [
+    ['bad name', /a letter or _, then letters, digits, _ or -/],
+    ['9lives', /a letter or _, then letters, digits, _ or -/],
+    ['constructor', /reserved \(a JavaScript object internal/],
+  ];
+  for (const [name, rule] of cases) {
+    const res = await as(h.app, org.ownerToken)
+      .post('/workflows')
+      .send({ name: 'bad-set-name', steps: [{ stepId: 'vars', stepType: 'core.set', input: { values: { [name]: 1 } } }] });
+    expectError(res, 400);
+    const detail = res.body.error.details.find((d: { path: string }) => d.path === `steps.0.input.values.${name}`);
+    expect(detail?.message).toMatch(rule);
+    expect(detail?.message).not.toMatch(/Invalid key in record/);
   }
 });

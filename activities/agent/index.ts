@@ -11,7 +11,7 @@ import { createToolCall } from './tool-call';
  * answers, so a retried activity finds its call done instead of repeating it.
  */
 export function createAgentActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
-  const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets };
+  const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets, seals: deps.seals };
   return {
     ...createModelCall(runner, deps.llm),
     ...createToolCall(runner, deps.http, records),

@@ -30,6 +30,14 @@ export function createDataStoreSteps(deps: StepRunnerDeps, records: ReturnType<t
         const key = asText(await scope.render(request.step.input.key));
         const value = await scope.renderDeep(request.step.input.value);
         trace.input = { tableName, key, value, ...(ttlSeconds ? { ttlSeconds } : {}) };
+        // A record is data every member with workflows:view reads: a secret written there would be out in the open.
+        if (scope.secrets.touches({ tableName, key, value })) {
+          throw new StepError(
+            'The record would hold a secret value (from $env or a connection) in plain text, readable by every member who may read data stores; ' +
+              'store a reference instead and read the secret from $env where it is used',
+            'SecretInDataStore',
+          );
+        }
         if (value === null || typeof value !== 'object' || Array.isArray(value)) {
           throw new StepError(
             `value must be an object (or a template yielding one); it rendered to ${Array.isArray(value) ? 'an array' : typeof value}`,

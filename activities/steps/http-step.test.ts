@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ExecutionsRepository, StepRow } from '../../src/executions/executions.repository';
+import { StepOutputSeals } from '../../src/executions/step-output-seals';
 import { createLiquid } from '../../src/templates/template-engine';
 import { TemplateRenderer } from '../../src/templates/template-renderer';
 import { STEP_INLINE_LIMIT, type StepRequest } from '../../workflows/run.types';
@@ -98,7 +99,7 @@ function fakeDeps(stored: Map<string, unknown> = new Map()) {
     },
     async stepOutputs(organizationId: string, executionId: string, stepIds: string[]) {
       stepOutputsCalls.push([organizationId, executionId, stepIds]);
-      return new Map([...stored].filter(([id]) => stepIds.includes(id)));
+      return new Map([...stored].filter(([id]) => stepIds.includes(id)).map(([id, output]) => [id, { output, sealed: null }]));
     },
   } as unknown as ExecutionsRepository;
   const secrets: SecretSources = {
@@ -110,8 +111,17 @@ function fakeDeps(stored: Map<string, unknown> = new Map()) {
       return found ? { ...found, name, config: { ...found.config }, secretValues: catalog.secretValues(found.type, found.config) } : undefined;
     },
   };
-  const deps = { executions, renderer: new TemplateRenderer(createLiquid()), secrets };
-  return { deps, rows, stepOutputsCalls, httpStep: createHttpStep(deps, outbound).httpStep };
+  // Sealing against the real key store: test/workflow-set-step.integration.test.ts. Here what would be sealed is kept as is.
+  const sealed: unknown[] = [];
+  const seals = new StepOutputSeals({
+    encryptJson: async (_organizationId, _record, value) => {
+      sealed.push(value);
+      return `sealed-${sealed.length - 1}`;
+    },
+    decryptJson: async (_organizationId, _record, envelope) => sealed[Number(envelope.slice('sealed-'.length))] as never,
+  });
+  const deps = { executions, renderer: new TemplateRenderer(createLiquid()), secrets, seals };
+  return { deps, rows, sealed, stepOutputsCalls, httpStep: createHttpStep(deps, outbound).httpStep };
 }
 
 function request(input: Record<string, unknown>, context: Partial<StepRequest['context']> = {}): StepRequest {
@@ -173,7 +183,7 @@ describe('core.http', () => {
   });
 
   test('api-key connection with a custom header name and prefix', async () => {
-    const { httpStep, rows } = fakeDeps();
+    const { httpStep, rows, sealed } = fakeDeps();
     const result = await httpStep(request({ url: url('/echo'), connection: 'crm' }));
     expect(received[0].headers['x-api-key']).toBe('Token crm-key-0001');
     expect(received[0].headers.authorization).toBeUndefined();
@@ -181,9 +191,15 @@ describe('core.http', () => {
     const input = rows[0].input as { headers: Record<string, string> };
     expect(input.headers).toEqual({ 'X-Api-Key': '[secret]', 'Idempotency-Key': idempotencyKey('e', 'call') });
     expect(JSON.stringify(rows[0])).not.toContain('crm-key-0001');
-    // the echoed header in the output is masked too
-    expect(JSON.stringify(result.output)).not.toContain('crm-key-0001');
-    expect((result.output as { body: { headers: Record<string, string> } }).body.headers['x-api-key']).toBe('[secret]');
+    // The echoed header in the recorded output is masked too; the output as it was is sealed for later steps,
+    // with the secret they must mask, and the workflow gets a reference, never either copy.
+    expect((rows[0].output as { body: { headers: Record<string, string> } }).body.headers['x-api-key']).toBe('[secret]');
+    expect(result.output).toEqual({ $offloaded: { stepId: 'call' } });
+    expect(rows[0].sealedOutput).toBe('sealed-0');
+    expect(sealed[0]).toMatchObject({
+      output: { body: { headers: { 'x-api-key': 'Token crm-key-0001' } } },
+      secrets: expect.arrayContaining(['crm-key-0001']),
+    });
   });
 
   test('api-key connection defaults: Authorization with Bearer', async () => {

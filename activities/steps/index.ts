@@ -7,7 +7,7 @@ import { createLlmStep } from './llm-step';
 
 /** One activity per step type, so the Temporal UI names the kind of step each activity is. */
 export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
-  const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets };
+  const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets, seals: deps.seals };
   return {
     ...createControlSteps(runner, deps.answers),
     ...createHttpStep(runner, deps.http),

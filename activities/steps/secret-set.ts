@@ -62,6 +62,13 @@ export class SecretSet implements SecretTracker {
     return walk(value) as T;
   }
 
+  /** The secret forms `value` holds somewhere (its strings or field names, as JSON writes them). */
+  formsIn(value: unknown): string[] {
+    if (this.forms.size === 0) return [];
+    const text = JSON.stringify(value) ?? '';
+    return [...this.forms].filter((form) => text.includes(form));
+  }
+
   /** True when masking would change `value`: it holds a secret. */
   touches(value: unknown): boolean {
     return this.forms.size > 0 && JSON.stringify(this.mask(value)) !== JSON.stringify(value);

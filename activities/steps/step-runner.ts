@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { businessFailure } from '../business-failure';
 import type { ExecutionsRepository } from '../../src/executions/executions.repository';
+import type { StepOutputSeals } from '../../src/executions/step-output-seals';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
 import { isOffloaded, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
@@ -11,7 +12,16 @@ export interface StepRunnerDeps {
   executions: ExecutionsRepository;
   renderer: TemplateRenderer;
   secrets: SecretSources;
+  /** Where an output built from secrets is kept as it was, for later steps of the run. */
+  seals: StepOutputSeals;
 }
+
+/**
+ * Steps whose output, when built from secrets, is sealed for later steps.
+ * Not `core.if` (the workflow reads its branch), nor `core.return` (its
+ * answer has a vault of its own, RunAnswerVault).
+ */
+const SEALED_WHEN_SECRET = (stepType: string) => stepType !== 'core.if' && stepType !== 'core.return';
 
 /** What a step did, filled in as it goes so a failure still shows the input it rendered. */
 export interface StepTrace {
@@ -63,7 +73,7 @@ async function runRecorded(
   }
   const scope = await openScope(deps, request);
   const trace: StepTrace = {};
-  const record = (status: 'completed' | 'failed', output: unknown, error: string | null) =>
+  const record = (status: 'completed' | 'failed', output: unknown, error: string | null, sealedOutput: string | null = null) =>
     deps.executions.recordStep(
       run.organizationId,
       run.executionId,
@@ -78,23 +88,33 @@ async function runRecorded(
         error,
         startedAt,
         finishedAt: new Date(),
+        sealedOutput,
       },
       { completesRun: status === 'completed' && request.endsRun === true },
     );
-  let output: unknown;
+  let raw: unknown;
   try {
-    output = scope.mask(await work(scope, trace));
+    raw = await work(scope, trace);
   } catch (err) {
     const failure = toFailure(err, scope);
     await record('failed', null, failure.message);
     throw failure;
   }
-  await record('completed', output, null);
-  const sealed = trace.sealedAnswer ? { sealedAnswer: true } : {};
-  const bytes = Buffer.byteLength(JSON.stringify(output ?? null));
-  if (bytes <= request.offloadAboveBytes) return { output, bytes, ...sealed };
+  const output = scope.mask(raw);
+  const sealedAnswer = trace.sealedAnswer ? { sealedAnswer: true } : {};
   const reference: OffloadedOutput = { $offloaded: { stepId: step.stepId } };
-  return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)), ...sealed };
+  const referenced = { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)), ...sealedAnswer };
+  // Masking changed the output (a value built from a secret): the original is sealed, and later steps read it
+  // through the record (a reference), never the masked copy; the secret stays out of the record and of history.
+  if (output !== raw && SEALED_WHEN_SECRET(step.stepType) && JSON.stringify(output) !== JSON.stringify(raw)) {
+    const sealed = await deps.seals.seal(run.organizationId, run.executionId, step.stepId, { output: raw, secrets: scope.secrets.formsIn(raw) });
+    await record('completed', output, null, sealed);
+    return referenced;
+  }
+  await record('completed', output, null);
+  const bytes = Buffer.byteLength(JSON.stringify(output ?? null));
+  if (bytes <= request.offloadAboveBytes) return { output, bytes, ...sealedAnswer };
+  return referenced;
 }
 
 /**
@@ -103,8 +123,11 @@ async function runRecorded(
  * (offloaded ones loaded back), plus `extra` roots (an agent tool's `args`).
  */
 export async function openScope(deps: StepRunnerDeps, request: Pick<StepRequest, 'run' | 'context'>, extra: Record<string, unknown> = {}): Promise<StepScope> {
-  const [initial, steps] = await Promise.all([request.context.initial ?? loadInitial(deps, request), loadOffloaded(deps, request)]);
-  return new StepScope(deps.renderer, deps.secrets, request.run, { initial, steps: { ...steps, ...extra } });
+  const [initial, { steps, secrets }] = await Promise.all([request.context.initial ?? loadInitial(deps, request), loadOffloaded(deps, request)]);
+  const scope = new StepScope(deps.renderer, deps.secrets, request.run, { initial, steps: { ...steps, ...extra } });
+  // Secrets inside sealed outputs this step reads: whatever it records of them is masked too.
+  for (const secret of secrets) scope.addSecret(secret);
+  return scope;
 }
 
 /** The run's input, from its execution record, for requests kept in history without it. */
@@ -114,15 +137,28 @@ async function loadInitial(deps: StepRunnerDeps, request: Pick<StepRequest, 'run
   return execution.input;
 }
 
-async function loadOffloaded(deps: StepRunnerDeps, request: Pick<StepRequest, 'run' | 'context'>): Promise<Record<string, unknown>> {
+/** Earlier outputs kept as references, loaded from their records: a sealed one as it was, with the secrets it holds. */
+async function loadOffloaded(
+  deps: StepRunnerDeps,
+  request: Pick<StepRequest, 'run' | 'context'>,
+): Promise<{ steps: Record<string, unknown>; secrets: string[] }> {
   const steps = { ...request.context.steps };
   const offloaded = Object.entries(steps)
     .filter(([, v]) => isOffloaded(v))
     .map(([id]) => id);
-  if (offloaded.length === 0) return steps;
-  const outputs = await deps.executions.stepOutputs(request.run.organizationId, request.run.executionId, offloaded);
-  for (const id of offloaded) steps[id] = outputs.get(id) ?? null;
-  return steps;
+  const secrets: string[] = [];
+  if (offloaded.length === 0) return { steps, secrets };
+  const { organizationId, executionId } = request.run;
+  const outputs = await deps.executions.stepOutputs(organizationId, executionId, offloaded);
+  for (const id of offloaded) {
+    const stored = outputs.get(id);
+    if (stored?.sealed) {
+      const opened = await deps.seals.open(organizationId, executionId, id, stored.sealed);
+      steps[id] = opened.output;
+      secrets.push(...opened.secrets);
+    } else steps[id] = stored?.output ?? null;
+  }
+  return { steps, secrets };
 }
 
 /** Business errors fail the step at once; anything unexpected is retried per the step's policy. Messages are masked. */

@@ -17,6 +17,7 @@ import { ExecutionsRepository } from '../executions/executions.repository';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { ScheduleTriggersRepository } from '../schedules/schedule-triggers.repository';
 import { RunAnswerVault } from '../executions/run-answer-vault';
+import { StepOutputSeals } from '../executions/step-output-seals';
 import type { Logger } from '../logging/logger';
 import { createLiquid } from '../templates/template-engine';
 import { TemplateRenderer } from '../templates/template-renderer';
@@ -79,6 +80,7 @@ export function createActivityDeps(infra: {
     http,
     llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
     answers: new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box),
+    seals: new StepOutputSeals(box),
     feeds: {
       sources: new DataSourcesService(new DataSourcesRepository(infra.db), dataStores, new SharesRepository(infra.db)),
       connections: connectionsById,

@@ -35,6 +35,14 @@ export interface StepRow {
   /** A sub-step (an agent's model or tool call) names the step it belongs to and its place under it (1, 2, …; the step itself is 0). */
   parentStepId?: string | null;
   subSeq?: number;
+  /** The output as it was, sealed (StepOutputSeals), when masking changed it; never shown. */
+  sealedOutput?: string | null;
+}
+
+/** A step's recorded output (masked), and its sealed original when it has one. */
+export interface StoredOutput {
+  output: unknown;
+  sealed: string | null;
 }
 
 /** What a list shows instead of an execution's input: its size, key count and first keys. */
@@ -172,12 +180,12 @@ export class ExecutionsRepository {
    */
   async recordStep(organizationId: string, executionId: string, s: StepRow, options: { completesRun?: boolean } = {}): Promise<void> {
     const step = `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, input_bytes, output_bytes,
-         error, started_at, finished_at, parent_step_id, sub_seq)
-       SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12, $13, $14
+         error, started_at, finished_at, parent_step_id, sub_seq, sealed_output)
+       SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12, $13, $14, $15
        FROM executions e, (SELECT $8::jsonb AS input, $9::jsonb AS output) v WHERE e.id = $2 AND e.organization_id = $1
        ON CONFLICT (execution_id, step_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
          input = EXCLUDED.input, output = EXCLUDED.output, input_bytes = EXCLUDED.input_bytes, output_bytes = EXCLUDED.output_bytes,
-         error = EXCLUDED.error,
+         error = EXCLUDED.error, sealed_output = EXCLUDED.sealed_output,
          started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
        WHERE execution_steps.status <> 'completed' OR EXCLUDED.attempt > execution_steps.attempt`;
     // The run's last step completes the run in the same statement: one commit, not two.
@@ -200,6 +208,7 @@ export class ExecutionsRepository {
       s.finishedAt,
       s.parentStepId ?? null,
       s.subSeq ?? 0,
+      s.sealedOutput ?? null,
     ]);
   }
 
@@ -271,13 +280,14 @@ export class ExecutionsRepository {
     return rows[0]?.output;
   }
 
-  async stepOutputs(organizationId: string, executionId: string, stepIds: string[]): Promise<Map<string, unknown>> {
-    const rows: Array<{ stepId: string; output: unknown }> = await this.db.query(
-      `SELECT s.step_id AS "stepId", s.output FROM execution_steps s JOIN executions e ON e.id = s.execution_id
+  /** The recorded outputs of steps of the run, each with its sealed original when it has one. */
+  async stepOutputs(organizationId: string, executionId: string, stepIds: string[]): Promise<Map<string, StoredOutput>> {
+    const rows: Array<{ stepId: string; output: unknown; sealed: string | null }> = await this.db.query(
+      `SELECT s.step_id AS "stepId", s.output, s.sealed_output AS sealed FROM execution_steps s JOIN executions e ON e.id = s.execution_id
        WHERE e.organization_id = $1 AND s.execution_id = $2 AND s.step_id = ANY($3)`,
       [organizationId, executionId, stepIds],
     );
-    return new Map(rows.map((r) => [r.stepId, r.output]));
+    return new Map(rows.map((r) => [r.stepId, { output: r.output, sealed: r.sealed }]));
   }
 }
 

@@ -36,7 +36,7 @@ export class RunAnswers {
     if (!isOffloaded(answer.response)) return answer.response;
     const stepId = (answer.response as OffloadedOutput).$offloaded.stepId;
     const outputs = await this.executions.stepOutputs(organizationId, executionId, [stepId]);
-    return outputs.get(stepId) as WebhookResponse;
+    return outputs.get(stepId)?.output as WebhookResponse;
   }
 }
 
