@@ -160,6 +160,6 @@ export class OrganizationsService {
 /** Keeping a departing member's shares keeps another organization's access to data: an owner's decision. */
 function assertMayKeepShares(change: MemberChange): void {
   if (change.keepShares && change.actor.role !== 'owner') {
-    throw new ForbiddenError("Only an owner can keep the shares a member granted; without keepShares they are revoked", 'owner_required');
+    throw new ForbiddenError('Only an owner can keep the shares a member granted; without keepShares they are revoked', 'owner_required');
   }
 }

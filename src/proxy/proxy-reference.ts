@@ -23,7 +23,11 @@ const MAX_REFERENCE_LENGTH = 512;
  */
 export function parseReference(url: string | undefined): ProxyReference {
   if (url === undefined || url.trim() === '') {
-    throw new ValidationError(`Give the reference to fetch in the url query parameter (${FORM})`, [{ path: 'query.url', message: 'is required' }], 'url_required');
+    throw new ValidationError(
+      `Give the reference to fetch in the url query parameter (${FORM})`,
+      [{ path: 'query.url', message: 'is required' }],
+      'url_required',
+    );
   }
   const match = url.length <= MAX_REFERENCE_LENGTH ? REFERENCE.exec(url) : null;
   if (!match) {

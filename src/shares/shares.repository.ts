@@ -45,10 +45,10 @@ export class SharesRepository {
   async insertGranted(share: DataStoreShare, roles: readonly string[]): Promise<DataStoreShare> {
     try {
       return await this.db.transaction(async (m) => {
-        const [member]: Array<{ role: string }> = await m.query(
-          `SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2 FOR SHARE`,
-          [share.organizationId, share.userId],
-        );
+        const [member]: Array<{ role: string }> = await m.query(`SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2 FOR SHARE`, [
+          share.organizationId,
+          share.userId,
+        ]);
         if (!member || !roles.includes(member.role)) throw new GranterNotAllowed();
         return m.getRepository(DataStoreShare).save(share);
       });

@@ -50,7 +50,9 @@ export function registerShareRoutes(ctx: RouteContext, service: SharesService): 
     responses: { 200: { description: 'Shares', schema: z.array(ReceivedShareSchema) } },
     handler: async ({ auth }) => ({
       status: 200,
-      body: (await service.listReceived(auth.organizationId)).map(({ share, analyticsTag, shadowedBy }) => presentReceivedShare(share, analyticsTag, shadowedBy)),
+      body: (await service.listReceived(auth.organizationId)).map(({ share, analyticsTag, shadowedBy }) =>
+        presentReceivedShare(share, analyticsTag, shadowedBy),
+      ),
     }),
   });
 

@@ -80,7 +80,11 @@ export class SharesService {
     } catch (err) {
       if (err instanceof GranterNotAllowed) throw new ForbiddenError('This action needs the shares:admin permission', 'missing_permission');
       if (!(err instanceof ShareTaken)) throw err;
-      throw shareError(`Table "${body.tableName}" is already shared with that organization; revoke that share to share it again`, 'already_shared', 'tableName');
+      throw shareError(
+        `Table "${body.tableName}" is already shared with that organization; revoke that share to share it again`,
+        'already_shared',
+        'tableName',
+      );
     }
   }
 
