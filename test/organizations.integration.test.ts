@@ -600,6 +600,21 @@ describe('tokens', () => {
     expect((await as(h.app, org.tokens.analyst).get('/organization')).status).toBe(200);
   });
 
+  test('the limit of 100 live tokens holds when they are minted all at once', async () => {
+    const org = await createTestOrg(h.services);
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        as(h.app, org.tokens.viewer)
+          .post('/tokens')
+          .send({ name: `parallel-${i}` }),
+      ),
+    );
+    // The viewer's own token counts: 99 more fit.
+    expect(answers.filter((r) => r.status === 201).length).toBe(99);
+    for (const refused of answers.filter((r) => r.status !== 201)) expectError(refused, 400, 'too_many_tokens');
+    expect((await as(h.app, org.tokens.viewer).get('/tokens?limit=1')).body.total).toBe(100);
+  });
+
   test('a member holds at most 100 live tokens; revoking one makes room; lists are paged', async () => {
     const org = await createTestOrg(h.services);
     const minted = [];

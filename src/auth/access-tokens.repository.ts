@@ -49,26 +49,31 @@ export class AccessTokensRepository {
     await this.db.query(`UPDATE access_tokens SET last_used_at = now() WHERE id = $1`, [tokenId]);
   }
 
-  async insert(token: Partial<AccessToken>, manager: EntityManager = this.db.manager): Promise<void> {
-    await manager.insert(AccessToken, token);
-  }
-
   /**
-   * Inserts a token minted with `parentId`, while that token is live: the
-   * parent's row is share-locked until the insert commits, so a revocation
-   * either comes first (and nothing is minted) or waits and then sees the
-   * new token among those it revokes. False when the parent is no longer live.
+   * Inserts a token unless its membership already holds `limit` live ones.
+   * The membership row is locked first, so concurrent mints for one member
+   * count one after another and the limit holds. A token minted with a
+   * parent (`parentId`) is inserted only while that parent is live: its row
+   * is share-locked until the insert commits, so a revocation either comes
+   * first (nothing is minted) or waits and then sees the new token among
+   * those it revokes. In `manager`'s transaction when given (a membership
+   * being created), else in one of its own.
    */
-  async insertMinted(parentId: string, token: Partial<AccessToken>): Promise<boolean> {
-    return this.db.transaction(async (manager) => {
-      const live = await manager.query(
-        `SELECT 1 FROM access_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
-        [parentId],
-      );
-      if (live.length === 0) return false;
-      await manager.insert(AccessToken, token);
-      return true;
-    });
+  async insertWithinLimit(token: Partial<AccessToken>, limit: number, manager?: EntityManager): Promise<'inserted' | 'limit' | 'parent_revoked'> {
+    const work = async (m: EntityManager) => {
+      await m.query(`SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2 FOR UPDATE`, [token.organizationId, token.userId]);
+      if (token.parentId) {
+        const live = await m.query(
+          `SELECT 1 FROM access_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) FOR SHARE`,
+          [token.parentId],
+        );
+        if (live.length === 0) return 'parent_revoked' as const;
+      }
+      if ((await this.countLive(token.organizationId!, token.userId!, m)) >= limit) return 'limit' as const;
+      await m.insert(AccessToken, token);
+      return 'inserted' as const;
+    };
+    return manager ? work(manager) : this.db.transaction(work);
   }
 
   /** A page of the live tokens of one membership, newest first, and how many there are. */
@@ -83,8 +88,8 @@ export class AccessTokensRepository {
   }
 
   /** Live (unrevoked, unexpired) tokens of one membership. */
-  async countLive(organizationId: string, userId: string): Promise<number> {
-    const rows: Array<{ n: number }> = await this.db.query(
+  async countLive(organizationId: string, userId: string, manager: EntityManager = this.db.manager): Promise<number> {
+    const rows: Array<{ n: number }> = await manager.query(
       `SELECT count(*)::int AS n FROM access_tokens
         WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       [organizationId, userId],
@@ -96,7 +101,7 @@ export class AccessTokensRepository {
    * Revokes a live token of one membership, then every live token minted
    * from it, at any depth; undefined when the membership has no such live
    * token. The descent repeats until it finds nothing more: a token minted
-   * while it ran (see insertMinted) is caught by the next pass.
+   * while it ran (see insertWithinLimit) is caught by the next pass.
    */
   async revoke(id: string, organizationId: string, userId: string): Promise<AccessToken | undefined> {
     // An UPDATE answers [rows, count] through TypeORM.

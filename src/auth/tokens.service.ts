@@ -126,14 +126,14 @@ export class TokensService {
     token: Pick<AccessToken, 'organizationId' | 'userId' | 'name' | 'kind' | 'issuedBy' | 'parentId' | 'expiresAt'>,
     manager?: EntityManager,
   ): Promise<IssuedToken> {
-    if ((await this.tokens.countLive(token.organizationId, token.userId)) >= MAX_LIVE_TOKENS) {
-      throw new ValidationError(`A member holds at most ${MAX_LIVE_TOKENS} live tokens in an organization; revoke some first`, undefined, 'too_many_tokens');
-    }
     const secret = generateToken();
     const row = { ...token, id: newId(), tokenHash: secret.hash, tokenPrefix: secret.prefix, createdAt: new Date() };
-    if (!token.parentId) await this.tokens.insert(row, manager);
+    const outcome = await this.tokens.insertWithinLimit(row, MAX_LIVE_TOKENS, manager);
+    if (outcome === 'limit') {
+      throw new ValidationError(`A member holds at most ${MAX_LIVE_TOKENS} live tokens in an organization; revoke some first`, undefined, 'too_many_tokens');
+    }
     // The minting token was revoked between authentication and now.
-    else if (!(await this.tokens.insertMinted(token.parentId, row))) throw new UnauthorizedError('Access token is invalid, expired or revoked');
+    if (outcome === 'parent_revoked') throw new UnauthorizedError('Access token is invalid, expired or revoked');
     const { id, name, kind, organizationId, userId, expiresAt, createdAt } = row;
     return { id, name, token: secret.token, tokenPrefix: secret.prefix, kind, organizationId, userId, expiresAt, createdAt };
   }
