@@ -31,6 +31,8 @@ export interface ActivityDeps {
   answers: Pick<RunAnswerVault, 'seal'>;
   /** Where a step's output built from secrets is sealed, for the run's later steps. */
   seals: StepOutputSeals;
+  /** How long each plan keeps executions (src/organizations/plans.ts, or EXECUTION_RETENTION_DAYS for all). */
+  retention: { daysByPlan: Record<string, number> };
   /**
    * Data feed syncs: the feed sources and their sync state, their
    * connections (by id within the organization, decrypted like a step's;

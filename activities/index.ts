@@ -2,6 +2,7 @@ import { createAgentActivities } from './agent';
 import { createDataFeedActivities } from './data-feeds';
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
+import { createRetentionActivities } from './retention';
 import { createRunActivities } from './runs';
 import { createScheduleActivities } from './schedules';
 import { createStepActivities } from './steps';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDataFeedActivities(deps),
     ...createAgentActivities(deps, records),
     ...createScheduleActivities(deps),
+    ...createRetentionActivities(deps),
   };
 }
 

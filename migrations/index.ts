@@ -23,6 +23,7 @@ import { CreateScheduleTriggers1763800002000 } from './1763800002000-CreateSched
 import { NotifyAuthChanges1763800002100 } from './1763800002100-NotifyAuthChanges';
 import { SharesEndWithGranters1763800002200 } from './1763800002200-SharesEndWithGranters';
 import { SealedStepOutputs1763800002300 } from './1763800002300-SealedStepOutputs';
+import { ExecutionsByAge1763800002400 } from './1763800002400-ExecutionsByAge';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   NotifyAuthChanges1763800002100,
   SharesEndWithGranters1763800002200,
   SealedStepOutputs1763800002300,
+  ExecutionsByAge1763800002400,
 ];

@@ -10,6 +10,7 @@ import { Client } from '@temporalio/client';
 import { connectTemporal } from './temporal/client';
 import type { LocalWorker } from './executions/run-starter';
 import { createWorker } from './temporal/worker';
+import { ensureRetentionSchedule } from './executions/retention-schedule';
 import { checkSearchAttributes, SearchAttributesMissingError } from './temporal/search-attribute-check';
 
 type Mode = 'all' | 'api' | 'worker';
@@ -38,6 +39,10 @@ async function main(mode: Mode): Promise<void> {
     });
     const running = worker.run();
     logger.info({ taskQueue: config.temporal.taskQueue }, 'Temporal worker running');
+    await ensureRetentionSchedule(new Client({ connection, namespace: config.temporal.namespace }), config.temporal.taskQueue, {
+      intervalMinutes: config.retention.pruneIntervalMinutes,
+      batchSize: config.retention.batchSize,
+    });
     if (mode === 'all') local = { client: new Client({ connection, namespace: config.temporal.namespace }), answers };
     shutdownSteps.push(async () => {
       worker.shutdown();

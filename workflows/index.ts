@@ -4,3 +4,4 @@ export { diagnosticsWorkflow } from './diagnostics';
 export { runWorkflowDefinition } from './interpreter';
 export { dataFeedScheduledSync, dataFeedSync } from './data-feed-sync';
 export { runScheduledTrigger } from './scheduled-run';
+export { pruneExpiredExecutions } from './retention';

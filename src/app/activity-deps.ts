@@ -18,6 +18,7 @@ import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { ScheduleTriggersRepository } from '../schedules/schedule-triggers.repository';
 import { RunAnswerVault } from '../executions/run-answer-vault';
 import { StepOutputSeals } from '../executions/step-output-seals';
+import { executionRetentionDays } from '../organizations/plans';
 import type { Logger } from '../logging/logger';
 import { createLiquid } from '../templates/template-engine';
 import { TemplateRenderer } from '../templates/template-renderer';
@@ -81,6 +82,7 @@ export function createActivityDeps(infra: {
     llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
     answers: new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box),
     seals: new StepOutputSeals(box),
+    retention: { daysByPlan: executionRetentionDays(infra.config.retention.executionDays) },
     feeds: {
       sources: new DataSourcesService(new DataSourcesRepository(infra.db), dataStores, new SharesRepository(infra.db)),
       connections: connectionsById,

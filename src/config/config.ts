@@ -74,6 +74,10 @@ const envSchema = z.object({
   PROXY_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   FEED_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
   SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // Executions and their step records older than this are deleted; unset, each plan's own period (src/organizations/plans.ts).
+  EXECUTION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).optional(),
+  EXECUTION_PRUNE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  EXECUTION_PRUNE_BATCH_SIZE: z.coerce.number().int().min(10).max(100_000).default(1_000),
   // At least two: analytics keeps one connection for the organizations another one is using the rest of (src/analytics).
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(4),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
@@ -117,6 +121,13 @@ export interface Config {
   schedules: {
     /** The shortest interval a schedule trigger may have: a tenant's every-second schedule would hold the workers for everyone. */
     minIntervalSeconds: number;
+  };
+  retention: {
+    /** Days an execution is kept, whatever the organization's plan; undefined: each plan's own. */
+    executionDays?: number;
+    /** How often the pruning schedule fires, and how many executions one of its statements deletes at most. */
+    pruneIntervalMinutes: number;
+    batchSize: number;
   };
   webhooks: {
     syncTimeoutMs: number;
@@ -231,6 +242,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       purgeIntervalSeconds: e.DATA_STORE_PURGE_INTERVAL_SECONDS,
     },
     schedules: { minIntervalSeconds: e.SCHEDULE_MIN_INTERVAL_SECONDS },
+    retention: {
+      executionDays: e.EXECUTION_RETENTION_DAYS,
+      pruneIntervalMinutes: e.EXECUTION_PRUNE_INTERVAL_MINUTES,
+      batchSize: e.EXECUTION_PRUNE_BATCH_SIZE,
+    },
     webhooks: {
       syncTimeoutMs: e.WEBHOOK_SYNC_TIMEOUT_SECONDS * 1000,
       bodyLimit: e.WEBHOOK_BODY_LIMIT,

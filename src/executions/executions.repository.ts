@@ -280,6 +280,26 @@ export class ExecutionsRepository {
     return rows[0]?.output;
   }
 
+  /**
+   * Deletes at most `limit` executions that started longer ago than their
+   * organization's plan keeps them (`daysByPlan`), oldest first, never one
+   * still running; their step records, sealed outputs and sealed answers go
+   * with them (ON DELETE CASCADE). Rows another transaction holds are skipped,
+   * so runs being written never wait on it. How many were deleted.
+   */
+  async pruneExpired(daysByPlan: Record<string, number>, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM executions WHERE id IN (
+         SELECT e.id FROM executions e JOIN organizations o ON o.id = e.organization_id
+          WHERE e.started_at < now() - make_interval(days => $2) AND e.status <> 'running'
+            AND e.started_at < now() - make_interval(days => ($1::jsonb ->> o.plan)::int)
+          ORDER BY e.started_at LIMIT $3
+          FOR UPDATE OF e SKIP LOCKED)`,
+      [JSON.stringify(daysByPlan), Math.min(...Object.values(daysByPlan)), limit],
+    );
+    return deleted;
+  }
+
   /** The recorded outputs of steps of the run, each with its sealed original when it has one. */
   async stepOutputs(organizationId: string, executionId: string, stepIds: string[]): Promise<Map<string, StoredOutput>> {
     const rows: Array<{ stepId: string; output: unknown; sealed: string | null }> = await this.db.query(
