@@ -92,7 +92,14 @@ test('a NUL character in any free-text field is a 400 naming it, not a 500', asy
   ];
   for (const [what, call, path] of cases) {
     const res = await call;
-    expect([what, res.status, res.body.error?.code, res.body.error?.details?.[0]?.path]).toEqual([what, 400, 'invalid_text', path]);
+    const detail = res.body.error?.details?.[0];
+    expect([what, res.status, res.body.error?.code, detail?.path, detail?.message]).toEqual([
+      what,
+      400,
+      'validation_failed',
+      path,
+      'must not contain the NUL character (\\u0000)',
+    ]);
   }
 });
 
@@ -115,7 +122,12 @@ test('a body nested 20,000 levels is a 400 json_too_deep wherever it goes, and n
   ];
   for (const [what, url, body] of cases) {
     const res = await rawPost(url, deepJson(body));
-    expect([what, res.status, res.body.error?.code]).toEqual([what, 400, 'json_too_deep']);
+    expect([what, res.status, res.body.error?.code, res.body.error?.details?.[0]?.message]).toEqual([
+      what,
+      400,
+      'validation_failed',
+      'nests deeper than 64 levels',
+    ]);
   }
   expect(await executionCount()).toBe(runsBefore);
   expectError(await owner().get('/data-stores/tables/deep'), 404);
@@ -130,7 +142,8 @@ describe('the public webhook', () => {
       .post(path)
       .set('Content-Type', 'application/json')
       .send(deepJson({ x: '__deep__' }));
-    expectError(res, 400, 'json_too_deep');
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.error.details).toEqual([{ path: '(root)', message: 'nests deeper than 64 levels' }]);
     expect(await executionCount()).toBe(before);
   });
 

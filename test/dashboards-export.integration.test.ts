@@ -480,7 +480,7 @@ describe('POST /dashboards/import', () => {
       widgets: [{ ...payload.widgets[0], displayConfig: { x: JSON.parse('['.repeat(100) + ']'.repeat(100)) } }],
     };
     const tooDeep = await importing(org, deep);
-    expectError(tooDeep, 400, 'json_too_deep');
+    expectError(tooDeep, 400, 'validation_failed');
     expect(tooDeep.body.error.details[0].path).toMatch(/^widgets\.0\.displayConfig\.x(\.0)+$/);
     expect(await rowsOf(org)).toEqual(before);
   });

@@ -213,8 +213,14 @@ function variantsOf(c: RouteCase, probe: Probe): Variant[] {
   const sendsBody = body !== undefined || method === 'POST' || method === 'PUT' || method === 'PATCH';
   if (body !== null && typeof body === 'object') {
     for (const path of fieldPaths(body)) {
-      for (const hostile of HOSTILE_VALUES)
-        variants.push({ name: `${path.join('.')} = ${hostile.name}`, method, url: probe.url, body: withField(body, path, hostile.json) });
+      for (const hostile of HOSTILE_VALUES) {
+        variants.push({
+          name: `${path.join('.')} = ${hostile.name}`,
+          method,
+          url: probe.url,
+          body: withField(body, path, hostile.json),
+        });
+      }
     }
     if (!Array.isArray(body)) {
       const text = JSON.stringify(body);

@@ -54,13 +54,15 @@ export function createApp(services: Services): Express {
 
   const router = Router();
   const registry = createRegistry();
-  const jsonBodyWithLimit = (limit: string) => guardedJsonBody(express.json({ limit, strict: false }) as RequestHandler);
+  const jsonParser = (limit: string) => express.json({ limit, strict: false }) as RequestHandler;
+  const jsonBodyWithLimit = (limit: string) => guardedJsonBody(jsonParser(limit));
   const ctx: RouteContext = {
     router,
     registry,
     ...createAuthenticate(services.tokens, services.principalCache),
     jsonBody: jsonBodyWithLimit(services.config.http.bodyLimit),
     jsonBodyWithLimit,
+    unguardedJsonBody: jsonParser(services.config.http.bodyLimit),
   };
 
   registerHealthRoutes(ctx, services.databaseDiagnostics, services.temporal.connection);

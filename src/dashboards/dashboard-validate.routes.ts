@@ -46,6 +46,8 @@ export function registerDashboardValidateRoutes(ctx: RouteContext, service: Dash
     permission: 'dashboards:view',
     tags: ['Dashboards'],
     body: Body,
+    // Always 200: a body nested too deep or holding a NUL is a finding of its own rules (input-shape.ts), never a 400.
+    answersAnyJson: true,
     summary: "Check widgets against the organization's sources and fields (did-you-mean hints, chart, time and filter rules); always 200, nothing saved",
     responses: { 200: { description: '`ok` is false when there is an error; warnings never change it', schema: Result } },
     handler: async ({ auth, body }) => ({ status: 200, body: await service.validate(auth.organizationId, body) }),

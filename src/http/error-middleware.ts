@@ -25,7 +25,7 @@ function fromDatabase(err: unknown): AppError | undefined {
     return new AppError(504, 'query_timeout', 'The request took longer than the database time limit allows; try again, or narrow it');
   }
   if (isUnstorableText(err)) {
-    return new AppError(400, 'invalid_text', 'The request holds text the service cannot store: a NUL character (\\u0000) or an unpaired surrogate');
+    return new AppError(400, 'validation_failed', 'The request holds text the service cannot store: a NUL character (\\u0000) or an unpaired surrogate');
   }
   return undefined;
 }

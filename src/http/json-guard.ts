@@ -1,11 +1,9 @@
 import { jsonHazard, MAX_JSON_DEPTH } from '../db/storable-json';
 import { ValidationError } from '../errors/errors';
 
-const CODES = { depth: 'json_too_deep', text: 'invalid_text', number: 'invalid_number' } as const;
-
 /**
- * Refuses, with one 400 naming the offending value's path, input that no
- * handler should ever see: JSON nested past MAX_JSON_DEPTH levels (every
+ * Refuses, with one 400 `validation_failed` naming the offending value's
+ * path and the rule it breaks, input that no handler should ever see: JSON nested past MAX_JSON_DEPTH levels (every
  * recursive walk after it stays far from the stack's end), text PostgreSQL
  * cannot store (NUL, unpaired surrogates), numbers JSON.parse made infinite
  * (`1e999`). Every JSON body, path parameter and query of the API passes
@@ -20,5 +18,5 @@ export function assertSafeInput(value: unknown, where: 'body' | 'params' | 'quer
     hazard.kind === 'depth'
       ? `The request ${what} nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`
       : `The request ${what} holds a value the service cannot store at ${path}: it ${hazard.message}`;
-  throw new ValidationError(message, [{ path, message: hazard.message }], CODES[hazard.kind]);
+  throw new ValidationError(message, [{ path, message: hazard.message }]);
 }

@@ -35,6 +35,12 @@ export interface RouteSpec<B extends z.ZodType | undefined, P extends AnyObject 
   /** A JSON body limit of this route's own (`'6mb'`), above BODY_LIMIT, for the few routes whose input is a document. */
   bodyLimit?: string;
   /**
+   * The handler answers every JSON document itself, bounded, stores nothing
+   * of it, and is documented to answer 200 (POST /dashboards/validate): the
+   * input guard (json-guard.ts) does not refuse its body.
+   */
+  answersAnyJson?: true;
+  /**
    * The handler reads the request stream itself (file uploads): no JSON
    * parsing, no size limit but the handler's own. Documents what it takes.
    */
@@ -54,6 +60,8 @@ export interface RouteContext {
   jsonBody: RequestHandler;
   /** The same parser with a route's own `bodyLimit`. */
   jsonBodyWithLimit: (limit: string) => RequestHandler;
+  /** The parser without the input guard, for routes that answer any JSON themselves (RouteSpec.answersAnyJson). */
+  unguardedJsonBody: RequestHandler;
 }
 
 const ERROR_STATUSES: Record<number, string> = {
@@ -96,7 +104,7 @@ export function defineRoute<
     if (result) res.status(result.status).json(result.body);
   };
   const identify = authenticated ? [ctx.authenticate, authorize] : spec.optionalAuthentication ? [ctx.authenticateIfPresent] : [];
-  const parseBody = spec.bodyLimit ? ctx.jsonBodyWithLimit(spec.bodyLimit) : ctx.jsonBody;
+  const parseBody = spec.answersAnyJson ? ctx.unguardedJsonBody : spec.bodyLimit ? ctx.jsonBodyWithLimit(spec.bodyLimit) : ctx.jsonBody;
   const chain = [...identify, ...(spec.body ? [parseBody] : []), run];
   ctx.router[spec.method](spec.path, ...chain);
 }

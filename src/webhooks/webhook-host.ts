@@ -113,7 +113,6 @@ export function parseWebhookBody(raw: Buffer | undefined, contentType: string | 
     throw new ValidationError(
       `The request body nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`,
       [{ path: '(root)', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
-      'json_too_deep',
     );
   }
   // A sender's payload is data the run is owed, and a refused delivery would only be retried as it was: what PostgreSQL cannot store is replaced, not refused.

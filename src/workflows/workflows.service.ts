@@ -83,7 +83,8 @@ export class WorkflowsService {
   /** Changes settings without a new version: they are not part of the definition. */
   async updateSettings(organizationId: string, id: string, settings: WorkflowSettingsInput) {
     await this.assertExists(organizationId, id);
-    const defaultEnvironmentId = await this.environmentId(organizationId, settings.defaultEnvironment);
+    // PATCH …/settings takes the settings themselves: the field is `defaultEnvironment` there.
+    const defaultEnvironmentId = await this.environmentId(organizationId, settings.defaultEnvironment, 'defaultEnvironment');
     if (defaultEnvironmentId !== undefined) await this.repo.update(organizationId, id, { defaultEnvironmentId });
     return this.get(organizationId, id);
   }
@@ -117,9 +118,13 @@ export class WorkflowsService {
     if (issues.length) throw new ValidationError('The workflow definition has problems', issues, 'invalid_definition');
   }
 
-  /** The id of the named environment; null clears the setting, undefined leaves it. */
-  private async environmentId(organizationId: string, name: string | null | undefined): Promise<string | null | undefined> {
+  /** The id of the named environment; null clears the setting, undefined leaves it. `path` names the field in the request. */
+  private async environmentId(
+    organizationId: string,
+    name: string | null | undefined,
+    path = 'settings.defaultEnvironment',
+  ): Promise<string | null | undefined> {
     if (name === undefined || name === null) return name;
-    return this.environments.idByName(organizationId, name, 'settings.defaultEnvironment');
+    return this.environments.idByName(organizationId, name, path);
   }
 }
