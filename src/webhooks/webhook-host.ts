@@ -110,10 +110,9 @@ export function parseWebhookBody(raw: Buffer | undefined, contentType: string | 
     throw new AppError(400, 'invalid_body', "The request body must be a JSON object; it becomes the run's `initial`");
   }
   if (!withinDepth(value, MAX_JSON_DEPTH)) {
-    throw new ValidationError(
-      `The request body nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`,
-      [{ path: '(root)', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
-    );
+    throw new ValidationError(`The request body nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`, [
+      { path: '(root)', message: `nests deeper than ${MAX_JSON_DEPTH} levels` },
+    ]);
   }
   // A sender's payload is data the run is owed, and a refused delivery would only be retried as it was: what PostgreSQL cannot store is replaced, not refused.
   return replaceUnstorableText(value as Record<string, unknown>);
