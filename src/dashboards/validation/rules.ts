@@ -53,6 +53,10 @@ export const RULES = {
     severity: 'warning',
     when: "`limit` is above the rows the chart can show (chart-types.ts's `readableRows`: line and area 5,000, bar 200, pie 20, stat-card 1, table 1,000)",
   },
+  'query-refused': {
+    severity: 'error',
+    when: 'a mistake the query route refuses with 400 `invalid_query` that no rule above reports at that place: `measureFilter` on a dimension, a text operator on a number or date, a value that does not fit its member (not a number, not a date, not a whole number for a count), an `and`/`or` group mixing measures and dimensions',
+  },
   unchecked: { severity: 'error', when: 'a widget (or the body) could not be checked: a defect of the validator, or input that is not JSON; never expected' },
 } as const satisfies Record<string, { severity: Severity; when: string }>;
 

@@ -7,6 +7,8 @@ export interface ValidationSource {
   /** The source's alias in the model and in member names (`ds_…`). */
   servingRelation: string;
   enabled: boolean;
+  /** Its window dimensions, whose values are whole numbers. */
+  windowDimensions?: ReadonlyArray<{ name: string }>;
 }
 
 export interface SourceContext {

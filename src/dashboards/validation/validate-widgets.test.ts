@@ -241,4 +241,43 @@ describe('POST /dashboards/validate rules', () => {
     const result = validateWidgets({ widgets: [widget()] }, { sources: [], meta: [] });
     expect(ruleIds(result).errors).toEqual(['unknown-source', 'field-refs', 'field-refs']);
   });
+
+  describe('query-refused', () => {
+    it('reports what the query route refuses with invalid_query and no other rule reports, each once at its path', () => {
+      const result = only({
+        measures: [`${SALES}.count`],
+        filters: [
+          { member: `${SALES}.city`, operator: 'measureFilter' },
+          { member: `${SALES}.price`, operator: 'contains', values: ['1'] },
+          { member: `${SALES}.amount`, operator: 'gt', values: ['a lot'] },
+          { member: `${SALES}.count`, operator: 'equals', values: ['2.5'] },
+          {
+            or: [
+              { member: `${SALES}.amount`, operator: 'gt', values: ['1'] },
+              { member: `${SALES}.city`, operator: 'equals', values: ['Paris'] },
+            ],
+          },
+        ],
+      });
+      expect(result.ok).toBe(false);
+      const refused = result.errors.filter((f) => f.ruleId === 'query-refused');
+      expect(refused.map((f) => f.path)).toEqual([
+        'widgets[0].queryConfig.filters[0].member',
+        'widgets[0].queryConfig.filters[1].member',
+        'widgets[0].queryConfig.filters[2].values[0]',
+        'widgets[0].queryConfig.filters[3].values[0]',
+        'widgets[0].queryConfig.filters[4]',
+      ]);
+      for (const f of refused) expect(f.message).not.toMatch(/^Invalid/);
+      // Nothing is reported twice: no other rule's finding shares a path with these.
+      const paths = result.errors.map((f) => f.path);
+      expect(new Set(paths).size).toBe(paths.length);
+    });
+
+    it('leaves to the other rules what they report: an empty query, a dropped field, a member of another kind', () => {
+      expect(only({ measures: [] }).errors.map((f) => f.ruleId)).toEqual(['empty-query']);
+      expect(only({ measures: 'x' }).errors.map((f) => f.ruleId)).not.toContain('query-refused');
+      expect(only({ measures: [`${SALES}.city`] }).errors.map((f) => f.ruleId)).toEqual(['member-kind']);
+    });
+  });
 });

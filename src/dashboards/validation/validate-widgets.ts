@@ -5,6 +5,7 @@ import { isObject, MAX_WIDGETS, readWidgets, type WidgetInput } from './input-sh
 import { MemberCatalog } from './member-catalog';
 import { checkMembers } from './member-rules';
 import { parseQueryConfig } from './query-parse';
+import { checkQueryRefusals } from './query-rules';
 import { Report, WidgetFindings } from './report';
 import type { ValidationResult } from './rules';
 import { checkSource, type ValidationSource } from './source-rules';
@@ -48,7 +49,10 @@ export function validateWidgets(input: unknown, context: ValidationContext): Val
   const catalog = new MemberCatalog(context.meta);
   const byId = new Map(context.sources.map((s) => [s.id, s]));
   const names = new Map(context.sources.map((s) => [s.servingRelation, s.name]));
-  const shared = { catalog, byId, names, context, now: context.now ?? new Date() };
+  const integers = new Set(
+    context.sources.flatMap((s) => [`${s.servingRelation}.count`, ...(s.windowDimensions ?? []).map((w) => `${s.servingRelation}.${w.name}`)]),
+  );
+  const shared = { catalog, byId, names, context, integers, now: context.now ?? new Date() };
   for (const widget of widgets) {
     try {
       checkWidget(widget, shared);
@@ -63,6 +67,7 @@ export function validateWidgets(input: unknown, context: ValidationContext): Val
 
 interface Shared {
   catalog: MemberCatalog;
+  integers: ReadonlySet<string>;
   byId: ReadonlyMap<string, ValidationSource>;
   names: ReadonlyMap<string, string>;
   context: ValidationContext;
@@ -93,6 +98,8 @@ function checkWidget(widget: WidgetInput, shared: Shared): void {
   checkFilterValues(query, { findings, at, now: shared.now });
   const chart = { findings, widgetPath, dropped, timeDimension: ownAlias ? shared.catalog.timeDimensionOf(ownAlias) : undefined };
   if (checkNotEmpty(query, chart) && chartType !== undefined) checkChartQuery(chartType, query, chart);
+  // Last: it reports only what no rule above did.
+  checkQueryRefusals(query, { catalog: shared.catalog, integers: shared.integers, findings, at, dropped, now: shared.now });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
