@@ -5,14 +5,18 @@ import type { AnalyticsSource } from '../src/data-sources/analytics-source.entit
 
 const context = { organizationId: 'org', modelVersion: 'v1' };
 
-function engineWith(answers: Array<unknown | Error>) {
-  const engine = new CubeEngine({
+/** An engine whose database is never reached: tests replace what it would ask. */
+const offlineEngine = () =>
+  new CubeEngine({
     databaseUrl: 'postgres://unused@127.0.0.1:1/none',
     poolSize: 1,
     statementTimeoutMs: 60_000,
     logger: createLogger('silent'),
     loadSources: async () => [],
   });
+
+function engineWith(answers: Array<unknown | Error>) {
+  const engine = offlineEngine();
   const calls: unknown[] = [];
   // The gateway is replaced: these tests are about what the engine does with its answers.
   (engine as unknown as { call: (...args: unknown[]) => Promise<unknown> }).call = async (...args: unknown[]) => {
@@ -80,13 +84,7 @@ describe('modelVersion', () => {
 describe('CubeEngine: what a failure answered by the gateway says', () => {
   /** An engine whose gateway answers every load with `answer` and `status`, as Cube's handleError does. */
   function answering(answer: Record<string, unknown>, status: number) {
-    const engine = new CubeEngine({
-      databaseUrl: 'postgres://unused@127.0.0.1:1/none',
-      poolSize: 1,
-      statementTimeoutMs: 60_000,
-      logger: createLogger('silent'),
-      loadSources: async () => [],
-    });
+    const engine = offlineEngine();
     const gateway = (engine as unknown as { gateway: Record<string, (request: { res: (a: unknown, m: unknown) => void }) => Promise<void>> }).gateway;
     gateway.load = async ({ res }) => res(answer, { status });
     return engine;
