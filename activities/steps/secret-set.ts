@@ -62,11 +62,9 @@ export class SecretSet implements SecretTracker {
     return walk(value) as T;
   }
 
-  /** The secret forms `value` holds somewhere (its strings or field names, as JSON writes them). */
-  formsIn(value: unknown): string[] {
-    if (this.forms.size === 0) return [];
-    const text = JSON.stringify(value) ?? '';
-    return [...this.forms].filter((form) => text.includes(form));
+  /** The secret forms a value holds somewhere, given as its JSON text (strings and field names as JSON writes them). */
+  formsIn(json: string): string[] {
+    return [...this.forms].filter((form) => json.includes(form));
   }
 
   /** True when masking would change `value`: it holds a secret. */

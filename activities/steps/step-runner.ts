@@ -106,8 +106,9 @@ async function runRecorded(
   const referenced = { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)), ...sealedAnswer };
   // Masking changed the output (a value built from a secret): the original is sealed, and later steps read it
   // through the record (a reference), never the masked copy; the secret stays out of the record and of history.
-  if (output !== raw && SEALED_WHEN_SECRET(step.stepType) && JSON.stringify(output) !== JSON.stringify(raw)) {
-    const sealed = await deps.seals.seal(run.organizationId, run.executionId, step.stepId, { output: raw, secrets: scope.secrets.formsIn(raw) });
+  const rawJson = output !== raw && SEALED_WHEN_SECRET(step.stepType) ? (JSON.stringify(raw) ?? '') : undefined;
+  if (rawJson !== undefined && JSON.stringify(output) !== rawJson) {
+    const sealed = await deps.seals.seal(run.organizationId, run.executionId, step.stepId, { output: raw, secrets: scope.secrets.formsIn(rawJson) });
     await record('completed', output, null, sealed);
     return referenced;
   }

@@ -1,4 +1,4 @@
-import { dashboardFiltersFor, defaultsOfFilters, unknownFilterKeys } from './dashboard-filters';
+import { appliedDashboardFilters, defaultsOfFilters, unknownFilterKeys } from './dashboard-filters';
 
 const SOURCE = '0190c0de-0000-7000-8000-000000000001';
 const OTHER = '0190c0de-0000-7000-8000-000000000002';
@@ -27,25 +27,25 @@ describe('defaultsOfFilters', () => {
   });
 });
 
-describe('dashboardFiltersFor', () => {
+describe('appliedDashboardFilters', () => {
   test("equals on each filter over the widget's source, bare fields qualified with its alias", () => {
-    expect(dashboardFiltersFor(SOURCE, ALIAS, filters, { region: ['EU', 'US'], status: ['paid'], team: ['a'] })).toEqual([
-      { member: `${ALIAS}.region`, operator: 'equals', values: ['EU', 'US'] },
-      { member: `${ALIAS}.status`, operator: 'equals', values: ['paid'] },
+    expect(appliedDashboardFilters(SOURCE, ALIAS, filters, { region: ['EU', 'US'], status: ['paid'], team: ['a'] })).toEqual([
+      { id: 'region', chosen: false, filter: { member: `${ALIAS}.region`, operator: 'equals', values: ['EU', 'US'] } },
+      { id: 'status', chosen: false, filter: { member: `${ALIAS}.status`, operator: 'equals', values: ['paid'] } },
     ]);
   });
 
-  test("the caller's values replace the default of that filter only; [] clears it", () => {
+  test("the caller's values replace the default of that filter only, and say they are the caller's; [] clears it", () => {
     const defaults = { region: ['EU'], status: ['paid'] };
-    expect(dashboardFiltersFor(SOURCE, ALIAS, filters, defaults, { region: ['US'] })).toEqual([
-      { member: `${ALIAS}.region`, operator: 'equals', values: ['US'] },
-      { member: `${ALIAS}.status`, operator: 'equals', values: ['paid'] },
+    expect(appliedDashboardFilters(SOURCE, ALIAS, filters, defaults, { region: ['US'] })).toEqual([
+      { id: 'region', chosen: true, filter: { member: `${ALIAS}.region`, operator: 'equals', values: ['US'] } },
+      { id: 'status', chosen: false, filter: { member: `${ALIAS}.status`, operator: 'equals', values: ['paid'] } },
     ]);
-    expect(dashboardFiltersFor(SOURCE, ALIAS, filters, defaults, { region: [], status: [] })).toEqual([]);
+    expect(appliedDashboardFilters(SOURCE, ALIAS, filters, defaults, { region: [], status: [] })).toEqual([]);
   });
 
   test('filters without values, and widgets over other sources, get nothing', () => {
-    expect(dashboardFiltersFor(SOURCE, ALIAS, filters, {})).toEqual([]);
-    expect(dashboardFiltersFor('0190c0de-0000-7000-8000-000000000009', 'ds_x', filters, { region: ['EU'], team: ['a'] })).toEqual([]);
+    expect(appliedDashboardFilters(SOURCE, ALIAS, filters, {})).toEqual([]);
+    expect(appliedDashboardFilters('0190c0de-0000-7000-8000-000000000009', 'ds_x', filters, { region: ['EU'], team: ['a'] })).toEqual([]);
   });
 });

@@ -54,8 +54,3 @@ export function appliedDashboardFilters(
       return [{ id: f.id, chosen: own, filter: { member, operator: 'equals', values: [...values] } }];
     });
 }
-
-/** The filters of appliedDashboardFilters alone. */
-export function dashboardFiltersFor(...args: Parameters<typeof appliedDashboardFilters>): Filter[] {
-  return appliedDashboardFilters(...args).map((a) => a.filter);
-}
