@@ -65,7 +65,41 @@ export interface FeedPageInput {
   window: FeedWindow;
   /** null for the first page of the window, else the previous page's `next`. */
   cursor: string | null;
+  /**
+   * The values the table already holds for these keys (absent keys: never
+   * synced). A feed uses it to skip follow-up requests whose answer it
+   * already has, such as a call's recording.
+   */
+  stored(keys: string[]): Promise<Map<string, Record<string, unknown>>>;
 }
+
+/** Keys to check against the vendor, at most `batchSize` of a `keys` deletion strategy. */
+export interface FeedKeysInput {
+  baseUrl: string;
+  config: Record<string, unknown>;
+  keys: string[];
+}
+
+/**
+ * How deletions at the vendor reach the table.
+ *
+ * - `listing`: the feed's list is by a time that never changes (a call's
+ *   start), so a complete listing of a window shows every record of that
+ *   window still at the vendor; stored records of the window it did not list
+ *   were deleted. Every sync mirrors deletions in its own window, and a
+ *   reconciliation re-lists the last `reconcileWindowDays`.
+ * - `keys`: the list is by a time that moves (last update), so listings
+ *   cannot show absence; a reconciliation asks the vendor which stored keys
+ *   still exist, `batchSize` at a time, over the whole table.
+ */
+export type FeedDeletions =
+  | { kind: 'listing'; reconcileWindowDays: number }
+  | {
+      kind: 'keys';
+      batchSize: number;
+      /** The keys among `input.keys` that still exist at the vendor (and are not archived); the rest were deleted. */
+      existing(input: FeedKeysInput, http: FeedHttp): Promise<Set<string>>;
+    };
 
 export interface FeedDefinition {
   /** `<vendor>:<feed>`, the data source's `type` (and so the `analyticsTag` of tables shared from it). */
@@ -76,6 +110,13 @@ export interface FeedDefinition {
   title: string;
   /** The record schema its data source is created with. Exactly one date field is the time dimension. */
   recordSchema: { name: string; fields: Record<string, FieldDefinition> };
+  /**
+   * How far before `syncedThrough` a sync without dates starts, by default
+   * (a source may set its own): what changes at the vendor after it was first
+   * read (a call's price, a search index that lags) is read again there.
+   */
+  lookbackMinutes: number;
+  deletions: FeedDeletions;
   /** One page of the window's records, through `http` (one or a few vendor requests). */
   fetchPage(input: FeedPageInput, http: FeedHttp): Promise<FeedPage>;
 }
