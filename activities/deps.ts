@@ -1,5 +1,7 @@
 import type { VendorBaseUrls } from '../src/config/config';
 import type { DataSourcesService } from '../src/data-sources/data-sources.service';
+import type { FeedSyncsRepository } from '../src/data-feeds/feed-syncs.repository';
+import type { ListingDeletionsRepository } from '../src/data-feeds/listing-deletions.repository';
 import type { DatabaseDiagnostics } from '../src/db/database-diagnostics';
 import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
@@ -40,7 +42,19 @@ export interface ActivityDeps {
    */
   feeds: {
     sources: Pick<DataSourcesService, 'get' | 'recordSync'>;
-    connections: { byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined> };
+    connections: {
+      byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined>;
+      /**
+       * Like byId, with an OAuth access token refreshed first when it is about
+       * to expire, or when the vendor refused `rejectedAccessToken` (the
+       * stored one); one refresh per connection at a time across processes.
+       */
+      fresh(organizationId: string, connectionId: string, rejectedAccessToken?: string): Promise<ResolvedConnection | undefined>;
+    };
+    /** The keys listings saw, and the deletions they settle. */
+    listings: ListingDeletionsRepository;
+    /** The sync history (GET /dashboards/data-sources/{id}/syncs). */
+    history: Pick<FeedSyncsRepository, 'begin' | 'finish'>;
     baseUrls: VendorBaseUrls;
   };
 }

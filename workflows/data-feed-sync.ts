@@ -8,6 +8,7 @@ import {
   proxyActivities,
   sleep,
   startChild,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -18,14 +19,15 @@ import {
   type FeedSyncResult,
   type ScheduledFeedSyncInput,
   type SyncCounts,
+  type SyncPhase,
 } from './data-feed-sync.types';
 
-/** Pages per run before it continues as new: keeps each run's history short however many pages a window has. */
+/** Activities per run before it continues as new: keeps each run's history short however many pages a sync has. */
 const PAGES_PER_RUN = 50;
 /** How long one page may wait out vendor rate limits in all (each wait is the vendor's Retry-After, at most 15 minutes) before the run fails. */
 export const MAX_RATE_LIMIT_WAIT_MS = 60 * 60_000;
 
-const { beginFeedSync, finishFeedSync, deleteFeedSchedule } = proxyActivities<Activities>({
+const { beginFeedSync, finishFeedSync, settleFeedListing, deleteFeedSchedule } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -37,61 +39,93 @@ const { beginFeedSync, finishFeedSync, deleteFeedSchedule } = proxyActivities<Ac
  * and the workflow waits it out with a timer (at most MAX_RATE_LIMIT_WAIT_MS
  * per page), so 429s in a row leave the 5 attempts to outages.
  */
-const { syncFeedPage } = proxyActivities<Activities>({
+const { syncFeedPage, reconcileFeedKeys } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
 /**
- * One sync of a feed-backed data source over a window: page after page from
- * the vendor, each written by its activity, until the vendor has no next
- * page. The run carries only cursors and counts. It continues as new every
- * PAGES_PER_RUN pages; a failed page fails the run (records written before
- * stay) and syncConfig says why. A cancelled run is recorded failed too.
+ * One sync of a feed-backed data source: its phases (src/data-feeds/sync-plan.ts)
+ * one after the other. A window phase pages the vendor until it has no next
+ * page, each page written by its activity, and a listing that reaches its end
+ * then settles the deletions in its window; a keys phase asks the vendor about
+ * stored keys, a batch per activity. The run carries only cursors and counts.
+ * It continues as new every PAGES_PER_RUN activities; a failure fails the run
+ * (what was written stays) and the source and its history say why. A
+ * cancelled run is recorded failed too.
  */
 export async function dataFeedSync(input: FeedSyncInput): Promise<FeedSyncResult> {
   const ref = { organizationId: input.organizationId, dataSourceId: input.dataSourceId };
-  let state = input.resume;
-  if (!state) {
-    const begun = await beginFeedSync({ ...ref, window: input.window });
+  let progress = input.resume;
+  if (!progress) {
+    const trigger = input.trigger ?? (input.window ? 'manual' : 'schedule');
+    const syncId = uuid4();
+    const begun = await beginFeedSync({ ...ref, window: input.window, trigger, syncId, workflowId: workflowInfo().workflowId });
     if ('skipped' in begun) return { status: 'skipped', reason: begun.skipped, ...(begun.gone ? { gone: true } : {}) };
-    state = { window: begun.window, startedAt: begun.startedAt, cursor: null, counts: { pages: 0, created: 0, updated: 0 } };
+    progress = { syncId, window: begun.window, startedAt: begun.startedAt, phases: begun.phases, reconciles: begun.reconciles, counts: emptyCounts() };
   }
-  const { window, startedAt } = state;
-  let { cursor } = state;
-  const counts: SyncCounts = { ...state.counts };
+  const { syncId, window, startedAt, reconciles } = progress;
+  const counts: SyncCounts = { ...progress.counts };
+  const phases = [...progress.phases];
+  const finish = (outcome: { status: 'success' } | { status: 'failed'; error: string }) =>
+    finishFeedSync({ ...ref, syncId, window, counts, startedAt, reconciled: reconciles && outcome.status === 'success', ...outcome });
   try {
-    for (let pages = 0; pages < PAGES_PER_RUN; pages++) {
-      const page = await pageOf({ ...ref, window, cursor });
-      counts.pages += 1;
-      counts.created += page.created;
-      counts.updated += page.updated;
-      cursor = page.next;
-      if (cursor === null) break;
+    for (let steps = 0; phases.length > 0 && steps < PAGES_PER_RUN; steps++) {
+      const next = await advance(ref, phases[0], counts);
+      if (next) phases[0] = next;
+      else phases.shift();
     }
   } catch (err) {
     const message = isCancellation(err) ? 'The sync was cancelled; the records written so far are kept' : failureMessage(err);
     // Recorded even when the run is cancelled: the source never stays `running`.
-    await CancellationScope.nonCancellable(() => finishFeedSync({ ...ref, window, counts, startedAt, status: 'failed', error: message }));
+    await CancellationScope.nonCancellable(() => finish({ status: 'failed', error: message }));
     if (isCancellation(err)) throw err;
     throw ApplicationFailure.create({ type: 'FeedSyncFailed', message, nonRetryable: true });
   }
-  if (cursor !== null) return continueAsNew<typeof dataFeedSync>({ ...ref, resume: { window, startedAt, cursor, counts } });
-  await finishFeedSync({ ...ref, window, counts, startedAt, status: 'success' });
-  return { status: 'success', window, counts };
+  if (phases.length > 0) return continueAsNew<typeof dataFeedSync>({ ...ref, resume: { syncId, window, startedAt, reconciles, counts, phases } });
+  await finish({ status: 'success' });
+  return { status: 'success', window, counts, reconciled: reconciles };
 }
 
-/** One page, waiting out the vendor's rate limits (the activity's Retry-After) with timers, within MAX_RATE_LIMIT_WAIT_MS. */
-async function pageOf(input: Parameters<Activities['syncFeedPage']>[0]): Promise<{ next: string | null; created: number; updated: number }> {
+const emptyCounts = (): SyncCounts => ({ pages: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0 });
+
+/**
+ * One step of the phase (a page, then the settle of a listing's deletions
+ * after its last page; or a batch of keys), its counts added. Answers the
+ * phase as it then stands, or null when it is done.
+ */
+async function advance(ref: { organizationId: string; dataSourceId: string }, phase: SyncPhase, counts: SyncCounts): Promise<SyncPhase | null> {
+  if (phase.kind === 'keys') {
+    const batch = await rateLimited(() => reconcileFeedKeys({ ...ref, after: phase.after }));
+    counts.deleted += batch.deleted;
+    counts.requests += batch.requests;
+    return batch.next === null ? null : { kind: 'keys', after: batch.next };
+  }
+  const page = await rateLimited(() => syncFeedPage({ ...ref, window: phase.window, cursor: phase.cursor, listingId: phase.listingId }));
+  counts.pages += 1;
+  counts.created += page.created;
+  counts.updated += page.updated;
+  counts.unchanged += page.unchanged;
+  counts.requests += page.requests;
+  if (page.next !== null) return { ...phase, cursor: page.next };
+  if (phase.listingId !== null) {
+    const settled = await settleFeedListing({ ...ref, listingId: phase.listingId, window: phase.window });
+    counts.deleted += settled.deleted;
+  }
+  return null;
+}
+
+/** An activity that may answer `rateLimited`, run until it does not: the vendor's Retry-After waited out with timers, within MAX_RATE_LIMIT_WAIT_MS. */
+async function rateLimited<T extends object>(call: () => Promise<T | { rateLimited: { retryAfterMs: number; message: string } }>): Promise<T> {
   let waited = 0;
   for (;;) {
-    const page = await syncFeedPage(input);
-    if (!('rateLimited' in page)) return page;
-    const { retryAfterMs, message } = page.rateLimited;
+    const answer = await call();
+    if (!('rateLimited' in answer)) return answer;
+    const { retryAfterMs, message } = answer.rateLimited;
     if (waited + retryAfterMs > MAX_RATE_LIMIT_WAIT_MS) {
       throw ApplicationFailure.create({
         type: 'VendorRateLimited',
-        message: `${message}; the vendor kept rate-limiting this page for ${Math.round(waited / 60_000)} minutes, so the sync stopped: run the sync again later`,
+        message: `${message}; the vendor kept rate-limiting this request for ${Math.round(waited / 60_000)} minutes, so the sync stopped: run the sync again later`,
         nonRetryable: true,
       });
     }

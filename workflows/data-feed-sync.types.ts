@@ -20,28 +20,60 @@ export interface SyncWindow {
   endDate: string;
 }
 
+/** What started a sync: its schedule, a person without dates (or a feed toggled on), or a person with dates. */
+export type SyncTrigger = 'schedule' | 'manual' | 'backfill';
+
 export interface SyncCounts {
   pages: number;
+  /** New keys. */
   created: number;
+  /** Keys whose value changed. */
   updated: number;
+  /** Keys read again with the value the table already held (not written). */
+  unchanged: number;
+  /** Keys deleted because the vendor no longer has them. */
+  deleted: number;
+  /** Requests sent to the vendor. */
+  requests: number;
+}
+
+/**
+ * One part of a sync run: pages of a window (a `listingId` when the listing
+ * also mirrors deletions in that window), or the reconciliation of stored
+ * keys, in key order after `after`.
+ */
+export type SyncPhase =
+  | { kind: 'window'; window: SyncWindow; listingId: string | null; cursor: string | null }
+  | { kind: 'keys'; after: string | null };
+
+export interface SyncProgress {
+  /** The sync's row in the source's history (GET .../syncs). */
+  syncId: string;
+  /** The window the sync was asked for (history and syncedThrough go by it). */
+  window: SyncWindow;
+  startedAt: string;
+  counts: SyncCounts;
+  /** The phase in progress first; a run ends when none is left. */
+  phases: SyncPhase[];
+  /** Whether the phases include a reconciliation of deletions. */
+  reconciles: boolean;
 }
 
 export interface FeedSyncInput {
   organizationId: string;
   dataSourceId: string;
-  /** A manual sync's window; a scheduled one (absent) syncs from the last successful end to now. */
+  /** A manual sync's window; a scheduled one (absent) syncs from the last successful end (less the look-back) to now. */
   window?: SyncWindow;
-  /** Where a run continued-as-new left off; never records, only the cursor and counts. */
-  resume?: {
-    window: SyncWindow;
-    cursor: string | null;
-    counts: SyncCounts;
-    /** When the run began (absent in runs resumed from before it was kept). */ startedAt?: string;
-  };
+  /** Absent: `schedule` without a window, `manual` with one. */
+  trigger?: SyncTrigger;
+  /** Where a run continued-as-new left off; never records, only cursors and counts. */
+  resume?: SyncProgress;
 }
 
 /** `gone`: skipped because the source no longer exists (the scheduled launcher then deletes its schedule). */
-export type FeedSyncResult = { status: 'success'; window: SyncWindow; counts: SyncCounts } | { status: 'skipped'; reason: string; gone?: boolean };
+export type FeedSyncResult =
+  | { status: 'success'; window: SyncWindow; counts: SyncCounts; reconciled: boolean }
+  | { status: 'skipped'; reason: string; gone?: boolean };
 
 export interface ScheduledFeedSyncInput {
   organizationId: string;

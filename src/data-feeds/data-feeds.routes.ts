@@ -1,11 +1,12 @@
 import { defineRoute, type RouteContext } from '../http/route';
-import { DataSourceParams } from '../data-sources/data-sources.schemas';
-import { SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
+import { presentDataSource } from '../data-sources/data-sources.presenter';
+import { DataSourceParams, DataSourceSchema } from '../data-sources/data-sources.schemas';
+import { AttachConnectionBody, SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
 import type { DataFeedsService } from './data-feeds.service';
 
 const tags = ['Data feeds'];
 
-/** Data feeds (interface.md 4.4 toggle, 4.5 sync): both need dashboards:admin. */
+/** Data feeds (interface.md 4.4 toggle, 4.5 sync) and reattaching a feed source's connection: all need dashboards:admin. */
 export function registerDataFeedRoutes(ctx: RouteContext, service: DataFeedsService): void {
   defineRoute(ctx, {
     method: 'post',
@@ -30,5 +31,21 @@ export function registerDataFeedRoutes(ctx: RouteContext, service: DataFeedsServ
       'Queue one sync of a feed-backed source and answer at once. 409 sync_running while one runs; 500 source_disabled, source_without_connection or no_sync_workflow (as the contract says)',
     responses: { 201: { description: 'The sync is queued', schema: SyncQueued } },
     handler: async ({ auth, params, body }) => ({ status: 201, body: await service.sync(auth.organizationId, params.dataSourceId, body) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'put',
+    path: '/dashboards/data-sources/:dataSourceId/connection',
+    permission: 'dashboards:admin',
+    tags,
+    params: DataSourceParams,
+    body: AttachConnectionBody,
+    summary:
+      "Attach a feed-backed source to another connection of its feed's type (its connection was deleted, or the credentials moved): the source keeps its table, records and dashboards, and an enabled source syncs at once. 409 feed_source_exists when that connection already has a source of the feed",
+    responses: { 200: { description: 'The data source, now reading through the connection', schema: DataSourceSchema } },
+    handler: async ({ auth, params, body }) => ({
+      status: 200,
+      body: presentDataSource(await service.attachConnection(auth.organizationId, params.dataSourceId, body)),
+    }),
   });
 }

@@ -1,5 +1,8 @@
 import { z } from '../openapi/zod';
 
+/** Bounds of a source's look-back: none to 30 days. */
+export const MAX_LOOKBACK_MINUTES = 43_200;
+
 /** Bounds of a feed's sync interval: one minute to one week. */
 export const MIN_SYNC_INTERVAL_MINUTES = 1;
 export const MAX_SYNC_INTERVAL_MINUTES = 10_080;
@@ -15,8 +18,25 @@ export const ToggleFeedBody = z
       .number()
       .optional()
       .openapi({ description: `Whole minutes, ${MIN_SYNC_INTERVAL_MINUTES} to ${MAX_SYNC_INTERVAL_MINUTES}; default FEED_SYNC_INTERVAL_MINUTES` }),
+    lookbackMinutes: z
+      .int()
+      .min(0)
+      .max(MAX_LOOKBACK_MINUTES)
+      .optional()
+      .openapi({
+        description:
+          "How far before the end of the last successful sync each sync without dates starts again, so values the vendor fills in late are read (whole minutes, 0 to 43200); default: the feed's own (README, Data feeds)",
+      }),
   })
   .openapi('ToggleDataFeed');
+
+export const AttachConnectionBody = z
+  .strictObject({
+    connectionId: z.uuid().openapi({ description: "A connection of the organization of the feed's connection type" }),
+    connectionName: z.string().min(1).max(255).openapi({ description: "The connection's current name" }),
+  })
+  .openapi('AttachFeedConnection');
+export type AttachConnectionBody = z.output<typeof AttachConnectionBody>;
 export type ToggleFeedBody = z.output<typeof ToggleFeedBody>;
 
 export const ToggleFeedResult = z

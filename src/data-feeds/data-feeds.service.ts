@@ -1,5 +1,5 @@
 import type { ConnectionsService } from '../connections/connections.service';
-import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
+import type { AnalyticsSource, SyncConfig } from '../data-sources/analytics-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors';
@@ -7,8 +7,8 @@ import type { FeedDefinition } from './feed-definition';
 import { findFeed } from './feed-registry';
 import type { FeedSchedules, FeedSyncTarget } from './feed-schedules';
 import type { FeedSyncRuns } from './feed-sync-runs';
-import { MAX_SYNC_INTERVAL_MINUTES, MIN_SYNC_INTERVAL_MINUTES, type SyncBody, type ToggleFeedBody } from './data-feeds.schemas';
-import { syncWindow } from './sync-window';
+import { type AttachConnectionBody, MAX_SYNC_INTERVAL_MINUTES, MIN_SYNC_INTERVAL_MINUTES, type SyncBody, type ToggleFeedBody } from './data-feeds.schemas';
+import { lookbackMinutesOf, syncWindow } from './sync-window';
 import { z } from '../openapi/zod';
 
 /** The check the routes' id parameters use (z.uuid()). */
@@ -18,6 +18,14 @@ const isUuid = (id: string) => z.uuid().safeParse(id).success;
 export function feedTableName(feedKey: string, connectionId: string): string {
   return `feed_${feedKey.replace(/[^A-Za-z0-9]/g, '_')}_${connectionId.replace(/-/g, '')}`.slice(0, 63);
 }
+
+/** A catch handler: NotFoundError becomes `value`, anything else is thrown on. */
+const ifMissing =
+  <T>(value: T) =>
+  (err: unknown): T => {
+    if (err instanceof NotFoundError) return value;
+    throw err;
+  };
 
 /** A 500 the contract asks for (interface.md 4.5, 7): the sync cannot run for this source. */
 const notSyncable = (code: string, message: string) => new AppError(500, code, message);
@@ -29,7 +37,10 @@ const notSyncable = (code: string, message: string) => new AppError(500, code, m
  */
 export class DataFeedsService {
   constructor(
-    private readonly dataSources: Pick<DataSourcesService, 'get' | 'update' | 'createFeedSource' | 'findFeedSource' | 'recordSync' | 'setFeedConnectionName'>,
+    private readonly dataSources: Pick<
+      DataSourcesService,
+      'get' | 'update' | 'createFeedSource' | 'findFeedSource' | 'recordSync' | 'setFeedConnectionName' | 'setFeedConnection'
+    >,
     private readonly dataStores: Pick<DataStoresService, 'createTable'>,
     private readonly connections: Pick<ConnectionsService, 'get'>,
     private readonly schedules: FeedSchedules,
@@ -71,10 +82,40 @@ export class DataFeedsService {
       if (existing.connectionName !== body.connectionName) await this.dataSources.setFeedConnectionName(organizationId, existing.id, body.connectionName);
       await this.dataSources.recordSync(organizationId, existing.id, { syncIntervalMinutes: interval });
     }
+    const syncConfig = body.lookbackMinutes === undefined ? source.syncConfig : { ...source.syncConfig!, lookbackMinutes: body.lookbackMinutes };
+    if (body.lookbackMinutes !== undefined) await this.dataSources.recordSync(organizationId, source.id, { lookbackMinutes: body.lookbackMinutes });
     const target = { organizationId, dataSourceId: source.id, feedKey: feed.key };
     await this.schedules.activate(target, interval);
-    await this.runs.startUnlessRunning(target, syncWindow(source.syncConfig, {}, new Date()));
+    await this.runs.startUnlessRunning(target, this.windowOf(feed, syncConfig, {}), 'manual');
     return { enabled: true, dataSourceId: source.id };
+  }
+
+  /**
+   * Attaches a feed source to another connection of its feed's type (the
+   * one it had was deleted, or its credentials moved): the source keeps its
+   * table, its records and every dashboard over it, and an enabled source
+   * syncs at once through the new connection.
+   */
+  async attachConnection(organizationId: string, dataSourceId: string, body: AttachConnectionBody): Promise<AnalyticsSource> {
+    const source = await this.dataSources.get(organizationId, dataSourceId);
+    const feed = findFeed(source.type);
+    if (!feed || source.sharedFromOrganizationId) {
+      throw new ValidationError(
+        `Data source "${source.name}" is not fed by a data feed of this organization, so it has no connection to attach`,
+        [{ path: 'dataSourceId', message: 'not a data feed source' }],
+        'not_a_feed_source',
+      );
+    }
+    await this.checkConnection(organizationId, feed, body);
+    if (source.connectionId !== body.connectionId || source.connectionName !== body.connectionName) {
+      await this.dataSources.setFeedConnection(organizationId, source.id, { id: body.connectionId, name: body.connectionName });
+    }
+    const attached = await this.dataSources.get(organizationId, dataSourceId);
+    if (attached.enabled) {
+      const target = { organizationId, dataSourceId: attached.id, feedKey: feed.key };
+      await this.runs.startUnlessRunning(target, this.windowOf(feed, attached.syncConfig, {}), 'manual');
+    }
+    return attached;
   }
 
   /**
@@ -84,9 +125,10 @@ export class DataFeedsService {
    */
   async sync(organizationId: string, dataSourceId: string, body: SyncBody): Promise<{ message: string; workflowId: string }> {
     const source = await this.dataSources.get(organizationId, dataSourceId);
-    const target = this.syncTarget(source);
-    const window = syncWindow(source.syncConfig, body, new Date());
-    const workflowId = await this.runs.start(target, window);
+    const { target, feed } = await this.syncTarget(source);
+    const window = this.windowOf(feed, source.syncConfig, body);
+    const trigger = body.startDate !== undefined || body.endDate !== undefined ? 'backfill' : 'manual';
+    const workflowId = await this.runs.start(target, window, trigger);
     return {
       message: `Sync of "${source.name}" queued for ${window.startDate} to ${window.endDate} (workflow ${workflowId}); syncConfig.lastSyncStatus follows it`,
       workflowId,
@@ -98,8 +140,13 @@ export class DataFeedsService {
     if (source.type !== 'custom') await this.schedules.delete(source.id);
   }
 
+  /** The window of a sync now: the dates given, else from syncedThrough less the source's look-back. */
+  private windowOf(feed: FeedDefinition, config: SyncConfig | null, dates: SyncBody) {
+    return syncWindow(config, dates, new Date(), lookbackMinutesOf(config, feed.lookbackMinutes));
+  }
+
   /** What a sync of the source needs, or the contract's 500 naming why it cannot run. */
-  private syncTarget(source: AnalyticsSource): FeedSyncTarget {
+  private async syncTarget(source: AnalyticsSource): Promise<{ target: FeedSyncTarget; feed: FeedDefinition }> {
     const feed = findFeed(source.type);
     if (!feed) {
       throw notSyncable(
@@ -113,10 +160,16 @@ export class DataFeedsService {
         `Data source "${source.name}" is disabled, so its sync is paused; toggle its feed on (POST /dashboards/data-feeds/toggle with enabled: true), which also resumes its schedule`,
       );
     }
-    if (!source.connectionId || !source.connectionName) {
-      throw notSyncable('source_without_connection', `Data source "${source.name}" has no connection to sync through; toggle its feed on with a connection`);
+    const connection = source.connectionId ? await this.connections.get(source.organizationId, source.connectionId).catch(ifMissing(undefined)) : undefined;
+    if (!connection) {
+      throw notSyncable(
+        'source_without_connection',
+        `Data source "${source.name}" has no connection to sync through` +
+          (source.connectionName ? ` (connection "${source.connectionName}" was deleted)` : '') +
+          `; attach a ${feed.connectionType} connection with PUT /dashboards/data-sources/${source.id}/connection, which keeps its records and dashboards`,
+      );
     }
-    return { organizationId: source.organizationId, dataSourceId: source.id, feedKey: feed.key };
+    return { target: { organizationId: source.organizationId, dataSourceId: source.id, feedKey: feed.key }, feed };
   }
 
   private interval(minutes: number | undefined): number {
@@ -132,7 +185,7 @@ export class DataFeedsService {
   }
 
   /** The connection must be the organization's, named as given and of the feed's type. */
-  private async checkConnection(organizationId: string, feed: FeedDefinition, body: ToggleFeedBody): Promise<void> {
+  private async checkConnection(organizationId: string, feed: FeedDefinition, body: { connectionId: string; connectionName: string }): Promise<void> {
     const unknown = new ValidationError(
       `No connection ${body.connectionId} in this organization (GET /connections lists them)`,
       [{ path: 'connectionId', message: 'no such connection' }],

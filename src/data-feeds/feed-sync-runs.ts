@@ -1,6 +1,6 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ConflictError } from '../errors/errors';
-import { DATA_FEED_SYNC_WORKFLOW, feedSyncWorkflowId, type FeedSyncInput, type SyncWindow } from '../../workflows/data-feed-sync.types';
+import { DATA_FEED_SYNC_WORKFLOW, feedSyncWorkflowId, type FeedSyncInput, type SyncTrigger, type SyncWindow } from '../../workflows/data-feed-sync.types';
 import { feedSearchAttributes, type FeedSyncTarget } from './feed-schedules';
 
 /** The sync run of a source that was already running: when it started, for the 409 message. */
@@ -29,9 +29,9 @@ export class FeedSyncRuns {
   ) {}
 
   /** Queues a sync of `window`; SyncRunning (409) while another sync of the source runs. */
-  async start(target: FeedSyncTarget, window: SyncWindow): Promise<string> {
+  async start(target: FeedSyncTarget, window: SyncWindow, trigger: SyncTrigger): Promise<string> {
     const workflowId = feedSyncWorkflowId(target.dataSourceId);
-    const input: FeedSyncInput = { organizationId: target.organizationId, dataSourceId: target.dataSourceId, window };
+    const input: FeedSyncInput = { organizationId: target.organizationId, dataSourceId: target.dataSourceId, window, trigger };
     try {
       await this.client.workflow.start(DATA_FEED_SYNC_WORKFLOW, {
         workflowId,
@@ -53,9 +53,9 @@ export class FeedSyncRuns {
   }
 
   /** Like start, but a sync already running is fine (it covers the same ground). */
-  async startUnlessRunning(target: FeedSyncTarget, window: SyncWindow): Promise<void> {
+  async startUnlessRunning(target: FeedSyncTarget, window: SyncWindow, trigger: SyncTrigger): Promise<void> {
     try {
-      await this.start(target, window);
+      await this.start(target, window, trigger);
     } catch (err) {
       if (!(err instanceof SyncRunning)) throw err;
     }

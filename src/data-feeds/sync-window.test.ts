@@ -16,6 +16,15 @@ describe('syncWindow', () => {
     expect(syncWindow(config('2026-11-20T11:00:00.000Z'), {}, now)).toEqual({ startDate: '2026-11-20T11:00:00.000Z', endDate: now.toISOString() });
   });
 
+  it('starts the look-back before the end of the last successful sync, and only there', () => {
+    expect(syncWindow(config('2026-11-20T11:00:00.000Z'), {}, now, 90)).toEqual({ startDate: '2026-11-20T09:30:00.000Z', endDate: now.toISOString() });
+    // A first sync reaches back its own way; dates given are taken as they are.
+    expect(syncWindow(config(), {}, now, 90).startDate).toBe(new Date(now.getTime() - FIRST_SYNC_LOOKBACK_DAYS * 86_400_000).toISOString());
+    expect(syncWindow(config('2026-11-20T11:00:00.000Z'), { startDate: '2026-11-20T10:00:00Z' }, now, 90).startDate).toBe('2026-11-20T10:00:00.000Z');
+    // With a look-back, a sync that already reaches now still re-reads the look-back.
+    expect(syncWindow(config(now.toISOString()), {}, now, 5)).toEqual({ startDate: '2026-11-20T11:55:00.000Z', endDate: now.toISOString() });
+  });
+
   it('takes the dates given, in UTC', () => {
     expect(syncWindow(config('2026-11-20T11:00:00.000Z'), { startDate: '2026-11-01T02:00:00+02:00', endDate: '2026-11-02T00:00:00Z' }, now)).toEqual({
       startDate: '2026-11-01T00:00:00.000Z',

@@ -1,6 +1,7 @@
 import type { OutboundRequest, OutboundResponse } from '../../activities/http/outbound-http';
 import { VendorRateLimited, VendorRejected, VendorUnavailable } from './vendor-errors';
 import { createFeedHttp, MAX_RETRY_AFTER_MS, parseRetryAfter } from './vendor-http';
+import { SERVICE_USER_AGENT } from '../config/service-identity';
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
 
@@ -39,7 +40,7 @@ describe('createFeedHttp', () => {
       {
         url: 'https://api.hubapi.com/s',
         method: 'POST',
-        headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+        headers: { 'user-agent': SERVICE_USER_AGENT, authorization: 'Bearer t', 'content-type': 'application/json' },
         body: '{"limit":1}',
         timeoutMs: 1234,
         signal: undefined,
@@ -51,7 +52,15 @@ describe('createFeedHttp', () => {
     const outbound = fakeOutbound({ status: 200, body: [] });
     await createFeedHttp(outbound, { vendor: 'github', timeoutMs: 10 }).send({ method: 'GET', url: 'https://api.github.com/issues', headers: {} });
     expect(outbound.sent[0].body).toBeUndefined();
-    expect(outbound.sent[0].headers).toEqual({});
+    expect(outbound.sent[0].headers).toEqual({ 'user-agent': SERVICE_USER_AGENT });
+  });
+
+  it('names the service and its version in every request, unless the feed names itself', async () => {
+    const outbound = fakeOutbound({ status: 200, body: [] });
+    const http = createFeedHttp(outbound, { vendor: 'twilio', timeoutMs: 10 });
+    await http.send({ method: 'GET', url: 'https://api.twilio.com/x', headers: {} });
+    await http.send({ method: 'GET', url: 'https://api.twilio.com/x', headers: { 'user-agent': 'Custom/1' } });
+    expect(outbound.sent.map((s) => s.headers['user-agent'])).toEqual([expect.stringMatching(/^Flowbase\/\d+\.\d+\.\d+ /), 'Custom/1']);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import type { OutboundHttp } from '../../activities/http/outbound-http';
 import type { Vendor } from '../config/config';
+import { SERVICE_USER_AGENT } from '../config/service-identity';
 import type { FeedHttp, FeedRequest, FeedResponse } from './feed-definition';
 import { VENDOR_NAMES, VendorRateLimited, VendorRejected, VendorUnavailable } from './vendor-errors';
 
@@ -13,8 +14,9 @@ export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 const NEVER_SUCCEEDS = new Set(['OutboundRefused', 'OutboundInvalidUrl', 'OutboundTooManyRedirects', 'OutboundRedirectRefused', 'OutboundResponseTooLarge']);
 
 /**
- * The FeedHttp of one vendor over the SSRF-guarded outbound client: JSON
- * bodies out, vendor answers mapped to the Vendor* errors (feed-definition.ts).
+ * The FeedHttp of one vendor over the SSRF-guarded outbound client: the
+ * service's User-Agent and JSON bodies out, vendor answers mapped to the
+ * Vendor* errors (feed-definition.ts).
  */
 export function createFeedHttp(
   outbound: Pick<OutboundHttp, 'request'>,
@@ -25,7 +27,8 @@ export function createFeedHttp(
   const now = options.now ?? Date.now;
   return {
     async send(req: FeedRequest): Promise<FeedResponse> {
-      const headers = { ...req.headers };
+      // A feed's own headers (GitHub's Accept and API version) come on top of the User-Agent every vendor gets.
+      const headers: Record<string, string> = { 'user-agent': SERVICE_USER_AGENT, ...req.headers };
       if (req.body !== undefined) headers['content-type'] = 'application/json';
       let res;
       try {

@@ -14,8 +14,12 @@ export interface SyncConfig {
   lastSyncWindow?: { startDate: string; endDate: string } | null;
   /** Why the last sync failed; never a secret. */
   lastSyncError?: string | null;
-  /** Records the last sync wrote: new keys, and keys it replaced. */
-  lastSyncRecords?: { created: number; updated: number } | null;
+  /** What the last sync did to records: new keys, keys whose value changed, keys read again unchanged, keys deleted at the vendor. */
+  lastSyncRecords?: { created: number; updated: number; unchanged?: number; deleted?: number } | null;
+  /** How far before syncedThrough a sync without dates starts; absent: the feed's own default (src/data-feeds/feeds). */
+  lookbackMinutes?: number;
+  /** When deletions at the vendor were last reconciled over the feed's reconciliation window. */
+  lastReconciledAt?: string | null;
 }
 
 /** A data source: an analytics view of one data store table, served from its own typed relation. */

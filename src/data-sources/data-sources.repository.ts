@@ -1,5 +1,7 @@
 import { type DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
+import { isUniqueViolation } from '../db/unique-violation';
+import { ConflictError } from '../errors/errors';
 import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
 import type { Expression } from './data-sources.schemas';
 import { expressionSql, ident, LIVE, qualified } from '../db/sql';
@@ -211,5 +213,22 @@ export class DataSourcesRepository {
   /** The connection name a feed source's runs look its connection up by (after the connection was renamed). */
   async setFeedConnectionName(organizationId: string, id: string, connectionName: string): Promise<void> {
     await this.db.getRepository(AnalyticsSource).update({ organizationId, id }, { connectionName });
+  }
+
+  /**
+   * Points a feed source at another connection; ConflictError
+   * feed_source_exists when that connection already has a source of the feed
+   * (the unique index data_sources_feed_key decides, also between racing requests).
+   */
+  async setFeedConnection(organizationId: string, id: string, connection: { id: string; name: string }): Promise<void> {
+    try {
+      await this.db.getRepository(AnalyticsSource).update({ organizationId, id }, { connectionId: connection.id, connectionName: connection.name });
+    } catch (err) {
+      if (!isUniqueViolation(err, 'data_sources_feed_key')) throw err;
+      throw new ConflictError(
+        `Connection "${connection.name}" already has a data source of this feed; toggle that one, or delete it before attaching the connection here`,
+        'feed_source_exists',
+      );
+    }
   }
 }

@@ -167,7 +167,13 @@ export const DataSourceSchema = z
         syncedThrough: z.string().nullable().optional(),
         lastSyncWindow: z.object({ startDate: z.string(), endDate: z.string() }).nullable().optional(),
         lastSyncError: z.string().nullable().optional(),
-        lastSyncRecords: z.object({ created: z.number(), updated: z.number() }).nullable().optional(),
+        lastSyncRecords: z
+          .object({ created: z.number(), updated: z.number(), unchanged: z.number().optional(), deleted: z.number().optional() })
+          .nullable()
+          .optional()
+          .openapi({ description: 'created: new keys; updated: values that changed; unchanged: read again as they were; deleted: gone at the vendor' }),
+        lookbackMinutes: z.number().optional().openapi({ description: "How far before syncedThrough a sync without dates starts; absent: the feed's default" }),
+        lastReconciledAt: z.string().nullable().optional().openapi({ description: 'When deletions at the vendor were last reconciled' }),
       })
       .nullable()
       .openapi({ description: 'Feed-backed sources only: the interval, and what the last sync did (lastSyncStatus running, success or failed)' }),

@@ -463,6 +463,11 @@ export class DataSourcesService {
     return this.repository.setFeedConnectionName(organizationId, id, connectionName);
   }
 
+  /** Reattaches a feed source to another connection (its table, records and dashboards stay); ConflictError feed_source_exists. */
+  setFeedConnection(organizationId: string, id: string, connection: { id: string; name: string }): Promise<void> {
+    return this.repository.setFeedConnection(organizationId, id, connection);
+  }
+
   /** Called after a source is deleted (data feeds delete its schedule); one listener, whose failures are logged (the delete has committed). */
   onDeleted(listener: (source: AnalyticsSource) => Promise<void>, log: { warn(fields: object, message: string): void }): void {
     this.deletedListener = listener;

@@ -226,6 +226,27 @@ export class DataStoresRepository {
     return rows[0] ?? null;
   }
 
+  /** The live values of these keys (a page of them at most), by key; absent keys have no live record. */
+  async valuesOf(organizationId: string, tableName: string, keys: string[]): Promise<Map<string, Record<string, unknown>>> {
+    if (keys.length === 0) return new Map();
+    const rows: { key: string; value: Record<string, unknown> }[] = await this.db.query(
+      `SELECT key, value FROM data_store_records
+       WHERE organization_id = $1 AND table_name = $2 AND key = ANY($3::text[]) AND key <> '${META_KEY}' AND ${live()}`,
+      [organizationId, tableName, keys],
+    );
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** Deletes the records of these keys in one statement; answers how many there were. */
+  async deleteKeys(organizationId: string, tableName: string, keys: string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    const [, count]: [unknown, number] = await this.db.query(
+      `DELETE FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = ANY($3::text[]) AND key <> '${META_KEY}'`,
+      [organizationId, tableName, keys],
+    );
+    return count;
+  }
+
   /** Live records of one table in key order, without the __meta__ row. */
   async query(organizationId: string, tableName: string, q: RecordQuery): Promise<StoredRecord[]> {
     const { sql, params } = this.recordConditions(organizationId, tableName, q);

@@ -97,6 +97,17 @@ export class DataStoresService {
     return record;
   }
 
+  /** The live values of some keys of one of the organization's own tables (a data feed comparing what it read with what it holds). */
+  valuesOf(organizationId: string, tableName: string, keys: string[]): Promise<Map<string, Record<string, unknown>>> {
+    return this.records.valuesOf(organizationId, tableName, keys);
+  }
+
+  /** Deletes these keys from one of the organization's own tables (a data feed mirroring deletions); answers how many went. */
+  async deleteKeys(organizationId: string, tableName: string, keys: string[]): Promise<number> {
+    await this.assertWritable(organizationId, tableName);
+    return this.records.deleteKeys(organizationId, tableName, keys);
+  }
+
   /** A page of a table's records in key order; `nextAfter` continues after it. */
   async read(organizationId: string, readName: string, q: ReadRecordsInput) {
     const { organizationId: tableOrganizationId, tableName } = await this.readTarget(organizationId, readName);

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { SERVICE_NAME, SERVICE_VERSION } from '../config/service-identity';
 import { z } from './zod';
 
 export const ErrorBody = z
@@ -28,8 +29,8 @@ export function generateOpenApiDocument(registry: OpenAPIRegistry, serverUrl?: s
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
-      title: 'Flowbase API',
-      version: '0.1.0',
+      title: `${SERVICE_NAME} API`,
+      version: SERVICE_VERSION,
       description:
         'Management API of the workflow automation service. Errors share one body shape (`Error`); ' + 'validation failures list field-level `details`.',
     },
