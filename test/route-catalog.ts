@@ -359,6 +359,10 @@ export const ROUTES: RouteCase[] = [
     url: `/dashboards/data-sources/${feed.sourceId}/sync`,
     body: {},
   })),
+  r('PUT', '/dashboards/data-sources/:dataSourceId/connection', 'dashboards:admin', ({ feed }) => ({
+    url: `/dashboards/data-sources/${feed.sourceId}/connection`,
+    body: { connectionId: feed.connection.id, connectionName: feed.connection.name },
+  })),
   r(
     'GET',
     '/dashboards/proxy',
