@@ -1,7 +1,11 @@
 import { defineRoute, type RouteContext } from '../http/route';
 import { DataSourceParams } from '../data-sources/data-sources.schemas';
-import { SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
+import { PageQuery } from '../http/pagination';
+import { FeedSyncList, SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
 import type { DataFeedsService } from './data-feeds.service';
+import type { FeedSyncHistory } from './feed-sync-history';
+import { FEED_SYNC_HISTORY_LIMIT } from './feed-syncs.repository';
+import { presentFeedSync } from './feed-syncs.presenter';
 
 const tags = ['Data feeds'];
 
@@ -30,5 +34,23 @@ export function registerDataFeedRoutes(ctx: RouteContext, service: DataFeedsServ
       'Queue one sync of a feed-backed source and answer at once. 409 sync_running while one runs; 500 source_disabled, source_without_connection or no_sync_workflow (as the contract says)',
     responses: { 201: { description: 'The sync is queued', schema: SyncQueued } },
     handler: async ({ auth, params, body }) => ({ status: 201, body: await service.sync(auth.organizationId, params.dataSourceId, body) }),
+  });
+}
+
+/** The sync history of a source (dashboards:view, as reading the source). */
+export function registerFeedSyncHistoryRoutes(ctx: RouteContext, history: FeedSyncHistory): void {
+  defineRoute(ctx, {
+    method: 'get',
+    path: '/dashboards/data-sources/:dataSourceId/syncs',
+    permission: 'dashboards:view',
+    tags,
+    params: DataSourceParams,
+    query: PageQuery,
+    summary: `Sync runs of a feed-backed source, newest first (the newest ${FEED_SYNC_HISTORY_LIMIT} are kept); a custom source has none`,
+    responses: { 200: { description: 'A page of sync runs and how many there are', schema: FeedSyncList } },
+    handler: async ({ auth, params, query }) => {
+      const { total, data } = await history.list(auth.organizationId, params.dataSourceId, query);
+      return { status: 200, body: { total, data: data.map(presentFeedSync) } };
+    },
   });
 }
