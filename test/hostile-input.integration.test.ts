@@ -128,7 +128,7 @@ afterAll(async () => {
 /**
  * Row digests per table of the organizations A, B and A's share partners.
  * What moves without a request is left out: a token's last use, the feed's
- * background syncs (its table and source), and runs started by earlier
+ * background syncs (its table, source and sync history), and runs started by earlier
  * successful calls finishing (executions count by id only; their steps by run).
  */
 async function buildSnapshotSql(): Promise<string> {
@@ -147,6 +147,8 @@ async function buildSnapshotSql(): Promise<string> {
         return `SELECT '${name}', ${digest(`${name} t WHERE ${scope}`, 't.id')}`;
       case 'data_sources':
         return `SELECT '${name}', ${digest(`${name} t WHERE ${scope} AND t.id <> '${F.sourceId}'`)}`;
+      case 'feed_syncs':
+        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope} AND t.data_source_id <> '${F.sourceId}'`)}`;
       case 'data_store_records':
         return `SELECT '${name}', ${digest(`${name} t WHERE ${scope} AND t.table_name <> '${feedTable}'`)}`;
       default:

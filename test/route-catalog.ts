@@ -343,7 +343,7 @@ export const ROUTES: RouteCase[] = [
   r('GET', '/dashboards/shares/received', 'dashboards:view', () => ({ url: '/dashboards/shares/received' })),
   r('DELETE', '/dashboards/shares/:shareId', 'shares:admin', async ({ a, fresh }) => ({ url: `/dashboards/shares/${await fresh(a.make.share)}` })),
 
-  // Data feeds and the proxy (README "Data feeds", "Media proxy"): dashboards:admin to toggle and sync, dashboards:view to proxy.
+  // Data feeds and the proxy (README "Data feeds", "Media proxy"): dashboards:admin to toggle and sync, dashboards:view to read sync history and to proxy.
   // B naming A's connection is told it knows no such connection; B has no twilio connection to fetch A's recording through.
   r(
     'POST',
@@ -363,6 +363,7 @@ export const ROUTES: RouteCase[] = [
     url: `/dashboards/data-sources/${feed.sourceId}/connection`,
     body: { connectionId: feed.connection.id, connectionName: feed.connection.name },
   })),
+  r('GET', '/dashboards/data-sources/:dataSourceId/syncs', 'dashboards:view', ({ feed }) => ({ url: `/dashboards/data-sources/${feed.sourceId}/syncs` })),
   r(
     'GET',
     '/dashboards/proxy',

@@ -87,7 +87,7 @@ export async function dataFeedSync(input: FeedSyncInput): Promise<FeedSyncResult
   return { status: 'success', window, counts, reconciled: reconciles };
 }
 
-const emptyCounts = (): SyncCounts => ({ pages: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0 });
+const emptyCounts = (): SyncCounts => ({ pages: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, vendorRequests: 0 });
 
 /**
  * One step of the phase (a page, then the settle of a listing's deletions
@@ -98,7 +98,7 @@ async function advance(ref: { organizationId: string; dataSourceId: string }, ph
   if (phase.kind === 'keys') {
     const batch = await rateLimited(() => reconcileFeedKeys({ ...ref, after: phase.after }));
     counts.deleted += batch.deleted;
-    counts.requests += batch.requests;
+    counts.vendorRequests += batch.requests;
     return batch.next === null ? null : { kind: 'keys', after: batch.next };
   }
   const page = await rateLimited(() => syncFeedPage({ ...ref, window: phase.window, cursor: phase.cursor, listingId: phase.listingId }));
@@ -106,7 +106,7 @@ async function advance(ref: { organizationId: string; dataSourceId: string }, ph
   counts.created += page.created;
   counts.updated += page.updated;
   counts.unchanged += page.unchanged;
-  counts.requests += page.requests;
+  counts.vendorRequests += page.requests;
   if (page.next !== null) return { ...phase, cursor: page.next };
   if (phase.listingId !== null) {
     const settled = await settleFeedListing({ ...ref, listingId: phase.listingId, window: phase.window });

@@ -1,6 +1,8 @@
 // Names, ids and payloads of the data feed sync workflows, shared by the API
 // (which starts them and schedules them) and the workflow code.
 
+import type { FeedSyncCounts, SyncTrigger } from '../src/data-feeds/feed-syncs.types';
+
 export const DATA_FEED_SYNC_WORKFLOW = 'dataFeedSync';
 export const DATA_FEED_SCHEDULED_SYNC_WORKFLOW = 'dataFeedScheduledSync';
 
@@ -20,22 +22,8 @@ export interface SyncWindow {
   endDate: string;
 }
 
-/** What started a sync: its schedule, a person without dates (or a feed toggled on), or a person with dates. */
-export type SyncTrigger = 'schedule' | 'manual' | 'backfill';
-
-export interface SyncCounts {
-  pages: number;
-  /** New keys. */
-  created: number;
-  /** Keys whose value changed. */
-  updated: number;
-  /** Keys read again with the value the table already held (not written). */
-  unchanged: number;
-  /** Keys deleted because the vendor no longer has them. */
-  deleted: number;
-  /** Requests sent to the vendor. */
-  requests: number;
-}
+/** What started a sync, and what a sync run counts (the sync history's types). */
+export type { FeedSyncCounts as SyncCounts, SyncTrigger } from '../src/data-feeds/feed-syncs.types';
 
 /**
  * One part of a sync run: pages of a window (a `listingId` when the listing
@@ -52,7 +40,7 @@ export interface SyncProgress {
   /** The window the sync was asked for (history and syncedThrough go by it). */
   window: SyncWindow;
   startedAt: string;
-  counts: SyncCounts;
+  counts: FeedSyncCounts;
   /** The phase in progress first; a run ends when none is left. */
   phases: SyncPhase[];
   /** Whether the phases include a reconciliation of deletions. */
@@ -72,7 +60,7 @@ export interface FeedSyncInput {
 
 /** `gone`: skipped because the source no longer exists (the scheduled launcher then deletes its schedule). */
 export type FeedSyncResult =
-  | { status: 'success'; window: SyncWindow; counts: SyncCounts; reconciled: boolean }
+  | { status: 'success'; window: SyncWindow; counts: FeedSyncCounts; reconciled: boolean }
   | { status: 'skipped'; reason: string; gone?: boolean };
 
 export interface ScheduledFeedSyncInput {

@@ -9,6 +9,8 @@ import type { MasterKeyring } from '../crypto/master-keyring';
 import { DatabaseDiagnostics } from '../db/database-diagnostics';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
 import { DataSourcesService } from '../data-sources/data-sources.service';
+import { FeedSyncsRepository } from '../data-feeds/feed-syncs.repository';
+import { ListingDeletionsRepository } from '../data-feeds/listing-deletions.repository';
 import { dataStoresService } from '../data-stores/data-stores.service';
 import { NotFoundError } from '../errors/errors';
 import { SharesRepository } from '../shares/shares.repository';
@@ -86,6 +88,8 @@ export function createActivityDeps(infra: {
     feeds: {
       sources: new DataSourcesService(new DataSourcesRepository(infra.db), dataStores, new SharesRepository(infra.db)),
       connections: connectionsById,
+      listings: new ListingDeletionsRepository(infra.db),
+      history: new FeedSyncsRepository(infra.db),
       baseUrls: infra.config.vendors.baseUrls,
     },
     close: () => http.close(),

@@ -11,7 +11,7 @@ import { registerDashboardExportRoutes } from '../dashboards/dashboard-export.ro
 import { registerPackageRoutes } from '../packages/packages.routes';
 import { registerShareRoutes } from '../shares/shares.routes';
 import { registerProxyRoutes } from '../proxy/proxy.routes';
-import { registerDataFeedRoutes } from '../data-feeds/data-feeds.routes';
+import { registerDataFeedRoutes, registerFeedSyncHistoryRoutes } from '../data-feeds/data-feeds.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
@@ -80,6 +80,7 @@ export function createApp(services: Services): Express {
   registerShareRoutes(ctx, services.shares);
   registerProxyRoutes(ctx, services.proxy);
   registerDataFeedRoutes(ctx, services.dataFeeds);
+  registerFeedSyncHistoryRoutes(ctx, services.feedSyncHistory);
   // After the data source, analytics and share routes: /dashboards/:id must not take /dashboards/data-sources, /dashboards/data-feeds, /dashboards/shares, /dashboards/proxy or /dashboards/analytics/….
   registerDashboardValidateRoutes(ctx, services.dashboardValidation);
   registerDashboardPdfRoutes(ctx, services.dashboardPdf);

@@ -3,6 +3,8 @@ import { SharesService } from '../shares/shares.service';
 import { DataFeedsService } from '../data-feeds/data-feeds.service';
 import { FeedSchedules } from '../data-feeds/feed-schedules';
 import { FeedSyncRuns } from '../data-feeds/feed-sync-runs';
+import { FeedSyncHistory } from '../data-feeds/feed-sync-history';
+import { FeedSyncsRepository } from '../data-feeds/feed-syncs.repository';
 import type { Connection as TemporalConnection, Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
@@ -142,6 +144,8 @@ export function createServices(infra: Infrastructure) {
       defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
     },
   );
+  // The API reads the feed sync history; the worker's activities write it as runs begin and end.
+  const feedSyncHistory = new FeedSyncHistory(dataSources, new FeedSyncsRepository(infra.db));
   // A deleted feed source takes its schedule with it.
   dataSources.onDeleted((source) => dataFeeds.forget(source), infra.logger);
   const scheduleTriggers = new ScheduleTriggersService(
@@ -177,6 +181,7 @@ export function createServices(infra: Infrastructure) {
     dataStores,
     dataSources,
     dataFeeds,
+    feedSyncHistory,
     shares,
     cube,
     csvExporter,

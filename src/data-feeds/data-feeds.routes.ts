@@ -1,8 +1,12 @@
 import { defineRoute, type RouteContext } from '../http/route';
 import { presentDataSource } from '../data-sources/data-sources.presenter';
 import { DataSourceParams, DataSourceSchema } from '../data-sources/data-sources.schemas';
-import { AttachConnectionBody, SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
+import { PageQuery } from '../http/pagination';
+import { AttachConnectionBody, FeedSyncList, SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
 import type { DataFeedsService } from './data-feeds.service';
+import type { FeedSyncHistory } from './feed-sync-history';
+import { FEED_SYNC_HISTORY_LIMIT } from './feed-syncs.repository';
+import { presentFeedSync } from './feed-syncs.presenter';
 
 const tags = ['Data feeds'];
 
@@ -47,5 +51,23 @@ export function registerDataFeedRoutes(ctx: RouteContext, service: DataFeedsServ
       status: 200,
       body: presentDataSource(await service.attachConnection(auth.organizationId, params.dataSourceId, body)),
     }),
+  });
+}
+
+/** The sync history of a source (dashboards:view, as reading the source). */
+export function registerFeedSyncHistoryRoutes(ctx: RouteContext, history: FeedSyncHistory): void {
+  defineRoute(ctx, {
+    method: 'get',
+    path: '/dashboards/data-sources/:dataSourceId/syncs',
+    permission: 'dashboards:view',
+    tags,
+    params: DataSourceParams,
+    query: PageQuery,
+    summary: `Sync runs of a feed-backed source, newest first (the newest ${FEED_SYNC_HISTORY_LIMIT} are kept); a custom source has none`,
+    responses: { 200: { description: 'A page of sync runs and how many there are', schema: FeedSyncList } },
+    handler: async ({ auth, params, query }) => {
+      const { total, data } = await history.list(auth.organizationId, params.dataSourceId, query);
+      return { status: 200, body: { total, data: data.map(presentFeedSync) } };
+    },
   });
 }

@@ -54,3 +54,28 @@ export const SyncBody = z
 export type SyncBody = z.output<typeof SyncBody>;
 
 export const SyncQueued = z.object({ message: z.string(), workflowId: z.string() }).openapi('SyncQueued');
+
+const Count = z.number().int();
+
+export const FeedSyncSchema = z
+  .object({
+    id: z.uuid(),
+    trigger: z
+      .enum(['schedule', 'manual', 'backfill'])
+      .openapi({ description: "schedule: a beat of the source's schedule; manual: POST .../sync; backfill: POST .../sync of older dates" }),
+    status: z.enum(['running', 'success', 'failed']),
+    window: z.object({ startDate: z.string(), endDate: z.string().openapi({ description: 'Exclusive' }) }),
+    records: z
+      .object({ created: Count, updated: Count, unchanged: Count, deleted: Count })
+      .openapi({ description: 'Written when the run ends: all 0 while it runs' }),
+    vendorRequests: Count,
+    pages: Count,
+    reconciled: z.boolean().openapi({ description: 'Whether the run also deleted the records the vendor no longer has' }),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    durationMs: z.number().int().nullable().openapi({ description: 'null while the run is running' }),
+    error: z.string().nullable().openapi({ description: 'Why a failed run failed; never a secret' }),
+  })
+  .openapi('FeedSync');
+
+export const FeedSyncList = z.object({ total: Count, data: z.array(FeedSyncSchema) }).openapi('FeedSyncList');
