@@ -29,6 +29,8 @@ const input = (f: FeedDefinition, config: Record<string, unknown>, cursor: strin
   config,
   window,
   cursor,
+  // Nothing stored: every completed call's recording is looked up, as on a first sync.
+  stored: async () => new Map(),
 });
 
 /** Every page of the window, as a sync would read them. */

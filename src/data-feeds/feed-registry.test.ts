@@ -17,6 +17,18 @@ describe('feed registry', () => {
     expect(feed.key.startsWith(`${feed.vendor}:`)).toBe(true);
   });
 
+  it('gives each feed a look-back and a deletion strategy', () => {
+    expect([...FEEDS.values()].map((f) => [f.key, f.lookbackMinutes, f.deletions.kind])).toEqual([
+      ['twilio:calls', 1440, 'listing'],
+      ['github:issues', 10, 'keys'],
+      ['hubspot:deals', 30, 'keys'],
+    ]);
+    for (const { deletions } of FEEDS.values()) {
+      if (deletions.kind === 'keys') expect(deletions.batchSize).toBeGreaterThan(0);
+      else expect(deletions.reconcileWindowDays).toBeGreaterThan(0);
+    }
+  });
+
   it('gives each feed its time dimension', () => {
     expect([...FEEDS.values()].map((f) => [f.key, timeField(f.recordSchema)])).toEqual([
       ['twilio:calls', 'startTime'],

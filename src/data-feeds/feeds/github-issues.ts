@@ -1,6 +1,7 @@
 import type { FeedDefinition, FeedRecord } from '../feed-definition';
 import { unexpectedAnswer } from '../vendor-errors';
 import { checkedCursor, credential, foreignCursor, isoDate, isoSeconds, numberOrNull, stringOrNull, windowMs } from './feed-values';
+import { existingIssues, githubHeaders } from './github-graphql';
 
 export const GITHUB_ISSUES_PER_PAGE = 100;
 
@@ -19,6 +20,10 @@ type GithubIssue = Record<string, unknown> & { id: number; node_id?: string; upd
  * the issue that slid into an already-read page. Issues sharing that
  * timestamp are read again (records upsert by id), and a page all of one
  * timestamp falls back to the Link URL, so paging always advances.
+ *
+ * The list is by last update, so it cannot show a deletion: a reconciliation
+ * asks GraphQL's `nodes(ids:)` which stored issues still resolve
+ * (github-graphql.ts).
  */
 export const githubIssues: FeedDefinition = {
   key: 'github:issues',
@@ -40,14 +45,17 @@ export const githubIssues: FeedDefinition = {
       closedAt: { type: 'date', label: 'Closed' },
     },
   },
+  // `since` is answered from a replica: an issue updated just before a window's end can surface only after it was read.
+  lookbackMinutes: 10,
+  // nodes(ids:) takes at most 100 ids.
+  deletions: { kind: 'keys', batchSize: 100, existing: existingIssues },
 
   async fetchPage({ baseUrl, config, window, cursor }, http) {
     const token = credential('github', config, 'accessToken', 'OAuth access token');
     const { start, end } = windowMs('github', window);
     if (cursor !== null && !cursor.startsWith(`${baseUrl}/issues?`)) throw foreignCursor('github');
     const url = cursor ?? listUrl(baseUrl, isoSeconds(start), 1);
-    const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' };
-    const res = await http.send({ method: 'GET', url, headers });
+    const res = await http.send({ method: 'GET', url, headers: githubHeaders(token) });
     if (!Array.isArray(res.body)) throw unexpectedAnswer('github', 'the issues list is not an array');
     const issues = (res.body as GithubIssue[]).filter((i) => typeof i?.id === 'number' && !Number.isNaN(Date.parse(String(i.updated_at))));
     const inWindow = issues.filter((i) => Date.parse(i.updated_at) >= start && Date.parse(i.updated_at) < end);

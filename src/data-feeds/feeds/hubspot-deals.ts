@@ -1,5 +1,6 @@
-import type { FeedDefinition, FeedRecord } from '../feed-definition';
-import { unexpectedAnswer } from '../vendor-errors';
+import type { FeedDefinition, FeedHttp, FeedKeysInput, FeedRecord } from '../feed-definition';
+import { unexpectedAnswer, VendorUnavailable } from '../vendor-errors';
+import { vendorMessage } from '../vendor-http';
 import { checkedCursor, credential, foreignCursor, isoDate, numberOrNull, stringOrNull, windowMs } from './feed-values';
 
 export const HUBSPOT_DEALS_LIMIT = 100;
@@ -46,6 +47,10 @@ export function hubspotDealsFeed(searchCap = HUBSPOT_SEARCH_CAP): FeedDefinition
         lastModifiedAt: { type: 'date', label: 'Last modified', timeDimension: true },
       },
     },
+    // Search reads an index that lags writes by up to minutes: a deal modified near a window's end can be found only later.
+    lookbackMinutes: 30,
+    // Batch read takes at most 100 inputs.
+    deletions: { kind: 'keys', batchSize: 100, existing: existingDeals },
 
     async fetchPage({ baseUrl, config, window, cursor }, http) {
       const token = credential('hubspot', config, 'accessToken', 'OAuth access token');
@@ -87,6 +92,41 @@ export function hubspotDealsFeed(searchCap = HUBSPOT_SEARCH_CAP): FeedDefinition
 }
 
 export const hubspotDeals = hubspotDealsFeed();
+
+/**
+ * The keys among `input.keys` that are live deals: `POST
+ * /crm/v3/objects/deals/batch/read` with `archived: false` returns exactly
+ * those, and names the rest (archived or deleted) in an OBJECT_NOT_FOUND
+ * error of a 207 answer. Any other error category throws, so it is never
+ * read as a deletion.
+ *
+ * Why not HubSpot's archived listing (`GET /crm/v3/objects/deals?archived=true`):
+ * it has no time filter and no documented order, so it can only be read
+ * whole, and deals purged from the recycle bin (after 90 days, or by a GDPR
+ * delete) never appear in it, so a table would keep them forever. Asking
+ * about the stored keys catches every way a deal leaves.
+ */
+export async function existingDeals({ baseUrl, config, keys }: FeedKeysInput, http: FeedHttp): Promise<Set<string>> {
+  const token = credential('hubspot', config, 'accessToken', 'OAuth access token');
+  if (keys.length === 0) return new Set();
+  const res = await http.send({
+    method: 'POST',
+    url: `${baseUrl}/crm/v3/objects/deals/batch/read`,
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+    body: { inputs: keys.map((id) => ({ id })), properties: ['hs_object_id'], archived: false },
+  });
+  const answer = res.body as { results?: unknown; errors?: unknown } | null;
+  if (!answer || !Array.isArray(answer.results)) throw unexpectedAnswer('hubspot', 'the batch read answer has no "results" array');
+  if (answer.errors !== undefined && !Array.isArray(answer.errors)) throw unexpectedAnswer('hubspot', 'the batch read "errors" is not an array');
+  for (const error of (answer.errors ?? []) as { category?: unknown }[]) {
+    if (error?.category === 'OBJECT_NOT_FOUND') continue;
+    const category = typeof error?.category === 'string' ? error.category : 'an error';
+    throw new VendorUnavailable('hubspot', res.status, `HubSpot's batch read answered ${category}: ${vendorMessage(error) ?? 'no message'}`);
+  }
+  const asked = new Set(keys);
+  const found = (answer.results as { id?: unknown; archived?: unknown }[]).filter((d) => typeof d?.id === 'string' && asked.has(d.id) && d.archived !== true);
+  return new Set(found.map((d) => d.id as string));
+}
 
 function parseCursor(cursor: string, start: number, end: number): { from: number; after: number } {
   const match = /^(\d{1,16}):(\d{1,9})$/.exec(cursor);

@@ -1,6 +1,9 @@
 import type { FeedRequest, FeedResponse } from '../feed-definition';
 import { VendorRejected, VendorUnavailable } from '../vendor-errors';
-import { twilioCalls } from './twilio-calls';
+import { RECORDING_LISTING_DELAY_MS, twilioCalls } from './twilio-calls';
+
+/** Nothing stored yet. */
+const stored = async () => new Map<string, Record<string, unknown>>();
 
 const BASE = 'https://twilio.test';
 const SID = `AC${'a'.repeat(32)}`;
@@ -56,7 +59,7 @@ describe('twilio:calls', () => {
       return { recordings: [] };
     });
 
-    const page = await twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor: null }, http);
+    const page = await twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor: null, stored }, http);
 
     expect(http.sent[0]).toEqual({
       method: 'GET',
@@ -93,7 +96,7 @@ describe('twilio:calls', () => {
   it('follows the cursor on the configured base and ends when next_page_uri is null', async () => {
     const cursor = `/2010-04-01/Accounts/${SID}/Calls.json?PageSize=50&Page=1&PageToken=PACA3`;
     const http = fakeHttp(() => ({ calls: [], next_page_uri: null }));
-    const page = await twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor }, http);
+    const page = await twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor, stored }, http);
     expect(http.sent.map((r) => r.url)).toEqual([`${BASE}${cursor}`]);
     expect(page).toEqual({ records: [], next: null });
   });
@@ -101,14 +104,14 @@ describe('twilio:calls', () => {
   it("refuses a cursor outside the account's Calls list", async () => {
     const http = fakeHttp(() => ({ calls: [] }));
     const cursor = '/2010-04-01/Accounts/ACother/Calls.json?Page=1';
-    await expect(twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor }, http)).rejects.toBeInstanceOf(VendorRejected);
-    await expect(twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor: '//evil.test/x' }, http)).rejects.toBeInstanceOf(VendorRejected);
+    await expect(twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor, stored }, http)).rejects.toBeInstanceOf(VendorRejected);
+    await expect(twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor: '//evil.test/x', stored }, http)).rejects.toBeInstanceOf(VendorRejected);
     expect(http.sent).toHaveLength(0);
   });
 
   it('asks to reconnect when the connection lacks its auth token, without a request', async () => {
     const http = fakeHttp(() => ({}));
-    const err = await twilioCalls.fetchPage({ baseUrl: BASE, config: { accountSid: SID }, window, cursor: null }, http).catch((e: Error) => e);
+    const err = await twilioCalls.fetchPage({ baseUrl: BASE, config: { accountSid: SID }, window, cursor: null, stored }, http).catch((e: Error) => e);
     expect(err).toBeInstanceOf(VendorRejected);
     expect((err as Error).message).toMatch(/no auth token: reconnect/);
     expect(http.sent).toHaveLength(0);
@@ -116,6 +119,71 @@ describe('twilio:calls', () => {
 
   it('treats an answer without a calls array as the vendor being unavailable', async () => {
     const http = fakeHttp(() => '<html>maintenance</html>');
-    await expect(twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor: null }, http)).rejects.toBeInstanceOf(VendorUnavailable);
+    await expect(twilioCalls.fetchPage({ baseUrl: BASE, config, window, cursor: null, stored }, http)).rejects.toBeInstanceOf(VendorUnavailable);
+  });
+});
+
+describe('twilio:calls recording look-ups against stored values', () => {
+  const now = Date.now();
+  const rfc = (ms: number) => new Date(ms).toUTCString().replace('GMT', '+0000');
+  const around = { startDate: new Date(now - 86_400_000).toISOString(), endDate: new Date(now + 3_600_000).toISOString() };
+  const ended = (sid: string, agoMs: number, extra: Record<string, unknown> = {}) =>
+    call(sid, rfc(now - agoMs - 60_000), { end_time: rfc(now - agoMs), ...extra });
+  const kept = 'proxy+twilio:recording://REkept';
+  const storedValues = new Map<string, Record<string, unknown>>([
+    ['CAhas', { status: 'completed', recording: kept }],
+    ['CAwasLive', { status: 'in-progress', recording: null }],
+    ['CArecent', { status: 'completed', recording: null }],
+    ['CAold', { status: 'completed', recording: null }],
+    ['CAlive', { status: 'in-progress', recording: null }],
+  ]);
+
+  it('asks only for calls whose recording may be news, and keeps stored references without asking', async () => {
+    const asked: string[][] = [];
+    const lookup = async (keys: string[]) => (asked.push(keys), new Map([...storedValues].filter(([k]) => keys.includes(k))));
+    const http = fakeHttp((req) => {
+      if (req.url.includes('/Calls.json')) {
+        return {
+          calls: [
+            ended('CAnew', 10 * 60_000),
+            ended('CAhas', 10 * 60_000),
+            ended('CAwasLive', 3 * 3_600_000),
+            ended('CArecent', RECORDING_LISTING_DELAY_MS - 60_000),
+            ended('CAold', RECORDING_LISTING_DELAY_MS + 60_000),
+            call('CAlive', rfc(now - 60_000), { status: 'in-progress', end_time: null, price: null }),
+            ended('CAmissed', 60_000, { status: 'no-answer' }),
+          ],
+        };
+      }
+      const sid = new URL(req.url).searchParams.get('CallSid')!;
+      return { recordings: [{ sid: `RE${sid}`, call_sid: sid, date_created: rfc(now) }] };
+    });
+    const page = await twilioCalls.fetchPage({ baseUrl: BASE, config, window: around, cursor: null, stored: lookup }, http);
+    expect(asked).toEqual([['CAnew', 'CAhas', 'CAwasLive', 'CArecent', 'CAold', 'CAlive', 'CAmissed']]);
+    const lookedUp = http.sent.slice(1).map((r) => new URL(r.url).searchParams.get('CallSid'));
+    expect(lookedUp.sort()).toEqual(['CAnew', 'CArecent', 'CAwasLive']);
+    expect(Object.fromEntries(page.records.map((r) => [r.key, r.value.recording]))).toEqual({
+      CAnew: 'proxy+twilio:recording://RECAnew',
+      CAhas: kept,
+      CAwasLive: 'proxy+twilio:recording://RECAwasLive',
+      CArecent: 'proxy+twilio:recording://RECArecent',
+      CAold: null,
+      CAlive: null,
+      CAmissed: null,
+    });
+  });
+
+  it('does not ask for stored values of an empty page', async () => {
+    const lookup = jest.fn(stored);
+    await twilioCalls.fetchPage(
+      { baseUrl: BASE, config, window, cursor: null, stored: lookup },
+      fakeHttp(() => ({ calls: [] })),
+    );
+    expect(lookup).not.toHaveBeenCalled();
+  });
+
+  it('re-reads the last 24 hours and mirrors deletions by listing, reconciling 30 days', () => {
+    expect(twilioCalls.lookbackMinutes).toBe(1440);
+    expect(twilioCalls.deletions).toEqual({ kind: 'listing', reconcileWindowDays: 30 });
   });
 });

@@ -1,12 +1,15 @@
 import type http from 'node:http';
 import { sendJson, type StubHandler, type StubRequest } from '../http-stub';
+import { answerNodes } from './github-graphql-stub';
 import { bearerToken, type FailureWriter, hex, timeline } from './vendor-server';
 
 /**
  * GitHub's REST API (2022-11-28) as far as the `github:issues` feed uses it:
  * `GET /issues` of the authenticated user with filter, state, since, sort,
  * direction, per_page and page, paged by the `Link` header, with GitHub's
- * issue objects, rate-limit headers and error bodies.
+ * issue objects, rate-limit headers and error bodies; and GraphQL's
+ * `nodes(ids:)` (github-graphql-stub.ts). Like api.github.com it refuses
+ * any request without a User-Agent before looking at anything else.
  */
 
 export interface GithubIssueOptions {
@@ -21,6 +24,9 @@ export interface GithubIssueOptions {
 }
 
 const DOCS = 'https://docs.github.com/rest';
+/** api.github.com's answer (403, text/plain) to a request without a User-Agent header. */
+export const NO_USER_AGENT =
+  'Request forbidden by administrative rules. Please make sure your request has a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required). Check https://developer.github.com for other possible causes.';
 const RATE_DOCS = 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api';
 
 export const githubFailure: FailureWriter = (answer, res) => {
@@ -53,6 +59,7 @@ export const githubFailure: FailureWriter = (answer, res) => {
 export function createGithubApi(baseUrl: () => string) {
   const accessToken = `gho_${hex(18)}`;
   const issues: Record<string, any>[] = [];
+  let tokenCheck: ((token: string) => boolean) | null = null;
   let nextId = 1_000_000 + Math.floor(Math.random() * 1_000_000);
 
   function addIssues(n: number, opts: GithubIssueOptions = {}): Record<string, any>[] {
@@ -105,8 +112,28 @@ export function createGithubApi(baseUrl: () => string) {
     'x-github-media-type': 'github.v3; format=json',
   });
 
+  /** Deletes these issues: gone from /issues, and nodes() answers null with NOT_FOUND for them. */
+  function deleteIssues(nodeIds: string[]) {
+    const gone = new Set(nodeIds);
+    for (let i = issues.length - 1; i >= 0; i--) if (gone.has(issues[i].node_id)) issues.splice(i, 1);
+  }
+
+  /** Changes an issue as an edit on GitHub would: the patch applies, and `updated_at` moves to now. */
+  function updateIssue(nodeId: string, patch: Record<string, unknown>): Record<string, any> {
+    const issue = issues.find((x) => x.node_id === nodeId);
+    if (!issue) throw new Error(`GitHub stub: no issue ${nodeId}`);
+    return Object.assign(issue, patch, { updated_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') });
+  }
+
+  const authorized = (token: string | null) => token !== null && (tokenCheck ? tokenCheck(token) : token === accessToken);
+
   const route: StubHandler = (req, res) => {
-    if (bearerToken(req) !== accessToken) return sendJson(res, 401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+    if (!req.headers['user-agent']) {
+      if (!res.destroyed) res.writeHead(403, { 'content-type': 'text/plain' }).end(NO_USER_AGENT);
+      return;
+    }
+    if (!authorized(bearerToken(req))) return sendJson(res, 401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+    if (req.path === '/graphql' && req.method === 'POST') return answerNodes(req, res, issues);
     if (req.path !== '/issues' || req.method !== 'GET') return sendJson(res, 404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
     return listIssues(req, res);
   };
@@ -134,5 +161,14 @@ export function createGithubApi(baseUrl: () => string) {
     sendJson(res, 200, matching.slice((page - 1) * perPage, page * perPage), { ...rateHeaders(), ...(links.length ? { link: links.join(', ') } : {}) });
   }
 
-  return { accessToken, route, addIssues, issues };
+  return {
+    accessToken,
+    route,
+    addIssues,
+    deleteIssues,
+    updateIssue,
+    issues,
+    /** Which bearer tokens authenticate (null: only `accessToken`). */
+    setTokenCheck: (check: ((token: string) => boolean) | null) => void (tokenCheck = check),
+  };
 }

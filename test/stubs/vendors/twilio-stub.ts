@@ -7,7 +7,8 @@ import { basicAuth, type FailureWriter, hex, timeline } from './vendor-server';
  * recording proxy use it: the Calls and Recordings list resources and
  * recording media, HTTP Basic auth (AccountSid:AuthToken), snake_case
  * resources with RFC 2822 dates, and Page/PageSize/PageToken paging through
- * `next_page_uri`. Lists are newest first, as Twilio's are.
+ * `next_page_uri`. Lists are newest first, as Twilio's are. A call can be
+ * deleted (`DELETE .../Calls/{sid}.json`, 204) and leaves the list.
  */
 
 export interface TwilioCallOptions {
@@ -19,6 +20,18 @@ export interface TwilioCallOptions {
   durationSeconds?: number;
   /** Give each call a recording (its body names the call sid). */
   withRecording?: boolean;
+  /** Calls still going: status `in-progress`, no end_time, duration or price yet (`updateCall` ends them). */
+  inProgress?: boolean;
+}
+
+/** What Twilio fills in once a call ends (start_time never changes). Dates may be Dates or RFC 2822 strings. */
+export interface TwilioCallUpdate {
+  status?: string;
+  /** Negative: charged, as a decimal string (`-0.01700`). */
+  price?: string | null;
+  price_unit?: string;
+  end_time?: string | Date | null;
+  duration?: number | string | null;
 }
 
 export interface TwilioRecordingInput {
@@ -66,9 +79,10 @@ export function createTwilioApi(baseUrl: () => string) {
     const added = Array.from({ length: n }, (_, i) => {
       const sid = `CA${hex(16)}`;
       const start = timeline(opts, i);
-      const status = opts.status ?? 'completed';
+      const status = opts.inProgress ? 'in-progress' : (opts.status ?? 'completed');
       const duration = status === 'completed' ? (opts.durationSeconds ?? 30 + (i % 90)) : 0;
       const end = new Date(start.getTime() + duration * 1000);
+      const ended = !opts.inProgress;
       const call = {
         account_sid: accountSid,
         annotation: null,
@@ -76,10 +90,10 @@ export function createTwilioApi(baseUrl: () => string) {
         api_version: '2010-04-01',
         caller_name: null,
         date_created: rfc2822(new Date(start.getTime() - 2000)),
-        date_updated: rfc2822(end),
+        date_updated: rfc2822(ended ? end : start),
         direction: opts.direction ?? (i % 2 ? 'outbound-api' : 'inbound'),
-        duration: String(duration),
-        end_time: rfc2822(end),
+        duration: ended ? String(duration) : null,
+        end_time: ended ? rfc2822(end) : null,
         forwarded_from: null,
         from: `+1555010${String(i % 10_000).padStart(4, '0')}`,
         from_formatted: `(555) 010-${String(i % 10_000).padStart(4, '0')}`,
@@ -107,6 +121,22 @@ export function createTwilioApi(baseUrl: () => string) {
       return call;
     });
     return added;
+  }
+
+  /** Fills in what Twilio sets after a call ends (price, final status, end), as Twilio does: start_time stays. */
+  function updateCall(sid: string, patch: TwilioCallUpdate): Record<string, unknown> {
+    const call = calls.find((c) => c.sid === sid);
+    if (!call) throw new Error(`Twilio stub: no call ${sid}`);
+    const { end_time, duration, ...rest } = patch;
+    Object.assign(call, rest, { date_updated: rfc2822(new Date()) });
+    if (end_time !== undefined) call.end_time = end_time === null ? null : rfc2822(new Date(end_time));
+    if (duration !== undefined) call.duration = duration === null ? null : String(duration);
+    return call;
+  }
+
+  /** Deletes these calls from the log (their recordings stay, as on Twilio). */
+  function deleteCalls(sids: string[]) {
+    for (let i = calls.length - 1; i >= 0; i--) if (sids.includes(calls[i].sid as string)) calls.splice(i, 1);
   }
 
   function addRecording(input: TwilioRecordingInput): { sid: string } {
@@ -148,6 +178,11 @@ export function createTwilioApi(baseUrl: () => string) {
     }
     const rest = match[2];
     if (rest === 'Calls.json' && req.method === 'GET') return list(req, res, 'calls', filterCalls(req));
+    const callResource = /^Calls\/([^/.]+)\.json$/.exec(rest);
+    if (callResource && req.method === 'DELETE' && calls.some((c) => c.sid === callResource[1])) {
+      deleteCalls([callResource[1]]);
+      return res.writeHead(204).end();
+    }
     if (rest === 'Recordings.json' && req.method === 'GET') return list(req, res, 'recordings', filterRecordings(req).map(recordingResource));
     const media = /^Recordings\/([^/.]+)(\.mp3|\.wav|\.json)?$/.exec(rest);
     const recording = media && recordings.find((r) => r.sid === media[1]);
@@ -214,7 +249,7 @@ export function createTwilioApi(baseUrl: () => string) {
     });
   }
 
-  return { accountSid, authToken, route, addCalls, addRecording, calls, recordings };
+  return { accountSid, authToken, route, addCalls, updateCall, deleteCalls, addRecording, calls, recordings };
 }
 
 /** The bytes, honouring one `Range: bytes=a-b` / `a-` / `-n` with 206 (416 when unsatisfiable). */
