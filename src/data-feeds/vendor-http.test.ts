@@ -1,6 +1,6 @@
 import type { OutboundRequest, OutboundResponse } from '../../activities/http/outbound-http';
 import { VendorRateLimited, VendorRejected, VendorUnavailable } from './vendor-errors';
-import { createFeedHttp, MAX_RETRY_AFTER_MS, parseRetryAfter } from './vendor-http';
+import { createFeedHttp, MAX_RETRY_AFTER_MS, parseRetryAfter, vendorMessage } from './vendor-http';
 import { SERVICE_USER_AGENT } from '../config/service-identity';
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
@@ -159,5 +159,17 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Wed, 01 May 2024 12:00:10 GMT', NOW)).toBe(10_000);
     expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
     expect(parseRetryAfter('-3', NOW)).toBeUndefined();
+  });
+});
+
+describe('vendorMessage', () => {
+  it("reads JSON's message and a plain-text body, never an HTML page", () => {
+    expect(vendorMessage({ message: 'Bad credentials' })).toBe('Bad credentials');
+    expect(vendorMessage('Request forbidden by administrative rules. Please make sure your request has a User-Agent header')).toBe(
+      'Request forbidden by administrative rules. Please make sure your request has a User-Agent header',
+    );
+    expect(vendorMessage('<html><body>502 Bad Gateway</body></html>')).toBeUndefined();
+    expect(vendorMessage('  ')).toBeUndefined();
+    expect(vendorMessage({ message: 'see https://x.test/a?token=s3cret now' })).toBe('see https://x.test/a now');
   });
 });

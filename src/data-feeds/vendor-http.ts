@@ -96,11 +96,15 @@ function parseReset(value: string | undefined, now: number): number | undefined 
 
 const clampDelay = (ms: number) => Math.min(Math.max(Math.ceil(ms), MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
 
-/** The vendor's own short error message (Twilio, GitHub and HubSpot all say `message`), without URLs' queries, at most 200 characters. */
+/**
+ * The vendor's own short error message (Twilio, GitHub and HubSpot all say
+ * `message` in JSON; GitHub's refusal of a request without a User-Agent is
+ * plain text), without URLs' queries, at most 200 characters. An HTML page
+ * (a proxy's error page) says nothing useful and is left out.
+ */
 export function vendorMessage(body: unknown): string | undefined {
-  if (body === null || typeof body !== 'object') return undefined;
-  const message = (body as { message?: unknown }).message;
-  if (typeof message !== 'string' || message.trim() === '') return undefined;
+  const message = typeof body === 'string' ? body : body !== null && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
+  if (typeof message !== 'string' || message.trim() === '' || message.trimStart().startsWith('<')) return undefined;
   const clean = message.replace(/\?\S*/g, '').replace(/\s+/g, ' ').trim();
   return clean.length > 200 ? `${clean.slice(0, 197)}...` : clean;
 }
