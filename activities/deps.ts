@@ -36,11 +36,16 @@ export interface ActivityDeps {
   /**
    * Data feed syncs: the feed sources and their sync state, their
    * connections (by id within the organization, decrypted like a step's;
-   * undefined when gone), and where each vendor's API is.
+   * undefined when gone; `fresh` with an OAuth access token refreshed when
+   * about to expire or just rejected), and where each vendor's API is.
    */
   feeds: {
     sources: Pick<DataSourcesService, 'get' | 'recordSync'>;
-    connections: { byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined> };
+    connections: {
+      byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined>;
+      /** Throws OAuthRefreshRefused (not retryable: reconnect) or OAuthRefreshUnavailable (retryable), both VendorErrors. */
+      fresh(organizationId: string, connectionId: string, rejectedAccessToken?: string): Promise<ResolvedConnection | undefined>;
+    };
     baseUrls: VendorBaseUrls;
   };
 }

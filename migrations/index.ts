@@ -24,6 +24,7 @@ import { NotifyAuthChanges1763800002100 } from './1763800002100-NotifyAuthChange
 import { SharesEndWithGranters1763800002200 } from './1763800002200-SharesEndWithGranters';
 import { SealedStepOutputs1763800002300 } from './1763800002300-SealedStepOutputs';
 import { ExecutionsByAge1763800002400 } from './1763800002400-ExecutionsByAge';
+import { ConnectionTokenRefreshLease1763800002500 } from './1763800002500-ConnectionTokenRefreshLease';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   SharesEndWithGranters1763800002200,
   SealedStepOutputs1763800002300,
   ExecutionsByAge1763800002400,
+  ConnectionTokenRefreshLease1763800002500,
 ];
