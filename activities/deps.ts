@@ -38,7 +38,8 @@ export interface ActivityDeps {
   /**
    * Data feed syncs: the feed sources and their sync state, their
    * connections (by id within the organization, decrypted like a step's;
-   * undefined when gone), and where each vendor's API is.
+   * undefined when gone; `fresh` with an OAuth access token refreshed when
+   * about to expire or just rejected), and where each vendor's API is.
    */
   feeds: {
     sources: Pick<DataSourcesService, 'get' | 'recordSync'>;
@@ -48,6 +49,8 @@ export interface ActivityDeps {
        * Like byId, with an OAuth access token refreshed first when it is about
        * to expire, or when the vendor refused `rejectedAccessToken` (the
        * stored one); one refresh per connection at a time across processes.
+       * Throws OAuthRefreshRefused (not retryable: reconnect) or
+       * OAuthRefreshUnavailable (retryable), both VendorErrors.
        */
       fresh(organizationId: string, connectionId: string, rejectedAccessToken?: string): Promise<ResolvedConnection | undefined>;
     };

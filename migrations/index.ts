@@ -24,6 +24,7 @@ import { NotifyAuthChanges1763800002100 } from './1763800002100-NotifyAuthChange
 import { SharesEndWithGranters1763800002200 } from './1763800002200-SharesEndWithGranters';
 import { SealedStepOutputs1763800002300 } from './1763800002300-SealedStepOutputs';
 import { ExecutionsByAge1763800002400 } from './1763800002400-ExecutionsByAge';
+import { ConnectionTokenRefreshLease1763800002500 } from './1763800002500-ConnectionTokenRefreshLease';
 import { CreateFeedSyncs1763800002600 } from './1763800002600-CreateFeedSyncs';
 import { CreateFeedSyncSeen1763800002700 } from './1763800002700-CreateFeedSyncSeen';
 
@@ -55,6 +56,7 @@ export const migrations = [
   SharesEndWithGranters1763800002200,
   SealedStepOutputs1763800002300,
   ExecutionsByAge1763800002400,
+  ConnectionTokenRefreshLease1763800002500,
   CreateFeedSyncs1763800002600,
   CreateFeedSyncSeen1763800002700,
 ];

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { as, createConnection, expectStatus, startHarness, type Harness } from './harness';
 import { createTestOrg, eventually, uniqueName, type TestOrg } from './factories';
+import type { OAuthTokenStub } from './stubs/oauth-token-stub';
 import { startVendorStubs, type VendorStubs } from './stubs/vendor-apis';
 
 type Json = Record<string, any>;
@@ -19,15 +20,26 @@ export interface FeedStack {
   close(): Promise<void>;
 }
 
-export async function startFeedStack(options: { worker?: boolean } = {}): Promise<FeedStack> {
+/** `tokens`: an OAuth token endpoint stub both the API and the worker refresh tokens at. */
+export async function startFeedStack(options: { worker?: boolean; tokens?: OAuthTokenStub } = {}): Promise<FeedStack> {
   const stubs = await startVendorStubs();
-  const h = await startHarness({ configure: (c) => void (c.vendors.baseUrls = { ...stubs.urls }) });
+  const { tokens } = options;
+  const allowList = [...stubs.allowList, ...(tokens ? [tokens.host] : [])];
+  const h = await startHarness({
+    configure: (c) => {
+      c.vendors.baseUrls = { ...stubs.urls };
+      if (tokens) {
+        c.vendors.tokenUrls = { ...tokens.tokenUrls };
+        c.steps.httpAllowList = allowList;
+      }
+    },
+  });
   let worker: { stop(): Promise<void> } | undefined;
   const stack: FeedStack = {
     h,
     stubs,
     startWorker: async () => {
-      worker = await h.startWorker({ httpAllowList: stubs.allowList });
+      worker = await h.startWorker({ httpAllowList: allowList });
     },
     stopWorker: async () => {
       await worker?.stop();

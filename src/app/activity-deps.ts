@@ -36,7 +36,11 @@ export function createActivityDeps(infra: {
   keyring: MasterKeyring;
   config: Config;
 }): ActivityDeps & { close(): Promise<void> } {
-  const { environments, connections, catalog, box } = createSecretServices(infra.db, infra.keyring);
+  const http = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
+  const { environments, connections, oauthTokens, catalog, box } = createSecretServices(infra.db, infra.keyring, {
+    tokenUrls: infra.config.vendors.tokenUrls,
+    http,
+  });
   const secrets: SecretSources = {
     async environmentValues(organizationId, environmentId) {
       try {
@@ -46,8 +50,10 @@ export function createActivityDeps(infra: {
         throw err;
       }
     },
+    /** An OAuth connection's token about to expire is refreshed first: the step may use it for minutes. */
     async connectionByName(organizationId, connectionName) {
-      const found = await connections.resolveByName(organizationId, connectionName);
+      const named = await connections.resolveByName(organizationId, connectionName);
+      const found = named && (await oauthTokens.freshen(named));
       if (!found) return undefined;
       return resolved(found.connection, found.config);
     },
@@ -68,8 +74,17 @@ export function createActivityDeps(infra: {
       }
       return resolved(connection, await connections.configOf(connection));
     },
+    /**
+     * As byId, with a usable OAuth access token: refreshed first when it is
+     * about to expire, or when the vendor has just answered 401 to
+     * `rejectedAccessToken` (unless the stored token is another one already).
+     * Throws OAuthRefreshRefused (reconnect needed) or OAuthRefreshUnavailable (retry).
+     */
+    async fresh(organizationId: string, connectionId: string, rejectedAccessToken?: string): Promise<ResolvedConnection | undefined> {
+      const found = await oauthTokens.current(organizationId, connectionId, { rejectedAccessToken });
+      return found && resolved(found.connection, found.config);
+    },
   };
-  const http = createOutboundHttp({ allowList: infra.config.steps.httpAllowList, maxResponseBytes: infra.config.steps.httpMaxResponseBytes, maxRedirects: 5 });
   const dataStores = dataStoresService(infra.db);
   return {
     logger: infra.logger,

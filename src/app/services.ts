@@ -27,7 +27,7 @@ import { DataSourcesRepository } from '../data-sources/data-sources.repository';
 import { DataSourcesService } from '../data-sources/data-sources.service';
 import { AccessTokensRepository } from '../auth/access-tokens.repository';
 import { PrincipalCache } from '../auth/principal-cache';
-import type { Config } from '../config/config';
+import type { Config, OAuthTokenUrls } from '../config/config';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { ConnectionsService } from '../connections/connections.service';
 import { ConnectionTypeCatalog } from '../connections/types/catalog';
@@ -64,7 +64,9 @@ import { OrganizationsService } from '../organizations/organizations.service';
 import { InvitationsRepository } from '../organizations/invitations.repository';
 import { InvitationsService } from '../organizations/invitations.service';
 import { TokensService } from '../auth/tokens.service';
-import { createOutboundHttp } from '../../activities/http/outbound-http';
+import { createOutboundHttp, type OutboundHttp } from '../../activities/http/outbound-http';
+import { OAuthTokens } from '../connections/oauth-tokens';
+import { TokenRefreshLeases } from '../connections/token-refresh-leases.repository';
 import { ProxyService } from '../proxy/proxy.service';
 
 export interface Infrastructure {
@@ -75,23 +77,39 @@ export interface Infrastructure {
   temporal: { connection: TemporalConnection; client: Client };
 }
 
-/** The services that hold encrypted values; the API and the worker (which decrypts during runs) both build them. */
-export function createSecretServices(db: DataSource, keyring: MasterKeyring) {
+/**
+ * The services that hold encrypted values; the API and the worker (which
+ * decrypts during runs) both build them. `oauth`: where OAuth connections'
+ * access tokens are refreshed, and the guarded client that asks.
+ */
+export function createSecretServices(db: DataSource, keyring: MasterKeyring, oauth: { tokenUrls: OAuthTokenUrls; http: Pick<OutboundHttp, 'request'> }) {
   const keys = new OrganizationKeys(new OrganizationKeysRepository(db), keyring);
   const box = new SecretBox(keys);
   const catalog = new ConnectionTypeCatalog();
+  const connections = new ConnectionsService(new ConnectionsRepository(db), catalog, box);
   return {
     keys,
     box,
     catalog,
     environments: new EnvironmentsService(new EnvironmentsRepository(db), box),
-    connections: new ConnectionsService(new ConnectionsRepository(db), catalog, box),
+    connections,
+    /** Configs with a usable OAuth access token, refreshed once across processes (src/connections/oauth-tokens.ts). */
+    oauthTokens: new OAuthTokens(connections, new TokenRefreshLeases(db), oauth.http, oauth.tokenUrls),
   };
 }
 
 /** Wires repositories and services once per process; tests build their own from their own infrastructure. */
 export function createServices(infra: Infrastructure) {
-  const { keys, box, catalog, environments, connections } = createSecretServices(infra.db, infra.keyring);
+  // The API's own guarded client (the worker builds its own): the media proxy streams through it, token refreshes ask through it. Closed on shutdown.
+  const outboundHttp = createOutboundHttp({
+    allowList: infra.config.steps.httpAllowList,
+    maxResponseBytes: infra.config.steps.httpMaxResponseBytes,
+    maxRedirects: 5,
+  });
+  const { keys, box, catalog, environments, connections, oauthTokens } = createSecretServices(infra.db, infra.keyring, {
+    tokenUrls: infra.config.vendors.tokenUrls,
+    http: outboundHttp,
+  });
   const principalCache = new PrincipalCache((infra.db.options as PostgresConnectionOptions).url!, infra.logger);
   const tokens = new AccessTokensRepository(infra.db, () => principalCache.clear());
   const organizationsRepository = new OrganizationsRepository(infra.db);
@@ -127,12 +145,6 @@ export function createServices(infra: Infrastructure) {
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   const runAnswers = new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
-  // The API's own guarded client (the worker builds its own): the media proxy streams through it. Closed on shutdown.
-  const outboundHttp = createOutboundHttp({
-    allowList: infra.config.steps.httpAllowList,
-    maxResponseBytes: infra.config.steps.httpMaxResponseBytes,
-    maxRedirects: 5,
-  });
   const taskQueue = infra.config.temporal.taskQueue;
   const dataFeeds = new DataFeedsService(
     dataSources,
@@ -169,6 +181,7 @@ export function createServices(infra: Infrastructure) {
     organizations: new OrganizationsService(organizationsRepository, tokenService, keys, shares, () => principalCache.clear()),
     invitations: new InvitationsService(organizationsRepository, new InvitationsRepository(infra.db), tokenService),
     connections,
+    oauthTokens,
     environments,
     workflows,
     webhookTriggers: new WebhookTriggersService(triggersRepository, workflows),

@@ -67,6 +67,9 @@ const envSchema = z.object({
   TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
   GITHUB_API_BASE_URL: z.url().default('https://api.github.com'),
   HUBSPOT_API_BASE_URL: z.url().default('https://api.hubapi.com'),
+  // Where OAuth connections' access tokens are refreshed (src/connections/oauth-tokens.ts); tests point them at a local stub too.
+  GITHUB_OAUTH_TOKEN_URL: z.url().default('https://github.com/login/oauth/access_token'),
+  HUBSPOT_OAUTH_TOKEN_URL: z.url().default('https://api.hubapi.com/oauth/v1/token'),
   // The media proxy (GET /dashboards/proxy): streams open at once per organization, and how long an upstream may keep it waiting.
   PROXY_MAX_STREAMS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1_000).default(8),
   PROXY_MAX_STREAMS: z.coerce.number().int().min(1).max(10_000).default(256),
@@ -144,6 +147,8 @@ export interface Config {
   vendors: {
     /** Base URLs of the vendor APIs (no trailing slash), keyed by vendor. */
     baseUrls: VendorBaseUrls;
+    /** The OAuth token endpoints (full URLs) that refresh an OAuth connection's access token, keyed by vendor. */
+    tokenUrls: OAuthTokenUrls;
     /** A data feed's sync interval when the toggle names none. */
     defaultSyncIntervalMinutes: number;
   };
@@ -176,6 +181,11 @@ export interface Config {
 export const VENDORS = ['twilio', 'github', 'hubspot'] as const;
 export type Vendor = (typeof VENDORS)[number];
 export type VendorBaseUrls = Record<Vendor, string>;
+
+/** The vendors whose OAuth access tokens the service refreshes (the connection types are in src/connections/oauth-token-endpoints.ts). */
+export const OAUTH_VENDORS = ['github', 'hubspot'] as const satisfies readonly Vendor[];
+export type OAuthVendor = (typeof OAUTH_VENDORS)[number];
+export type OAuthTokenUrls = Record<OAuthVendor, string>;
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
@@ -262,6 +272,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     vendors: {
       baseUrls: { twilio: trimSlash(e.TWILIO_API_BASE_URL), github: trimSlash(e.GITHUB_API_BASE_URL), hubspot: trimSlash(e.HUBSPOT_API_BASE_URL) },
+      tokenUrls: { github: e.GITHUB_OAUTH_TOKEN_URL, hubspot: e.HUBSPOT_OAUTH_TOKEN_URL },
       defaultSyncIntervalMinutes: e.FEED_SYNC_INTERVAL_MINUTES,
     },
     proxy: {

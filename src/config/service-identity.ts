@@ -1,10 +1,9 @@
-/**
- * Who the service says it is to the outside: the OpenAPI document's version
- * and the User-Agent of every request to a vendor. A test keeps the version
- * equal to package.json's (the build does not ship package.json).
- */
+// Imported rather than read at run time: the build (tsc, rootDir ".") emits it beside dist/src, so the same path works there.
+import packageJson from '../../package.json';
+
+/** Who the service says it is to the outside: the OpenAPI document's title and version, and the User-Agent of every vendor request. */
 export const SERVICE_NAME = 'Flowbase';
-export const SERVICE_VERSION = '0.1.0';
+export const SERVICE_VERSION: string = packageJson.version;
 
 /**
  * GitHub refuses requests without a User-Agent and asks for one naming the

@@ -21,6 +21,11 @@ export class ConnectionsService {
     return this.repo.list(organizationId, page);
   }
 
+  /** The connection, or null when the organization has none with this id. */
+  find(organizationId: string, id: string): Promise<Connection | null> {
+    return this.repo.findById(organizationId, id);
+  }
+
   async get(organizationId: string, id: string): Promise<Connection> {
     const connection = await this.repo.findById(organizationId, id);
     if (!connection) throw new NotFoundError('Connection');
@@ -86,6 +91,11 @@ export class ConnectionsService {
   /** Decrypts a loaded connection's config. Plaintext: callers must not log or store it. */
   configOf(connection: Connection): Promise<Record<string, unknown>> {
     return this.box.decryptJson(connection.organizationId, recordRef(connection.id), connection.configEncrypted);
+  }
+
+  /** Encrypts a config for this connection (bound to its organization and id), for a caller that stores it itself. */
+  sealConfig(connection: Pick<Connection, 'organizationId' | 'id'>, config: Record<string, unknown>): Promise<string> {
+    return this.box.encryptJson(connection.organizationId, recordRef(connection.id), config);
   }
 
   /** Resolves a connection by name for a running step; the decrypted config stays in memory. */
