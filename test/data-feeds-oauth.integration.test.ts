@@ -33,7 +33,7 @@ async function oauthFeed(vendor: TokenVendor, grant: Grant): Promise<{ org: Test
   const { feedKey, type } = FEEDS[vendor];
   const org = await createTestOrg(stack.h.services);
   const config = vendor === 'hubspot' ? { ...grant.config(), portalId: '12345' } : grant.config();
-  const connection = await createConnection(stack.h.app, org, { name: uniqueName(type), type, config });
+  const connection = await createConnection(stack.h.app, org, { name: uniqueName(type.replace(/-/g, '_')), type, config });
   const res = await toggle(stack.h.app, org, {
     feedKey,
     connectionId: connection.id,

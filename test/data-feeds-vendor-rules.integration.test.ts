@@ -35,7 +35,7 @@ async function feedOn(org: TestOrg, feedKey: string, connection: Json): Promise<
 
 async function orgWith(type: string, config: Json): Promise<{ org: TestOrg; connection: Json }> {
   const org = await createTestOrg(stack.h.services);
-  return { org, connection: await createConnection(stack.h.app, org, { name: uniqueName(type), type, config }) };
+  return { org, connection: await createConnection(stack.h.app, org, { name: uniqueName(type.replace(/-/g, '_')), type, config }) };
 }
 
 /** Queues a sync without dates (as a beat would run it) and waits for it to close; answers the source after it. */
@@ -223,7 +223,7 @@ describe('a source whose connection was deleted', () => {
     expectError(refused, 500, 'source_without_connection');
     expect(refused.body.error.message).toContain(`PUT /dashboards/data-sources/${id}/connection`);
 
-    const replacement = await createConnection(app, org, { name: uniqueName('twilio-new'), type: 'twilio', config: stack.stubs.twilio.connectionConfig });
+    const replacement = await createConnection(app, org, { name: uniqueName('twilio_new'), type: 'twilio', config: stack.stubs.twilio.connectionConfig });
     const attached = await as(app, org.ownerToken)
       .put(`/dashboards/data-sources/${id}/connection`)
       .send({ connectionId: replacement.id, connectionName: replacement.name });
@@ -253,7 +253,7 @@ describe('a source whose connection was deleted', () => {
     expectError(await put(org, id, { id: connection.id, name: 'not its name' }), 400, 'connection_name_mismatch');
     expectError(await put(org, id, { id: randomUUID(), name: 'x' }), 400, 'unknown_connection');
 
-    const busy = await createConnection(app, org, { name: uniqueName('twilio-busy'), type: 'twilio', config: stack.stubs.twilio.connectionConfig });
+    const busy = await createConnection(app, org, { name: uniqueName('twilio_busy'), type: 'twilio', config: stack.stubs.twilio.connectionConfig });
     await feedOn(org, 'twilio:calls', busy);
     expectError(await put(org, id, busy), 409, 'feed_source_exists');
     expect((await getSource(app, org, id)).connectionId).toBe(connection.id);
@@ -303,8 +303,9 @@ describe('GET /dashboards/data-sources/{id}/syncs', () => {
     expect(first.reconciled).toBe(true);
     expect(second.records).toMatchObject({ created: 0, updated: 0 });
     expect(second.records.unchanged).toBeGreaterThanOrEqual(4);
+    // A failed page's own requests are not counted: the run reports what its finished pages sent.
+    for (const s of [backfill, second, first]) expect(s.vendorRequests).toBeGreaterThanOrEqual(1);
     for (const s of data) {
-      expect(s.vendorRequests).toBeGreaterThanOrEqual(1);
       expect(s.durationMs).toBeGreaterThanOrEqual(0);
       expect(Date.parse(s.finishedAt)).toBeGreaterThanOrEqual(Date.parse(s.startedAt));
     }
