@@ -1,6 +1,7 @@
 import { as, expectError, expectStatus } from './harness';
 import { eventually, sleep } from './factories';
 import { historyText } from './workflow-api';
+import { twilioCalls } from '../src/data-feeds/feeds/twilio-calls';
 import {
   callListRequests,
   getSource,
@@ -71,15 +72,16 @@ describe('manual sync', () => {
     expect(synced.syncConfig).toMatchObject({
       lastSyncStatus: 'success',
       lastSyncWindow: window,
-      lastSyncRecords: { created: 3, updated: 0 },
+      lastSyncRecords: { created: 3, updated: 0, unchanged: 0, deleted: 0 },
       lastSyncError: null,
     });
     // A backfill of old dates never moves the next sync's start backwards.
     expect(new Date(synced.syncConfig.syncedThrough).getTime()).toBeGreaterThan(Date.now() - 600_000);
 
-    // Without dates: from where the last success ended to now.
-    const from = synced.syncConfig.syncedThrough as string;
-    const later = new Date(Date.parse(from) + 1_000);
+    // Without dates: from where the last success ended, less Twilio's day of look-back, to now.
+    const through = synced.syncConfig.syncedThrough as string;
+    const from = new Date(Date.parse(through) - twilioCalls.lookbackMinutes * 60_000).toISOString();
+    const later = new Date(Date.parse(through) + 1_000);
     stack.stubs.twilio.addCalls(2, { start: later, spacingSeconds: 1, status: 'no-answer' });
     await sleep(Math.max(0, later.getTime() + 2_000 - Date.now())); // both calls are in the past
     const mark = callListRequests(stack.stubs).length;
@@ -147,14 +149,15 @@ describe('manual sync', () => {
     await syncRunClosed(stack.h, id);
     const first = inWindow(await tableRecords(app, org, table), window);
     expect(first).toHaveLength(120);
-    expect((await getSource(app, org, id)).syncConfig.lastSyncRecords).toEqual({ created: 120, updated: 0 });
+    expect((await getSource(app, org, id)).syncConfig.lastSyncRecords).toEqual({ created: 120, updated: 0, unchanged: 0, deleted: 0 });
 
     expectStatus(await sync(app, org, id, window), 201);
     expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
     const second = inWindow(await tableRecords(app, org, table), window);
     expect(second).toHaveLength(120);
     expect(new Set(second.map((r) => r.key))).toEqual(new Set(first.map((r) => r.key)));
-    expect((await getSource(app, org, id)).syncConfig.lastSyncRecords).toEqual({ created: 0, updated: 120 });
+    // Read again as they were: nothing is written, nothing deleted.
+    expect((await getSource(app, org, id)).syncConfig.lastSyncRecords).toEqual({ created: 0, updated: 0, unchanged: 120, deleted: 0 });
   });
 
   it('a second request while a sync runs is 409 sync_running naming when the running one started', async () => {
