@@ -9,7 +9,12 @@
  *   - sync: `twilio:calls` toggled on over a connection, from the toggle until
  *     the sync reports success (Twilio pages of 50, one activity per page).
  *
- * Both print records per second and the service's resident memory (peak
+ * Then what keeping the table right costs, in vendor requests and seconds
+ * per 10,000 records, beside that plain incremental sync: a sync whose
+ * look-back re-reads every call unchanged, Twilio's reconciliation by listing
+ * (the last 30 days), and HubSpot's by key (every stored deal, 100 a request).
+ *
+ * The first two print records per second and the service's resident memory (peak
  * above its level before the phase, and the peak of each quarter): a sync
  * pages through the vendor and never holds the window, so its memory stays
  * flat however many records it writes. Calls have no recordings here (each
@@ -20,6 +25,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Pool } from 'pg';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
 import { startVendorStubs } from '../test/stubs/vendor-apis';
@@ -44,6 +50,7 @@ async function main() {
     EMBEDDED_TEMPORAL_UI_PORT: String(await freePort()),
     HTTP_OUTBOUND_ALLOW: stubs.allowList.join(','),
     TWILIO_API_BASE_URL: stubs.urls.twilio,
+    HUBSPOT_API_BASE_URL: stubs.urls.hubspot,
     LOG_LEVEL: 'warn',
   };
   const service = await startService(env, path.join(dir, 'service.log'), 'all');
@@ -87,6 +94,17 @@ async function main() {
 
     const connection = await call('POST', '/connections', { name: 'twilio_bench', type: 'twilio', config: stubs.twilio.connectionConfig });
     let sourceId = '';
+    /** The source's newest sync, once it has ended (more than `known` syncs listed). */
+    const syncEnded = async (known: number) => {
+      for (;;) {
+        const history = await call('GET', `/dashboards/data-sources/${sourceId}/syncs?limit=1`);
+        const [latest] = history.data;
+        if (history.total > known && latest.status === 'failed') throw new Error(`sync failed: ${latest.error}`);
+        if (history.total > known && latest.status === 'success') return latest;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const syncs = async () => (await call('GET', `/dashboards/data-sources/${sourceId}/syncs?limit=1`)).total as number;
     const sync = await phase(async () => {
       const toggled = await call('POST', '/dashboards/data-feeds/toggle', {
         feedKey: 'twilio:calls',
@@ -95,13 +113,7 @@ async function main() {
         enabled: true,
       });
       sourceId = toggled.dataSourceId;
-      for (;;) {
-        const source = await call('GET', `/dashboards/data-sources/${sourceId}`);
-        const status = source.syncConfig?.lastSyncStatus;
-        if (status === 'failed') throw new Error(`sync failed: ${source.syncConfig.lastSyncError}`);
-        if (status === 'success') break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await syncEnded(0);
     });
     const table = (await call('GET', `/dashboards/data-sources/${sourceId}`)).dataStoreTableName;
     const stored = (await call('GET', `/data-stores/tables/${table}?limit=1&count=true`)).total;
@@ -114,8 +126,78 @@ async function main() {
     row('baseline: data store API writes', baseline);
     row('twilio:calls sync (pages of 50)', sync);
     console.log(`\n  sync / baseline records per second   ${fmt.ratio(sync.perSecond / baseline.perSecond)}`);
-    console.log(`  vendor requests during the sync      ${stubs.requests.filter((r) => r.vendor === 'twilio').length}`);
-    console.log(`  written to ${saveResults('feeds', { records: RECORDS, cpus: os.cpus().length, baseline, sync })}`);
+
+    // What keeping the table right costs, per 10,000 records, beside the plain incremental sync above (every call new).
+    const pool = new Pool({ connectionString: pg.url, max: 1 });
+    const reconciliationDue = (id: string) =>
+      pool.query(`UPDATE data_sources SET sync_config = sync_config || '{"lastReconciledAt": "2020-01-01T00:00:00Z"}' WHERE id = $1`, [id]);
+    /** A sync's cost (its history row) per 10,000 records of this run. */
+    const costOf = (label: string, seconds: number, run: Record<string, any>) => ({
+      label,
+      seconds,
+      vendorRequests: run.vendorRequests as number,
+      records: run.records as Record<string, number>,
+      per10k: { seconds: (seconds * 10_000) / RECORDS, vendorRequests: (run.vendorRequests * 10_000) / RECORDS },
+    });
+    const costed = async (label: string, run: () => Promise<Record<string, any>>) => {
+      const started = performance.now();
+      const done = await run();
+      return costOf(label, (performance.now() - started) / 1000, done);
+    };
+    const incremental = costOf(
+      'plain incremental (new calls)',
+      sync.seconds,
+      (await call('GET', `/dashboards/data-sources/${sourceId}/syncs?limit=1`)).data[0],
+    );
+    const lookback = await costed('look-back (a day, calls unchanged)', async () => {
+      const known = await syncs();
+      await call('POST', `/dashboards/data-sources/${sourceId}/sync`, {});
+      return syncEnded(known);
+    });
+    // Without a look-back, the reconciling sync's own window is empty: what it costs is the listing of 30 days.
+    const before = await syncs();
+    await call('POST', '/dashboards/data-feeds/toggle', {
+      feedKey: 'twilio:calls',
+      connectionId: connection.id,
+      connectionName: connection.name,
+      enabled: true,
+      lookbackMinutes: 0,
+    });
+    await syncEnded(before);
+    const listing = await costed('reconciliation (listing, 30 days)', async () => {
+      await reconciliationDue(sourceId);
+      const known = await syncs();
+      await call('POST', `/dashboards/data-sources/${sourceId}/sync`, {});
+      return syncEnded(known);
+    });
+    // A keys feed: HubSpot deals, every stored key checked 100 a request.
+    stubs.hubspot.addDeals(RECORDS, { start: new Date(Date.now() - 86_400_000), spacingSeconds: 86_400 / RECORDS / 2 });
+    const hubspot = await call('POST', '/connections', { name: 'hubspot_bench', type: 'hubspot-oauth', config: stubs.hubspot.connectionConfig });
+    const hubspotSource = await call('POST', '/dashboards/data-feeds/toggle', {
+      feedKey: 'hubspot:deals',
+      connectionId: hubspot.id,
+      connectionName: hubspot.name,
+      enabled: true,
+      lookbackMinutes: 0,
+    });
+    sourceId = hubspotSource.dataSourceId;
+    const hubspotFirst = await costed('hubspot:deals first sync (new deals)', () => syncEnded(0));
+    const keys = await costed('reconciliation (keys, HubSpot)', async () => {
+      await reconciliationDue(sourceId);
+      const known = await syncs();
+      await call('POST', `/dashboards/data-sources/${sourceId}/sync`, {});
+      return syncEnded(known);
+    });
+    await pool.end();
+    const costs = [incremental, lookback, listing, hubspotFirst, keys];
+    console.log(`\n  Cost per 10,000 records (${fmt.int(RECORDS)} of each in this run)`);
+    for (const c of costs) {
+      const r = c.records;
+      console.log(
+        `  ${c.label.padEnd(40)} ${fmt.int(c.per10k.vendorRequests).padStart(6)} vendor requests  ${c.per10k.seconds.toFixed(1).padStart(6)} s   (written ${fmt.int(r.created + r.updated)}, unchanged ${fmt.int(r.unchanged)}, deleted ${fmt.int(r.deleted)})`,
+      );
+    }
+    console.log(`  written to ${saveResults('feeds', { records: RECORDS, cpus: os.cpus().length, baseline, sync, costs })}`);
   } finally {
     await service.stop();
     await pg.stop();
