@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { ActivityDeps } from '../../activities/deps';
 import { createOutboundHttp } from '../../activities/http/outbound-http';
 import { StepError } from '../../activities/steps/step-errors';
+import { OAuthRefreshRefused, OAuthRefreshUnavailable } from '../connections/oauth-errors';
 import type { ResolvedConnection, SecretSources } from '../../activities/steps/step-scope';
 import type { Connection } from '../connections/connection.entity';
 import type { Config } from '../config/config';
@@ -53,7 +54,14 @@ export function createActivityDeps(infra: {
     /** An OAuth connection's token about to expire is refreshed first: the step may use it for minutes. */
     async connectionByName(organizationId, connectionName) {
       const named = await connections.resolveByName(organizationId, connectionName);
-      const found = named && (await oauthTokens.freshen(named));
+      const found =
+        named &&
+        (await oauthTokens.freshen(named).catch((err: unknown) => {
+          // A refused refresh token needs a person (reconnect): the step fails at once with the message saying so.
+          if (err instanceof OAuthRefreshRefused) throw new StepError(err.message, 'ConnectionRefreshRefused');
+          if (err instanceof OAuthRefreshUnavailable) throw new StepError(err.message, 'ConnectionRefreshUnavailable', true);
+          throw err;
+        }));
       if (!found) return undefined;
       return resolved(found.connection, found.config);
     },
