@@ -2,6 +2,7 @@ import { as, connectionConfig, createConnection, expectStatus } from './harness'
 import { createTestOrg, uniqueName, type TestOrg } from './factories';
 import { getSource, settledSource, startFeedStack, sync, syncRunClosed, toggle, type FeedStack } from './data-feed-fixtures';
 import { startOAuthTokenStub, type Grant, type OAuthTokenStub, type TokenVendor } from './stubs/oauth-token-stub';
+import { httpStep, stepOf, workflowApi } from './workflow-api';
 
 type Json = Record<string, any>;
 
@@ -134,5 +135,35 @@ describe('OAuth access tokens of feed connections', () => {
     expect(grant.requests).toBe(1);
     expect(found?.config.accessToken).toBe(grant.accessToken);
     expect((await getSource(stack.h.app, org, id)).syncConfig.lastSyncError).toBeNull();
+  });
+
+  it('refreshes the token a workflow step reads through $connections, and fails the step with a message to reconnect when the refresh is refused', async () => {
+    const grant = tokens.authorize('hubspot', { firstLifetimeSeconds: 60 });
+    const org = await createTestOrg(stack.h.services);
+    const name = uniqueName('hubspot_step');
+    const connection = await createConnection(stack.h.app, org, { name, type: 'hubspot-oauth', config: { ...grant.config(), portalId: '12345' } });
+    const a = workflowApi(stack.h.app, org);
+    const search = httpStep('search', {
+      url: `${stack.stubs.urls.hubspot}/crm/v3/objects/deals/search`,
+      method: 'POST',
+      headers: { authorization: `Bearer {{ $connections.${name}.accessToken }}` },
+      body: { filterGroups: [], limit: 1 },
+    });
+    const { id } = await a.createWorkflow([search]);
+    const ok = await a.runAndWait(id);
+    expect(ok.status).toBe('completed');
+    expect(stepOf(ok, 'search').output.status).toBe(200);
+    expect(grant.requests).toBe(1);
+
+    grant.revoke();
+    // Expire the stored token by hand, as half an hour would.
+    const config = await connectionConfig(stack.h.app, org, connection.id);
+    const expired = { ...config, expiresAt: new Date(Date.now() - 1000).toISOString() };
+    expectStatus(await as(stack.h.app, org.ownerToken).patch(`/connections/${connection.id}`).send({ config: expired }), 200);
+    const refused = await a.runAndWait(id);
+    expect(refused.status).toBe('failed');
+    const step = stepOf(refused, 'search');
+    expect(JSON.stringify(step)).toMatch(/reconnect/i);
+    expect(JSON.stringify(refused)).not.toContain(grant.clientSecret);
   });
 });

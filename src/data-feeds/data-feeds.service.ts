@@ -76,14 +76,15 @@ export class DataFeedsService {
     // On again without an interval keeps the one set before.
     const interval = this.interval(body.syncIntervalMinutes ?? existing?.syncConfig?.syncIntervalMinutes);
     const source = existing ?? (await this.createSource(organizationId, userId, feed, body, interval));
+    // A look-back given is kept; none given keeps the source's own (or its feed's).
+    const settings = { syncIntervalMinutes: interval, ...(body.lookbackMinutes === undefined ? {} : { lookbackMinutes: body.lookbackMinutes }) };
     if (existing) {
       if (!existing.enabled) await this.dataSources.update(organizationId, existing.id, { enabled: true });
       // The connection may have been renamed since: the source shows its current name (runs find it by id).
       if (existing.connectionName !== body.connectionName) await this.dataSources.setFeedConnectionName(organizationId, existing.id, body.connectionName);
-      await this.dataSources.recordSync(organizationId, existing.id, { syncIntervalMinutes: interval });
     }
-    const syncConfig = body.lookbackMinutes === undefined ? source.syncConfig : { ...source.syncConfig!, lookbackMinutes: body.lookbackMinutes };
-    if (body.lookbackMinutes !== undefined) await this.dataSources.recordSync(organizationId, source.id, { lookbackMinutes: body.lookbackMinutes });
+    if (existing || body.lookbackMinutes !== undefined) await this.dataSources.recordSync(organizationId, source.id, settings);
+    const syncConfig = { ...source.syncConfig!, ...settings };
     const target = { organizationId, dataSourceId: source.id, feedKey: feed.key };
     await this.schedules.activate(target, interval);
     await this.runs.startUnlessRunning(target, this.windowOf(feed, syncConfig, {}), 'manual');
