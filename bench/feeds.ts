@@ -129,6 +129,8 @@ async function main() {
 
     // What keeping the table right costs, per 10,000 records, beside the plain incremental sync above (every call new).
     const pool = new Pool({ connectionString: pg.url, max: 1 });
+    // An idle connection ended by the server's shutdown (after a failure) must not hide that failure.
+    pool.on('error', () => undefined);
     const reconciliationDue = (id: string) =>
       pool.query(`UPDATE data_sources SET sync_config = sync_config || '{"lastReconciledAt": "2020-01-01T00:00:00Z"}' WHERE id = $1`, [id]);
     /** A sync's cost (its history row) per 10,000 records of this run. */
