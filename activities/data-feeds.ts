@@ -165,7 +165,8 @@ export function createDataFeedActivities(deps: Pick<ActivityDeps, 'feeds' | 'dat
     async syncFeedPage(
       input: SourceRef & { window: SyncWindow; cursor: string | null; listingId: string | null },
     ): Promise<
-      { next: string | null; created: number; updated: number; unchanged: number; requests: number } | { rateLimited: { retryAfterMs: number; message: string } }
+      | { next: string | null; created: number; updated: number; unchanged: number; requests: number }
+      | { rateLimited: { retryAfterMs: number; message: string } }
     > {
       const { found, feed } = await syncing(input);
       const table = found.dataStoreTableName;
@@ -178,7 +179,12 @@ export function createDataFeedActivities(deps: Pick<ActivityDeps, 'feeds' | 'dat
       const records = lastByKey(page.records);
       const before = await stored(records.map((r) => r.key));
       const changed = records.filter((r) => !isDeepStrictEqual(before.get(r.key), asStored(r.value)));
-      if (input.listingId) await feeds.listings.markSeen(input, input.listingId, records.map((r) => r.key));
+      if (input.listingId)
+        await feeds.listings.markSeen(
+          input,
+          input.listingId,
+          records.map((r) => r.key),
+        );
       const counts = { created: 0, updated: 0 };
       for (const chunk of chunks(changed, MAX_RECORDS_PER_WRITE)) {
         const outcome = await deps.dataStores.upsert(input.organizationId, table, chunk, 'workflow');
@@ -207,12 +213,22 @@ export function createDataFeedActivities(deps: Pick<ActivityDeps, 'feeds' | 'dat
       const { deletions } = feed;
       if (deletions.kind !== 'keys') throw stop('NoKeyCheck', `Data feed ${feed.key} mirrors deletions by listing, not by checking keys`);
       const table = found.dataStoreTableName;
-      const batch = await deps.dataStores.read(input.organizationId, table, { after: input.after ?? undefined, where: undefined, limit: deletions.batchSize, offset: 0, count: false });
+      const batch = await deps.dataStores.read(input.organizationId, table, {
+        after: input.after ?? undefined,
+        where: undefined,
+        limit: deletions.batchSize,
+        offset: 0,
+        count: false,
+      });
       const keys = batch.data.map((r) => r.key);
       if (keys.length === 0) return { next: null, deleted: 0, requests: 0 };
       const answer = await withVendor(found, feed, (config, http) => deletions.existing({ baseUrl: feeds.baseUrls[feed.vendor], config, keys }, http));
       if ('rateLimited' in answer) return answer;
-      const deleted = await deps.dataStores.deleteKeys(input.organizationId, table, keys.filter((k) => !answer.value.has(k)));
+      const deleted = await deps.dataStores.deleteKeys(
+        input.organizationId,
+        table,
+        keys.filter((k) => !answer.value.has(k)),
+      );
       return { next: batch.nextAfter, deleted, requests: answer.requests };
     },
 
@@ -226,8 +242,7 @@ export function createDataFeedActivities(deps: Pick<ActivityDeps, 'feeds' | 'dat
      */
     async finishFeedSync(
       input: SourceRef & { syncId: string; window: SyncWindow; counts: SyncCounts; startedAt: string; reconciled: boolean } & (
-          | { status: 'success' }
-          | { status: 'failed'; error: string }
+          { status: 'success' } | { status: 'failed'; error: string }
         ),
     ): Promise<void> {
       const found = await source(input);

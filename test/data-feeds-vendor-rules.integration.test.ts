@@ -27,7 +27,13 @@ const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
 const WEEK = 10_080;
 
 async function feedOn(org: TestOrg, feedKey: string, connection: Json): Promise<string> {
-  const res = await toggle(stack.h.app, org, { feedKey, connectionId: connection.id, connectionName: connection.name, enabled: true, syncIntervalMinutes: WEEK });
+  const res = await toggle(stack.h.app, org, {
+    feedKey,
+    connectionId: connection.id,
+    connectionName: connection.name,
+    enabled: true,
+    syncIntervalMinutes: WEEK,
+  });
   expectStatus(res, 201);
   await syncRunClosed(stack.h, res.body.dataSourceId);
   return res.body.dataSourceId;
@@ -47,7 +53,9 @@ async function syncNow(org: TestOrg, id: string, body: Json = {}): Promise<Json>
 
 /** Makes the next sync reconcile deletions, as if the last reconciliation were more than a day old. */
 async function reconciliationDue(id: string) {
-  await stack.h.services.db.query(`UPDATE data_sources SET sync_config = sync_config || '{"lastReconciledAt": "2020-01-01T00:00:00.000Z"}' WHERE id = $1`, [id]);
+  await stack.h.services.db.query(`UPDATE data_sources SET sync_config = sync_config || '{"lastReconciledAt": "2020-01-01T00:00:00.000Z"}' WHERE id = $1`, [
+    id,
+  ]);
 }
 
 async function recordsOf(org: TestOrg, id: string): Promise<Map<string, Json>> {
@@ -58,7 +66,9 @@ async function recordsOf(org: TestOrg, id: string): Promise<Map<string, Json>> {
 /** The keys the source's serving relation (what Cube queries) holds among these. */
 async function servedKeys(org: TestOrg, id: string, keys: string[]): Promise<string[]> {
   const source = await getSource(stack.h.app, org, id);
-  const rows: { key: string }[] = await stack.h.services.db.query(`SELECT __key AS key FROM analytics."${source.servingRelation}" WHERE __key = ANY($1)`, [keys]);
+  const rows: { key: string }[] = await stack.h.services.db.query(`SELECT __key AS key FROM analytics."${source.servingRelation}" WHERE __key = ANY($1)`, [
+    keys,
+  ]);
   return rows.map((r) => r.key).sort();
 }
 
@@ -109,7 +119,11 @@ describe('GitHub', () => {
     expect(graphql.length).toBeGreaterThanOrEqual(1);
     expect(JSON.parse(graphql[0].body).variables.ids).toEqual(expect.arrayContaining([kept.node_id, deleted.node_id]));
     const [latest] = (await history(org, id, '?limit=1')).data;
-    expect(latest).toMatchObject({ status: 'success', reconciled: true, records: expect.objectContaining({ deleted: after.syncConfig.lastSyncRecords.deleted }) });
+    expect(latest).toMatchObject({
+      status: 'success',
+      reconciled: true,
+      records: expect.objectContaining({ deleted: after.syncConfig.lastSyncRecords.deleted }),
+    });
   });
 });
 
@@ -151,7 +165,13 @@ describe('Twilio', () => {
     expect(beat.data[0]).toMatchObject({ trigger: 'schedule', status: 'success' });
 
     const records = await recordsOf(org, id);
-    expect(records.get(call.sid)).toMatchObject({ status: 'completed', price: -0.013, priceUnit: 'USD', duration: 360, recording: `proxy+twilio:recording://${recording.sid}` });
+    expect(records.get(call.sid)).toMatchObject({
+      status: 'completed',
+      price: -0.013,
+      priceUnit: 'USD',
+      duration: 360,
+      recording: `proxy+twilio:recording://${recording.sid}`,
+    });
     // The other call did not change: read again, not written again.
     expect(records.get(other.sid)).toMatchObject({ status: 'in-progress', price: null });
     expect(beat.data[0].records.updated).toBeGreaterThanOrEqual(1);
@@ -260,13 +280,22 @@ describe('a source whose connection was deleted', () => {
 
     const stranger = await orgWith('twilio', stack.stubs.twilio.connectionConfig);
     expectError(await put(stranger.org, id, stranger.connection), 404, 'not_found');
-    expectError(await as(app, org.tokens.viewer).put(`/dashboards/data-sources/${id}/connection`).send({ connectionId: connection.id, connectionName: connection.name }), 403, 'missing_permission');
+    expectError(
+      await as(app, org.tokens.viewer).put(`/dashboards/data-sources/${id}/connection`).send({ connectionId: connection.id, connectionName: connection.name }),
+      403,
+      'missing_permission',
+    );
 
     const table = uniqueName('plain');
     expectStatus(await as(app, org.ownerToken).post('/data-stores/tables').send({ tableName: table }), 201);
     const custom = await as(app, org.ownerToken)
       .post('/dashboards/data-sources')
-      .send({ name: 'Plain', type: 'custom', dataStoreTableName: table, recordSchema: { name: 'plain', fields: { at: { type: 'date', label: 'At', timeDimension: true } } } });
+      .send({
+        name: 'Plain',
+        type: 'custom',
+        dataStoreTableName: table,
+        recordSchema: { name: 'plain', fields: { at: { type: 'date', label: 'At', timeDimension: true } } },
+      });
     expectStatus(custom, 201);
     expectError(await put(org, custom.body.id, connection), 400, 'not_a_feed_source');
   });
@@ -310,5 +339,26 @@ describe('GET /dashboards/data-sources/{id}/syncs', () => {
       expect(Date.parse(s.finishedAt)).toBeGreaterThanOrEqual(Date.parse(s.startedAt));
     }
     expect((await history(org, id, '?limit=2&offset=1')).data.map((s: Json) => s.id)).toEqual([backfill.id, second.id]);
+  });
+});
+
+describe('a sync run begun by an earlier release (a deploy while it ran)', () => {
+  it('goes on from the window and cursor its input carries, as one window without deletions', async () => {
+    const calls = stack.stubs.twilio.addCalls(3, { start: hoursAgo(11), status: 'busy' });
+    const { org, connection } = await orgWith('twilio', stack.stubs.twilio.connectionConfig);
+    const id = await feedOn(org, 'twilio:calls', connection);
+    stack.stubs.twilio.deleteCalls([calls[2].sid]);
+    const window = { startDate: hoursAgo(12).toISOString(), endDate: hoursAgo(10).toISOString() };
+    const { client } = stack.h.services.temporal;
+    // The input an earlier release continued as new with: a window, a cursor and three counts.
+    const handle = await client.workflow.start('dataFeedSync', {
+      workflowId: `feed-sync:${id}`,
+      taskQueue: stack.h.services.config.temporal.taskQueue,
+      args: [{ organizationId: org.organizationId, dataSourceId: id, resume: { window, cursor: null, counts: { pages: 3, created: 7, updated: 0 } } }],
+    });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'success', reconciled: false, counts: expect.objectContaining({ pages: 4, created: 7, deleted: 0 }) });
+    expect((await recordsOf(org, id)).has(calls[2].sid)).toBe(true);
+    expect((await getSource(stack.h.app, org, id)).syncConfig).toMatchObject({ lastSyncStatus: 'success', lastSyncWindow: window });
   });
 });

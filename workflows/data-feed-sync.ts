@@ -20,6 +20,7 @@ import {
   type ScheduledFeedSyncInput,
   type SyncCounts,
   type SyncPhase,
+  type SyncProgress,
 } from './data-feed-sync.types';
 
 /** Activities per run before it continues as new: keeps each run's history short however many pages a sync has. */
@@ -56,13 +57,13 @@ const { syncFeedPage, reconcileFeedKeys } = proxyActivities<Activities>({
  */
 export async function dataFeedSync(input: FeedSyncInput): Promise<FeedSyncResult> {
   const ref = { organizationId: input.organizationId, dataSourceId: input.dataSourceId };
-  let progress = input.resume;
+  let progress = input.resume && fromEarlierRelease(input.resume);
   if (!progress) {
     const trigger = input.trigger ?? (input.window ? 'manual' : 'schedule');
     const syncId = uuid4();
     const begun = await beginFeedSync({ ...ref, window: input.window, trigger, syncId, workflowId: workflowInfo().workflowId });
     if ('skipped' in begun) return { status: 'skipped', reason: begun.skipped, ...(begun.gone ? { gone: true } : {}) };
-    progress = { syncId, window: begun.window, startedAt: begun.startedAt, phases: begun.phases, reconciles: begun.reconciles, counts: emptyCounts() };
+    progress = fromEarlierRelease({ syncId, ...begun, counts: emptyCounts() });
   }
   const { syncId, window, startedAt, reconciles } = progress;
   const counts: SyncCounts = { ...progress.counts };
@@ -88,6 +89,26 @@ export async function dataFeedSync(input: FeedSyncInput): Promise<FeedSyncResult
 }
 
 const emptyCounts = (): SyncCounts => ({ pages: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, vendorRequests: 0 });
+
+/**
+ * A run begun before syncs had phases (a deploy while it ran) knows a window
+ * and a cursor only, from its begin activity's answer or the input it
+ * continued as new with: it finishes as it began, one window without
+ * deletions, so its replay schedules exactly the activities it did.
+ */
+function fromEarlierRelease(
+  progress: Omit<SyncProgress, 'phases' | 'reconciles' | 'syncId' | 'startedAt'> &
+    Partial<Pick<SyncProgress, 'phases' | 'reconciles' | 'syncId' | 'startedAt'>> & { cursor?: string | null },
+): SyncProgress {
+  return {
+    syncId: progress.syncId ?? uuid4(),
+    window: progress.window,
+    startedAt: progress.startedAt ?? progress.window.endDate,
+    counts: { ...emptyCounts(), ...progress.counts },
+    phases: progress.phases ?? [{ kind: 'window', window: progress.window, listingId: null, cursor: progress.cursor ?? null }],
+    reconciles: progress.reconciles ?? false,
+  };
+}
 
 /**
  * One step of the phase (a page, then the settle of a listing's deletions

@@ -30,9 +30,7 @@ export type { FeedSyncCounts as SyncCounts, SyncTrigger } from '../src/data-feed
  * also mirrors deletions in that window), or the reconciliation of stored
  * keys, in key order after `after`.
  */
-export type SyncPhase =
-  | { kind: 'window'; window: SyncWindow; listingId: string | null; cursor: string | null }
-  | { kind: 'keys'; after: string | null };
+export type SyncPhase = { kind: 'window'; window: SyncWindow; listingId: string | null; cursor: string | null } | { kind: 'keys'; after: string | null };
 
 export interface SyncProgress {
   /** The sync's row in the source's history (GET .../syncs). */
@@ -60,8 +58,7 @@ export interface FeedSyncInput {
 
 /** `gone`: skipped because the source no longer exists (the scheduled launcher then deletes its schedule). */
 export type FeedSyncResult =
-  | { status: 'success'; window: SyncWindow; counts: FeedSyncCounts; reconciled: boolean }
-  | { status: 'skipped'; reason: string; gone?: boolean };
+  { status: 'success'; window: SyncWindow; counts: FeedSyncCounts; reconciled: boolean } | { status: 'skipped'; reason: string; gone?: boolean };
 
 export interface ScheduledFeedSyncInput {
   organizationId: string;

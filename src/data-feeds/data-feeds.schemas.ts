@@ -18,15 +18,10 @@ export const ToggleFeedBody = z
       .number()
       .optional()
       .openapi({ description: `Whole minutes, ${MIN_SYNC_INTERVAL_MINUTES} to ${MAX_SYNC_INTERVAL_MINUTES}; default FEED_SYNC_INTERVAL_MINUTES` }),
-    lookbackMinutes: z
-      .int()
-      .min(0)
-      .max(MAX_LOOKBACK_MINUTES)
-      .optional()
-      .openapi({
-        description:
-          "How far before the end of the last successful sync each sync without dates starts again, so values the vendor fills in late are read (whole minutes, 0 to 43200); default: the feed's own (README, Data feeds)",
-      }),
+    lookbackMinutes: z.int().min(0).max(MAX_LOOKBACK_MINUTES).optional().openapi({
+      description:
+        "How far before the end of the last successful sync each sync without dates starts again, so values the vendor fills in late are read (whole minutes, 0 to 43200); default: the feed's own (README, Data feeds)",
+    }),
   })
   .openapi('ToggleDataFeed');
 

@@ -25,11 +25,7 @@ export class ListingDeletionsRepository {
    * key the listing did not see; answers how many. Only a listing that
    * reached its last page may be settled.
    */
-  async deleteUnseen(
-    at: { organizationId: string; tableName: string; timeField: string },
-    listingId: string,
-    window: SyncWindow,
-  ): Promise<number> {
+  async deleteUnseen(at: { organizationId: string; tableName: string; timeField: string }, listingId: string, window: SyncWindow): Promise<number> {
     const time = 'analytics.to_time(r.value -> $6)';
     const [, count]: [unknown, number] = await this.db.query(
       `DELETE FROM data_store_records r
