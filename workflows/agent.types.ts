@@ -3,13 +3,7 @@
 // conversation, which stays in the step's sub-step records.
 import type { RunInput, StepRequest } from './run.types';
 
-/** Budgets of an ai.agent step: the defaults when a step sets none, and the most a step may set. */
-export const AGENT_LIMITS = {
-  maxIterations: { default: 10, max: 50 },
-  maxToolCalls: { default: 50, max: 200 },
-  maxTotalTokens: { default: 200_000, max: 2_000_000 },
-  timeoutSeconds: { default: 600, max: 3600 },
-} as const;
+export { AGENT_LIMITS } from './agent-limits';
 
 /** Runs started by agent workflow tools nest at most this deep (a workflow calling itself through its agent stops here). */
 export const MAX_AGENT_DEPTH = 3;

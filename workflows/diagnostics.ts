@@ -13,8 +13,10 @@ export interface DiagnosticsResult {
 }
 
 /**
- * Proves the whole chain an execution needs: API → Temporal → worker →
- * activity → PostgreSQL. Run with `npm run admin -- diagnostics`.
+ * Proves the whole chain an execution needs: Temporal → worker → activity →
+ * PostgreSQL. test/temporal-worker.integration.test.ts runs it; an operator
+ * runs it with the Temporal CLI against a live deployment:
+ * `temporal workflow execute --type diagnosticsWorkflow --task-queue <TEMPORAL_TASK_QUEUE> --input '"<organization id>"'`.
  */
 export async function diagnosticsWorkflow(organizationId: string): Promise<DiagnosticsResult> {
   const db = await checkDatabase(organizationId);

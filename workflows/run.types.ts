@@ -37,8 +37,12 @@ export interface WebhookResponse {
 
 /** What a synchronous caller is told, as soon as it is known. */
 export type RunAnswer =
-  /** `sealed`: the response holds secrets, so this copy is masked; the caller gets the sealed original. */
-  | { kind: 'response'; response: WebhookResponse; sealed?: boolean }
+  /**
+   * `sealed`: the response holds secrets, so this copy is masked; the caller
+   * gets the sealed original. A large response travels as the reference to
+   * its recorded step output (src/executions/run-answer.ts resolves both).
+   */
+  | { kind: 'response'; response: WebhookResponse | OffloadedOutput; sealed?: boolean }
   | { kind: 'completed' }
   | { kind: 'failed'; stepId?: string; message: string }
   | { kind: 'cancelled' };
@@ -58,7 +62,7 @@ export function isOffloaded(value: unknown): value is OffloadedOutput {
 }
 
 /**
- * Outputs above this size (JSON characters) stay out of workflow history:
+ * Outputs above this size (UTF-8 bytes of their JSON) stay out of workflow history:
  * Temporal warns at 256 KB per payload and fails at 2 MB. The output is kept
  * in the execution's step record and referenced instead.
  */

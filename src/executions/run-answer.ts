@@ -1,12 +1,15 @@
 import type { Response } from 'express';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { isOffloaded, type OffloadedOutput, type WebhookResponse } from '../../workflows/run.types';
+import { isOffloaded, type WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionsRepository } from './executions.repository';
 import type { RunAnswerVault } from './run-answer-vault';
 import type { AwaitedAnswer } from './run-starter';
 
-/** What a caller is owed: the run's answer, or for a run nobody waits for, that it started. */
-export type CallerAnswer = AwaitedAnswer | { kind: 'started' };
+/** A run's answer with the response itself in place of a masked copy or a reference (RunAnswers.resolve). */
+export type ResolvedAnswer = Exclude<AwaitedAnswer, { kind: 'response' }> | { kind: 'response'; response: WebhookResponse };
+
+/** What a caller is owed: the run's resolved answer, or for a run nobody waits for, that it started. */
+export type CallerAnswer = ResolvedAnswer | { kind: 'started' };
 
 /** Headers a return step may not set: the HTTP server owns framing. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
@@ -23,7 +26,7 @@ export class RunAnswers {
   ) {}
 
   /** The answer with the response the caller is owed in place of the run's copy; other answers as they are. */
-  async resolve(organizationId: string, executionId: string, answer: AwaitedAnswer): Promise<AwaitedAnswer> {
+  async resolve(organizationId: string, executionId: string, answer: AwaitedAnswer): Promise<ResolvedAnswer> {
     if (answer.kind !== 'response') return answer;
     return { kind: 'response', response: await this.response(organizationId, executionId, answer) };
   }
@@ -34,7 +37,7 @@ export class RunAnswers {
       if (original) return original;
     }
     if (!isOffloaded(answer.response)) return answer.response;
-    const stepId = (answer.response as OffloadedOutput).$offloaded.stepId;
+    const { stepId } = answer.response.$offloaded;
     const outputs = await this.executions.stepOutputs(organizationId, executionId, [stepId]);
     return outputs.get(stepId)?.output as WebhookResponse;
   }

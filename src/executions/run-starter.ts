@@ -4,7 +4,7 @@ import { newId } from '../ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import type { Logger } from '../logging/logger';
 import type { StepDefinition } from '../workflows/definition.schemas';
-import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult, type WebhookResponse } from '../../workflows/run.types';
+import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult } from '../../workflows/run.types';
 import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
 import type { LocalAnswers } from './local-answers';
 
@@ -173,7 +173,7 @@ export class RunStarter {
     if (closed.kind === 'timeout') return closed;
     const stepId = await this.executions.answeringStep(organizationId, handle.workflowId);
     // A reference to the recorded response, `sealed` for its sealed original when it held secrets (RunAnswers resolves both).
-    return stepId ? { kind: 'response', response: { $offloaded: { stepId } } as unknown as WebhookResponse, sealed: true } : closed;
+    return stepId ? { kind: 'response', response: { $offloaded: { stepId } }, sealed: true } : closed;
   }
 
   /** Starts and waits, at most `timeoutMs`, for the run to end (test runs, synchronous API runs). */

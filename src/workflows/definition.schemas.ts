@@ -1,5 +1,5 @@
 import { z } from '../openapi/zod';
-import { AGENT_LIMITS } from '../../workflows/agent.types';
+import { AGENT_LIMITS } from '../../workflows/agent-limits';
 
 /**
  * Step ids are read in templates as `{{ <stepId>.<field> }}`, so they are
