@@ -11,7 +11,7 @@ import type { RunAnswerVault } from '../src/executions/run-answer-vault';
 import type { StepOutputSeals } from '../src/executions/step-output-seals';
 import type { Logger } from '../src/logging/logger';
 import type { TemplateRenderer } from '../src/templates/template-renderer';
-import type { OutboundHttp } from './http/outbound-http';
+import type { OutboundHttp } from '../src/outbound/outbound-http';
 import type { LlmSettings } from './steps/llm-step';
 import type { ResolvedConnection, SecretSources } from './steps/step-scope';
 

@@ -1,7 +1,7 @@
 /**
  * `node scripts/run.mjs bench outbound-timeouts`: how soon after its deadline
  * a `core.http` request gives up, in each phase a remote server can stall
- * (activities/http/outbound-http.test.ts only checks that the step's own
+ * (src/outbound/outbound-http.test.ts only checks that the step's own
  * deadline fired, with bounds a loaded machine keeps; this is the measurement).
  *
  *   1. A server that accepts the request and never answers (headers phase).
@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createOutboundHttp, OutboundTimeout } from '../activities/http/outbound-http';
+import { createOutboundHttp, OutboundTimeout } from '../src/outbound/outbound-http';
 import { fmt, percentile } from './lib/stats';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);

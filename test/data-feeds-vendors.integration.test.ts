@@ -1,4 +1,4 @@
-import { createOutboundHttp, type OutboundHttp } from '../activities/http/outbound-http';
+import { createOutboundHttp, type OutboundHttp } from '../src/outbound/outbound-http';
 import type { Vendor } from '../src/config/config';
 import type { FeedDefinition, FeedHttp, FeedPageInput, FeedRecord } from '../src/data-feeds/feed-definition';
 import { findFeed } from '../src/data-feeds/feed-registry';

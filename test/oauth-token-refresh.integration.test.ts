@@ -1,4 +1,4 @@
-import { createOutboundHttp, type OutboundHttp } from '../activities/http/outbound-http';
+import { createOutboundHttp, type OutboundHttp } from '../src/outbound/outbound-http';
 import { createActivityDeps } from '../src/app/activity-deps';
 import { OAuthRefreshRefused, OAuthRefreshUnavailable } from '../src/connections/oauth-errors';
 import { OAuthTokens } from '../src/connections/oauth-tokens';

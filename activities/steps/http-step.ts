@@ -6,8 +6,8 @@ import {
   OutboundTimeout,
   OutboundTooManyRedirects,
   type OutboundHttp,
-} from '../http/outbound-http';
-import { idempotencyKey, withIdempotencyKey } from '../http/idempotency-key';
+} from '../../src/outbound/outbound-http';
+import { idempotencyKey, withIdempotencyKey } from './idempotency-key';
 import { asText } from '../../src/templates/template-renderer';
 import { HTTP_DEFAULT_TIMEOUT_MS, type StepRequest } from '../../workflows/run.types';
 import { activityContext } from './activity-context';

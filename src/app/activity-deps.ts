@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ActivityDeps } from '../../activities/deps';
-import { createOutboundHttp } from '../../activities/http/outbound-http';
+import { createOutboundHttp } from '../outbound/outbound-http';
 import { StepError } from '../../activities/steps/step-errors';
 import { OAuthRefreshRefused, OAuthRefreshUnavailable } from '../connections/oauth-errors';
 import type { ResolvedConnection, SecretSources } from '../../activities/steps/step-scope';

@@ -64,7 +64,7 @@ import { OrganizationsService } from '../organizations/organizations.service';
 import { InvitationsRepository } from '../organizations/invitations.repository';
 import { InvitationsService } from '../organizations/invitations.service';
 import { TokensService } from '../auth/tokens.service';
-import { createOutboundHttp, type OutboundHttp } from '../../activities/http/outbound-http';
+import { createOutboundHttp, type OutboundHttp } from '../outbound/outbound-http';
 import { OAuthTokens } from '../connections/oauth-tokens';
 import { TokenRefreshLeases } from '../connections/token-refresh-leases.repository';
 import { ProxyService } from '../proxy/proxy.service';

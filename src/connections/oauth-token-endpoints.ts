@@ -1,4 +1,4 @@
-import type { OutboundRequest } from '../../activities/http/outbound-http';
+import type { OutboundRequest } from '../outbound/outbound-http';
 import type { OAuthVendor } from '../config/config';
 import { SERVICE_USER_AGENT } from '../config/service-identity';
 import type { TokenAnswer } from './oauth-token-answer';

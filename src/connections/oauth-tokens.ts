@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { OutboundHttp, OutboundResponse } from '../../activities/http/outbound-http';
+import type { OutboundHttp, OutboundResponse } from '../outbound/outbound-http';
 import type { OAuthTokenUrls, OAuthVendor } from '../config/config';
 import type { Connection } from './connection.entity';
 import type { ConnectionsService } from './connections.service';

@@ -11,7 +11,7 @@ import {
 } from './dashboard-export.schemas';
 import type { DashboardExportService } from './dashboard-export.service';
 import type { DashboardImportService } from './dashboard-import.service';
-import { readJsonUpload } from './dashboard-import.upload';
+import { readJsonUpload } from '../http/json-upload';
 import { DashboardParams, DashboardSchema } from './dashboards.schemas';
 import { presentDashboard } from './dashboards.presenter';
 

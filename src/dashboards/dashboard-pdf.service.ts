@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Semaphore } from '../data-stores/semaphore';
+import { Semaphore } from '../lib/semaphore';
 import { TooManyRequestsError } from '../errors/errors';
 import type { DashboardsService } from './dashboards.service';
 import { pdfFileName, type PdfPageSize, renderPdf } from './pdf';

@@ -3,7 +3,7 @@ import { type AnalyticsService, EMPTY_ANNOTATION } from '../analytics/analytics.
 import { toCubeQuery } from '../analytics/query-members';
 import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
 import { timeField } from '../data-sources/serving-relation';
-import { Semaphore } from '../data-stores/semaphore';
+import { Semaphore } from '../lib/semaphore';
 import { AppError, NotFoundError, ValidationError } from '../errors/errors';
 import { toFieldIssues } from '../http/validation';
 import type { Logger } from '../logging/logger';

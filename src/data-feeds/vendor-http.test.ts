@@ -1,4 +1,4 @@
-import type { OutboundRequest, OutboundResponse } from '../../activities/http/outbound-http';
+import type { OutboundRequest, OutboundResponse } from '../outbound/outbound-http';
 import { VendorRateLimited, VendorRejected, VendorUnavailable } from './vendor-errors';
 import { createFeedHttp, MAX_RETRY_AFTER_MS, parseRetryAfter, vendorMessage } from './vendor-http';
 import { SERVICE_USER_AGENT } from '../config/service-identity';

@@ -1,4 +1,4 @@
-import type { OutboundHttp } from '../../activities/http/outbound-http';
+import type { OutboundHttp } from '../outbound/outbound-http';
 import type { Vendor } from '../config/config';
 import { SERVICE_USER_AGENT } from '../config/service-identity';
 import type { FeedHttp, FeedRequest, FeedResponse } from './feed-definition';

@@ -15,7 +15,7 @@ import {
   tableLockKey,
   WAS_CREATED,
 } from './data-stores.repository';
-import { Semaphore } from './semaphore';
+import { Semaphore } from '../lib/semaphore';
 
 /** A record of an import and where it sits in the file (line or item number, increasing), for error reports. */
 export type ImportRow = StagedRecord & { position: number };

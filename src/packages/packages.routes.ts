@@ -1,4 +1,4 @@
-import { readJsonUpload } from '../dashboards/dashboard-import.upload';
+import { readJsonUpload } from '../http/json-upload';
 import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { OutboundHttp, OutboundStream } from '../../activities/http/outbound-http';
+import type { OutboundHttp, OutboundStream } from '../outbound/outbound-http';
 import { FairScheduler } from '../analytics/fair-scheduler';
 import type { Config, VendorBaseUrls } from '../config/config';
 import type { Connection } from '../connections/connection.entity';

@@ -1,4 +1,4 @@
-import { OutboundRefused, OutboundTimeout } from '../../activities/http/outbound-http';
+import { OutboundRefused, OutboundTimeout } from '../outbound/outbound-http';
 import { AppError } from '../errors/errors';
 import type { ProxyReference } from './proxy-reference';
 

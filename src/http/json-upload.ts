@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { AppError } from '../errors/errors';
-import { assertSafeInput } from '../http/json-guard';
-import { uploadStream } from '../http/upload';
+import { assertSafeInput } from './json-guard';
+import { uploadStream } from './upload';
 
 /**
  * A JSON document sent as the request body (Content-Type application/json,
