@@ -24,6 +24,12 @@ const noCompositionRoot = {
   message: 'Receive dependencies through a constructor or factory; only src/main.ts, src/app/ and the CLI wire the app.',
   allowTypeImports: true,
 };
+// The API and the domains do not run activity code: what both need (the outbound client, src/outbound) lives in src/.
+const noActivities = {
+  group: ['**/activities', '**/activities/**'],
+  message: 'Only the composition root (src/app) and the worker factory (src/temporal/worker.ts) import activities; shared code lives in src/.',
+  allowTypeImports: true,
+};
 const restricted = (...patterns) => ['error', { paths: persistence, patterns: [persistenceDeep, ...patterns] }];
 
 export default tseslint.config(
@@ -37,17 +43,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       'no-restricted-imports': 'off',
-      '@typescript-eslint/no-restricted-imports': restricted(noTestCode, noCompositionRoot),
+      '@typescript-eslint/no-restricted-imports': restricted(noTestCode, noCompositionRoot, noActivities),
     },
   },
   {
     // src/infra starts the embedded PostgreSQL server itself, before any pool exists.
     files: ['src/**/*.repository.ts', 'src/**/*.entity.ts', 'src/db/**', 'src/infra/**', 'migrations/**'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [noTestCode, noCompositionRoot] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [noTestCode, noCompositionRoot, noActivities] }] },
   },
   {
-    // The composition roots: they build everything else.
-    files: ['src/main.ts', 'src/app/**', 'src/cli/**'],
+    // The composition roots: they build everything else (src/temporal/worker.ts registers the activities).
+    files: ['src/main.ts', 'src/app/**', 'src/cli/**', 'src/temporal/worker.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': restricted(noTestCode) },
   },
   {
