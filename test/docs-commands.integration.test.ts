@@ -15,7 +15,13 @@ import { type Harness, startHarness } from './harness';
  */
 
 const root = path.resolve(__dirname, '..');
-const docFiles = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)].sort();
+const docFiles = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+].sort();
 
 /** Info strings a fenced block may carry; any other (or none) fails, so no command hides in an unlabeled block. */
 const KNOWN_INFO = new Set(['sh', 'bash', 'sh no-run', 'bash no-run', 'json', 'text']);
@@ -152,20 +158,27 @@ describe('the commands, against a live service', () => {
   }, 120_000);
 
   afterAll(async () => {
+    server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
     await h?.close();
   });
 
-  const runnable = docFiles.map((file) => ({ file, blocks: allBlocks.filter((b) => b.file === file && isShell(b) && !isNoRun(b)) })).filter((f) => f.blocks.length);
+  const runnable = docFiles
+    .map((file) => ({ file, blocks: allBlocks.filter((b) => b.file === file && isShell(b) && !isNoRun(b)) }))
+    .filter((f) => f.blocks.length);
 
-  test.each(runnable)('$file', async ({ blocks }) => {
-    // One session per file, stopping at the first failure; each block announces itself on stderr so a failure names it.
-    const script = ['set -euo pipefail', ...blocks.map((b) => `echo '--- ${b.file}:${b.line}' >&2\n${b.code}`)].join('\n');
-    const run = await bash(script, { ...process.env, BASE: base, TOKEN: token });
-    expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({ status: 0, stderr: expect.any(String), stdout: expect.any(String) });
-    if (blocks[0].file === 'README.md') {
-      expect(run.stdout).toContain('"greeting":"Hello, Ada!"');
-      expect(run.stdout).toMatch(/"Paris"/);
-    }
-  }, 180_000);
+  test.each(runnable)(
+    '$file',
+    async ({ blocks }) => {
+      // One session per file, stopping at the first failure; each block announces itself on stderr so a failure names it.
+      const script = ['set -euo pipefail', ...blocks.map((b) => `echo '--- ${b.file}:${b.line}' >&2\n${b.code}`)].join('\n');
+      const run = await bash(script, { ...process.env, BASE: base, TOKEN: token });
+      expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({ status: 0, stderr: expect.any(String), stdout: expect.any(String) });
+      if (blocks[0].file === 'README.md') {
+        expect(run.stdout).toContain('"greeting":"Hello, Ada!"');
+        expect(run.stdout).toMatch(/"Paris"/);
+      }
+    },
+    180_000,
+  );
 });
