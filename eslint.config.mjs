@@ -5,7 +5,8 @@ import globals from 'globals';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
-const tests = ['**/*.test.ts', 'test/**', 'bench/**'];
+// workflows/*.fixture.ts: the workflow unit tests' Temporal environment, test code that the bundle never imports.
+const tests = ['**/*.test.ts', 'workflows/**/*.fixture.ts', 'test/**', 'bench/**'];
 
 // One rule object per area: flat config replaces a rule's options wholesale, so each area lists everything it forbids.
 const persistence = [
@@ -102,7 +103,7 @@ export default tseslint.config(
   },
   {
     // The unit tier runs without the stack (jest.config.ts); a test that needs it belongs in test/ as an integration test.
-    files: ['src/**/*.test.ts', 'activities/**/*.test.ts', 'workflows/**/*.test.ts', 'cube/**/*.test.ts'],
+    files: ['src/**/*.test.ts', 'activities/**/*.test.ts', 'workflows/**/*.test.ts', 'workflows/**/*.fixture.ts', 'cube/**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

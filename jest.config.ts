@@ -20,7 +20,7 @@ const config: Config = {
   projects: [
     {
       ...shared,
-      // Next to the code, no database or Temporal: seconds.
+      // Next to the code, no database: seconds. workflows/ tests start a Temporal dev server of their own (workflow-env.fixture.ts).
       displayName: 'unit',
       roots: ['<rootDir>/src', '<rootDir>/activities', '<rootDir>/workflows', '<rootDir>/cube'],
       testMatch: ['**/*.test.ts'],

@@ -19,7 +19,7 @@ const SOURCE_DIRS = ['src', 'workflows', 'activities', 'migrations', 'cube'];
 const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'scripts/build.mjs'];
 const HASH_FILE = path.join(out, '.build-hash');
 /** Unit tests and test helpers stay out of dist/ (tsconfig.build.json excludes the same). */
-const isTestFile = (rel) => /\.test\.ts$/.test(rel) || rel.split(path.sep).includes('testing');
+const isTestFile = (rel) => /\.(test|fixture)\.ts$/.test(rel) || rel.split(path.sep).includes('testing');
 
 function filesUnder(dir) {
   return fs

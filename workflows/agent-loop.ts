@@ -1,15 +1,14 @@
-import { ApplicationFailure, ChildWorkflowFailure, executeChild, isCancellation, scheduleActivity } from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
+import { activitiesWith } from './activity-proxies';
 import {
   AGENT_LIMITS,
   type AgentBudget,
   type AgentChildFinishRequest,
   type AgentChildPrepareRequest,
-  type AgentChildPrepareResult,
   type AgentFinishRequest,
   type AgentModelCallRequest,
   type AgentModelCallResult,
   type AgentToolCallRequest,
-  type AgentToolCallResult,
   type AgentUsage,
 } from './agent.types';
 import { HTTP_DEFAULT_TIMEOUT_MS, INTERPRETER_WORKFLOW, type StepRequest, type StepResult } from './run.types';
@@ -74,11 +73,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
   const modelCall = async (iteration: number, final?: AgentModelCallRequest['final']): Promise<AgentModelCallResult> => {
     const call: AgentModelCallRequest = { ...base, subSeq: ++subSeq, iteration, ...(final ? { final } : {}) };
     const summary = final ? `${stepId}: final answer` : `${stepId}: model call ${iteration}`;
-    const result = await scheduleActivity<AgentModelCallResult>('agentModelCall', [call], {
-      ...MODEL_CALL,
-      activityId: `${request.seq}-${stepId}-model-${iteration}`,
-      summary,
-    });
+    const result = await activitiesWith({ ...MODEL_CALL, activityId: `${request.seq}-${stepId}-model-${iteration}`, summary }).agentModelCall(call);
     usage.inputTokens += result.usage.inputTokens;
     usage.outputTokens += result.usage.outputTokens;
     return result;
@@ -88,14 +83,16 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
     const call: AgentToolCallRequest = { ...base, subSeq: ++subSeq, modelIteration, callId, tool: toolName, toolCallNumber: ++toolCalls };
     const tool = tools.get(toolName);
     if (tool?.type === 'workflow') return workflowToolCall({ ...call, depth: agentDepth, childRunNumber: ++childRuns }, base.run.organizationId);
-    return scheduleActivity<AgentToolCallResult>('agentToolCall', [call], {
+    return activitiesWith({
       // An HTTP tool waits as long as its request may; the activity records any failure of the tool itself for the model.
       startToCloseTimeout: (tool?.request?.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS) + 10_000,
       heartbeatTimeout: HEARTBEAT,
       retry: { maximumAttempts: 3, initialInterval: '1 second' },
       activityId: `${request.seq}-${stepId}-tool-${call.toolCallNumber}`,
       summary: `${stepId}: tool ${toolName} (call ${call.toolCallNumber})`,
-    }).then(() => undefined);
+    })
+      .agentToolCall(call)
+      .then(() => undefined);
   };
 
   const spent = (): AgentBudget | undefined => {
@@ -107,7 +104,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
 
   const finish = (outcome: AgentFinishRequest['outcome']) => {
     const call: AgentFinishRequest = { ...base, subSeq: 0, outcome, iterations, usage };
-    return scheduleActivity<StepResult>('agentFinish', [call], { ...BOOKKEEPING, activityId: `${request.seq}-${stepId}-finish`, summary: `${stepId}: result` });
+    return activitiesWith({ ...BOOKKEEPING, activityId: `${request.seq}-${stepId}-finish`, summary: `${stepId}: result` }).agentFinish(call);
   };
 
   let stoppedBy: AgentBudget | undefined;
@@ -152,10 +149,10 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
 async function workflowToolCall(call: AgentChildPrepareRequest, organizationId: string): Promise<void> {
   const stepId: string = call.step.stepId;
   const options = (what: string) => ({ ...BOOKKEEPING, activityId: `${call.seq}-${stepId}-tool-${call.toolCallNumber}-${what}` });
-  const prepared = await scheduleActivity<AgentChildPrepareResult>('agentChildPrepare', [call], {
+  const prepared = await activitiesWith({
     ...options('prepare'),
     summary: `${stepId}: tool ${call.tool} (call ${call.toolCallNumber}), child run prepared`,
-  });
+  }).agentChildPrepare(call);
   if (prepared.kind === 'refused') return;
   let outcome: AgentChildFinishRequest['outcome'];
   try {
@@ -177,8 +174,8 @@ async function workflowToolCall(call: AgentChildPrepareRequest, organizationId: 
     outcome = { status: 'failed', message: cause?.message || (err as Error).message || 'the child run failed' };
   }
   const finish: AgentChildFinishRequest = { ...call, executionId: prepared.executionId, outcome };
-  await scheduleActivity<AgentToolCallResult>('agentChildFinish', [finish], {
+  await activitiesWith({
     ...options('finish'),
     summary: `${stepId}: tool ${call.tool} (call ${call.toolCallNumber}), child run ${outcome.status}`,
-  });
+  }).agentChildFinish(finish);
 }

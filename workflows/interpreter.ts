@@ -6,14 +6,14 @@ import {
   condition,
   isCancellation,
   patched,
+  proxyLocalActivities,
   proxySinks,
-  scheduleActivity,
-  scheduleLocalActivity,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { STEP_TYPES } from '../src/workflows/definition.schemas';
+import { activitiesWith, localActivitiesWith } from './activity-proxies';
 import { runAgentStep } from './agent-loop';
 import {
   HTTP_DEFAULT_TIMEOUT_MS,
@@ -33,7 +33,11 @@ import {
 
 type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'setStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
 
-/** The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts). */
+/**
+ * The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts).
+ * Names of `Activities`, called through its typed proxies: a renamed activity, or one
+ * that stops taking a StepRequest, fails to compile.
+ */
 const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent'>, StepActivity> = {
   'core.http': 'httpStep',
   'core.if': 'ifStep',
@@ -45,6 +49,9 @@ const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent'>, Step
 };
 
 const { runAnswers } = proxySinks<AnswerSinks>();
+
+// Retried until the database answers: a run must not end unrecorded.
+const { recordRunEnd } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
 
 /**
  * Runs started since this patch complete in their last step's write: one
@@ -179,10 +186,10 @@ async function executeStep(request: StepRequest, answered: boolean, agentDepth: 
       step.stepType === 'ai.agent'
         ? await runAgentStep(byReference(request), agentDepth)
         : step.stepType === 'ai.llm-call'
-          ? await scheduleActivity(activity, [byReference(request)], { ...MODEL_CALL, activityId, summary })
+          ? await activitiesWith({ ...MODEL_CALL, activityId, summary })[activity](byReference(request))
           : answered
-            ? await scheduleActivity(activity, [byReference(request)], { ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })
-            : await scheduleLocalActivity(activity, [request], { ...stepOptions(step), summary });
+            ? await activitiesWith({ ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })[activity](byReference(request))
+            : await localActivitiesWith({ ...stepOptions(step), summary })[activity](request);
     return result;
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -225,9 +232,4 @@ function stepOptions(step: StepDefinition) {
     };
   }
   return { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' } };
-}
-
-function recordRunEnd(end: RunEnd): Promise<void> {
-  // Retried until the database answers: a run must not end unrecorded.
-  return scheduleLocalActivity('recordRunEnd', [end], { startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
 }
