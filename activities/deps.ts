@@ -7,7 +7,7 @@ import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
 import type { WorkflowsRepository } from '../src/workflows/workflows.repository';
 import type { ScheduleTriggersRepository } from '../src/schedules/schedule-triggers.repository';
-import type { RunAnswerVault } from '../src/executions/run-answer-vault';
+import type { SealedResponseVault } from '../src/executions/sealed-response-vault';
 import type { StepOutputSeals } from '../src/executions/step-output-seals';
 import type { Logger } from '../src/logging/logger';
 import type { TemplateRenderer } from '../src/templates/template-renderer';
@@ -30,7 +30,7 @@ export interface ActivityDeps {
   http: OutboundHttp;
   llm: LlmSettings;
   /** Where a return step seals an answer that holds secrets, for the waiting caller. */
-  answers: Pick<RunAnswerVault, 'seal'>;
+  sealedResponses: Pick<SealedResponseVault, 'seal'>;
   /** Where a step's output built from secrets is sealed, for the run's later steps. */
   seals: StepOutputSeals;
   /** How long each plan keeps executions (src/organizations/plans.ts, or EXECUTION_RETENTION_DAYS for all). */

@@ -27,11 +27,11 @@ async function main(mode: Mode): Promise<void> {
     throw err;
   });
 
-  // The worker first: the API beside it starts webhook runs on it (eager start) and takes their answers from it.
+  // The worker first: the API beside it starts webhook runs on it (eager start) and takes their replies from it.
   let local: LocalWorker | undefined;
   if (mode !== 'api' && config.runWorker) {
     const deps = createActivityDeps({ db: backends.db, logger, keyring: backends.keyring, config });
-    const { worker, connection, answers } = await createWorker({
+    const { worker, connection, replies } = await createWorker({
       address: backends.temporalAddress,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
@@ -43,7 +43,7 @@ async function main(mode: Mode): Promise<void> {
       intervalMinutes: config.retention.pruneIntervalMinutes,
       batchSize: config.retention.batchSize,
     });
-    if (mode === 'all') local = { client: new Client({ connection, namespace: config.temporal.namespace }), answers };
+    if (mode === 'all') local = { client: new Client({ connection, namespace: config.temporal.namespace }), replies };
     shutdownSteps.push(async () => {
       worker.shutdown();
       await running;

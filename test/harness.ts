@@ -24,7 +24,7 @@ export interface Harness {
    * Activities log through `options.logger` when given (a test reading the
    * logs), else the harness's silent one. Stopped by close(), or earlier by the returned stop().
    * As `npm start` runs them, the app starts webhook runs eagerly on this worker and takes their
-   * answers from it; `local: false` makes it a worker of another process (runs through the task queue).
+   * replies from it; `local: false` makes it a worker of another process (runs through the task queue).
    */
   startWorker(steps?: Partial<Config['steps']>, options?: { logger?: Logger; local?: boolean }): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
@@ -60,7 +60,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     startWorker: async (steps = {}, options = {}) => {
       quietTemporalRuntime();
       const deps = createActivityDeps({ db, logger: options.logger ?? logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });
-      const { worker, connection, answers } = await createWorker({
+      const { worker, connection, replies } = await createWorker({
         address: config.temporal.address!,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
@@ -70,7 +70,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
       const detach =
         options.local === false
           ? () => undefined
-          : services.runs.attachWorker({ client: new Client({ connection, namespace: config.temporal.namespace }), answers });
+          : services.runs.attachWorker({ client: new Client({ connection, namespace: config.temporal.namespace }), replies });
       const stop = async () => {
         if (!workers.delete(stop)) return;
         detach();

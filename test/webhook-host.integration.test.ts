@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { LocalAnswers } from '../src/executions/local-answers';
+import { LocalReplies } from '../src/executions/local-replies';
 import { as, expectError, type Harness, startHarness } from './harness';
 import { startHttpStub, sendJson, type HttpStub } from './stubs/http-stub';
 import { historyText, httpStep as baseHttpStep, returnStep, startWorkflowHarness, workflowApi, type WorkflowApi } from './workflow-api';
@@ -497,12 +497,12 @@ describe('where a synchronous answer comes from', () => {
     test('a local worker that cannot take the run (eager start refused) leaves the answer to Temporal, also for runs that close first', async () => {
       // A connection with no worker polling this task queue: Temporal cannot start eagerly, the run goes to the other process's worker.
       const connection = await NativeConnection.connect({ address: apart.services.config.temporal.address! });
-      const answers = new LocalAnswers();
-      const detach = apart.services.runs.attachWorker({ client: new Client({ connection, namespace: apart.services.config.temporal.namespace }), answers });
+      const replies = new LocalReplies();
+      const detach = apart.services.runs.attachWorker({ client: new Client({ connection, namespace: apart.services.config.temporal.namespace }), replies });
       try {
         const paths = await hooks(aa);
         for (let i = 0; i < 3; i++) await expectSemantics(apart, paths);
-        expect(answers.size).toBe(0);
+        expect(replies.size).toBe(0);
       } finally {
         detach();
         await connection.close();

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { runWorkflowDefinition } from './interpreter';
-import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunEnd, type RunInput, type StepDefinition, type StepRequest } from './run.types';
+import { awaitReplyUpdate, INTERPRETER_WORKFLOW, type RunEnd, type RunInput, type StepDefinition, type StepRequest } from './run.types';
 import { startWorkflowEnv, stepResult, withWorker, type ActivityMocks, type WorkflowEnv } from './workflow-env.fixture';
 
 let w: WorkflowEnv;
@@ -116,7 +116,7 @@ describe('runWorkflowDefinition', () => {
     const id = workflowId();
     const { result, answers, update } = await withWorker(w, mocks, async ({ taskQueue, answers }) => {
       const handle = await w.env.client.workflow.start<typeof runWorkflowDefinition>(INTERPRETER_WORKFLOW, { taskQueue, workflowId: id, args: [input(steps)] });
-      const update = await handle.executeUpdate(awaitAnswerUpdate);
+      const update = await handle.executeUpdate(awaitReplyUpdate);
       return { result: await handle.result(), answers, update };
     });
     const answer = { kind: 'response', response: { statusCode: 200, body: { ok: true } } };

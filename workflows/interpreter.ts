@@ -19,9 +19,9 @@ import {
   HTTP_DEFAULT_TIMEOUT_MS,
   RUN_INLINE_BUDGET,
   STEP_INLINE_LIMIT,
-  awaitAnswerUpdate,
-  type AnswerSinks,
-  type RunAnswer,
+  awaitReplyUpdate,
+  type ReplySinks,
+  type CallerReply,
   type RunEnd,
   type RunInput,
   type RunResult,
@@ -48,7 +48,7 @@ const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent'>, Step
   'data-store.set': 'dataStoreSetStep',
 };
 
-const { runAnswers } = proxySinks<AnswerSinks>();
+const { callerReplies } = proxySinks<ReplySinks>();
 
 // Retried until the database answers: a run must not end unrecorded.
 const { recordRunEnd } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '1 minute' } });
@@ -84,7 +84,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   const executionId = workflowInfo().workflowId;
   const run = { executionId, organizationId: input.organizationId, environmentId: input.environmentId };
   const context: StepRequest['context'] = { initial: input.initial, steps: {} };
-  let answer: RunAnswer | undefined;
+  let answer: CallerReply | undefined;
   let response: WebhookResponse | undefined;
   let seq = 0;
   let inlineBudget = RUN_INLINE_BUDGET;
@@ -92,7 +92,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   const endWithLastStep = patched(RUN_END_WITH_LAST_STEP);
   let endRecorded = false;
 
-  setHandler(awaitAnswerUpdate, async () => {
+  setHandler(awaitReplyUpdate, async () => {
     await condition(() => answer !== undefined);
     return answer!;
   });
@@ -100,7 +100,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   const announce = () => {
     if (announced || answer === undefined) return;
     announced = true;
-    runAnswers.answered(answer);
+    callerReplies.answered(answer);
   };
 
   /** `tail`: nothing follows these steps, so the last of them is the run's last. */

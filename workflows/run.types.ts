@@ -36,11 +36,11 @@ export interface WebhookResponse {
 }
 
 /** What a synchronous caller is told, as soon as it is known. */
-export type RunAnswer =
+export type CallerReply =
   /**
    * `sealed`: the response holds secrets, so this copy is masked; the caller
    * gets the sealed original. A large response travels as the reference to
-   * its recorded step output (src/executions/run-answer.ts resolves both).
+   * its recorded step output (src/executions/reply-resolver.ts resolves both).
    */
   | { kind: 'response'; response: WebhookResponse | OffloadedOutput; sealed?: boolean }
   | { kind: 'completed' }
@@ -107,7 +107,7 @@ export interface RunEnd {
 }
 
 /** Waits for the run's answer: the first return step's response, or how the run ended without one. */
-export const awaitAnswerUpdate = defineUpdate<RunAnswer>('awaitAnswer');
+export const awaitReplyUpdate = defineUpdate<CallerReply>('awaitAnswer');
 
 /**
  * The answer handed to the worker's own process as soon as the workflow has
@@ -115,6 +115,6 @@ export const awaitAnswerUpdate = defineUpdate<RunAnswer>('awaitAnswer');
  * waiting in that process (the API beside the worker) takes it from there
  * without the update's round trip through Temporal.
  */
-export interface AnswerSinks extends Sinks {
-  runAnswers: { answered(answer: RunAnswer): void };
+export interface ReplySinks extends Sinks {
+  callerReplies: { answered(answer: CallerReply): void };
 }

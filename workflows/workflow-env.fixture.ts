@@ -5,7 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type InjectedSinks, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/search-attributes';
-import type { AnswerSinks, RunAnswer, StepResult } from './run.types';
+import type { ReplySinks, CallerReply, StepResult } from './run.types';
 
 /** Where scripts/run.mjs installs the Temporal CLI (`npm test` does it once). */
 const TEMPORAL_CLI = path.resolve(__dirname, '../.tools/temporal/bin/temporal');
@@ -43,18 +43,18 @@ export type ActivityMocks = Partial<Activities>;
 
 /**
  * Runs `test` while a worker polls a task queue of its own with these mocks;
- * `answers` collects what the interpreter's `runAnswers` sink hands the
+ * `answers` collects what the interpreter's `callerReplies` sink hands the
  * worker's process (a waiting caller beside it).
  */
 export async function withWorker<T>(
   { env, bundle }: WorkflowEnv,
   activities: ActivityMocks,
-  test: (context: { taskQueue: string; answers: RunAnswer[] }) => Promise<T>,
+  test: (context: { taskQueue: string; answers: CallerReply[] }) => Promise<T>,
 ): Promise<T> {
   const taskQueue = `unit-${randomUUID()}`;
-  const answers: RunAnswer[] = [];
-  const sinks: InjectedSinks<AnswerSinks> = {
-    runAnswers: {
+  const answers: CallerReply[] = [];
+  const sinks: InjectedSinks<ReplySinks> = {
+    callerReplies: {
       answered: {
         fn: (_info, answer) => {
           answers.push(answer);

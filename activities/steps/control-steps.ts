@@ -1,9 +1,9 @@
-import type { RunAnswerVault } from '../../src/executions/run-answer-vault';
+import type { SealedResponseVault } from '../../src/executions/sealed-response-vault';
 import type { WebhookResponse, StepRequest } from '../../workflows/run.types';
 import { runStep, type StepRunnerDeps } from './step-runner';
 
 /** `core.if`, `core.return` and `core.set`: no I/O of their own, but templates may read secrets, so they render here. */
-export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswerVault, 'seal'>) {
+export function createControlSteps(deps: StepRunnerDeps, sealedResponses: Pick<SealedResponseVault, 'seal'>) {
   return {
     /** Output `{ result, branch }`; the workflow runs the branch. */
     ifStep(request: StepRequest) {
@@ -28,7 +28,7 @@ export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswer
      * Output: the response the waiting caller gets, templates inside the body
      * resolved. Recorded masked, like every output; when masking changed the
      * run's answer (the first return step's), the answer as written is sealed
-     * for the caller (RunAnswerVault).
+     * for the caller (SealedResponseVault).
      */
     returnStep(request: StepRequest) {
       return runStep(deps, request, async (scope, trace) => {
@@ -37,7 +37,7 @@ export function createControlSteps(deps: StepRunnerDeps, answers: Pick<RunAnswer
         if (headers) response.headers = await scope.renderStrings(headers);
         trace.input = response;
         if (request.answersCaller && scope.secrets.touches(response)) {
-          await answers.seal(request.run.organizationId, request.run.executionId, response);
+          await sealedResponses.seal(request.run.organizationId, request.run.executionId, response);
           trace.sealedAnswer = true;
         }
         return response;

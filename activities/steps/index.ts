@@ -9,7 +9,7 @@ import { createLlmStep } from './llm-step';
 export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
   const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets, seals: deps.seals };
   return {
-    ...createControlSteps(runner, deps.answers),
+    ...createControlSteps(runner, deps.sealedResponses),
     ...createHttpStep(runner, deps.http),
     ...createLlmStep(runner, deps.llm),
     ...createDataStoreSteps(runner, records),

@@ -19,7 +19,7 @@ export interface StepRunnerDeps {
 /**
  * Steps whose output, when built from secrets, is sealed for later steps.
  * Not `core.if` (the workflow reads its branch), nor `core.return` (its
- * answer has a vault of its own, RunAnswerVault).
+ * answer has a vault of its own, SealedResponseVault).
  */
 const SEALED_WHEN_SECRET = (stepType: string) => stepType !== 'core.if' && stepType !== 'core.return';
 

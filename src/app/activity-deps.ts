@@ -15,11 +15,11 @@ import { ListingDeletionsRepository } from '../data-feeds/listing-deletions.repo
 import { dataStoresService } from '../data-stores/data-stores.service';
 import { NotFoundError } from '../errors/errors';
 import { SharesRepository } from '../shares/shares.repository';
-import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
+import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { ScheduleTriggersRepository } from '../schedules/schedule-triggers.repository';
-import { RunAnswerVault } from '../executions/run-answer-vault';
+import { SealedResponseVault } from '../executions/sealed-response-vault';
 import { StepOutputSeals } from '../executions/step-output-seals';
 import { executionRetentionDays } from '../organizations/plans';
 import type { Logger } from '../logging/logger';
@@ -105,7 +105,7 @@ export function createActivityDeps(infra: {
     secrets,
     http,
     llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
-    answers: new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box),
+    sealedResponses: new SealedResponseVault(new SealedResponsesRepository(infra.db), box),
     seals: new StepOutputSeals(box),
     retention: { daysByPlan: executionRetentionDays(infra.config.retention.executionDays) },
     feeds: {

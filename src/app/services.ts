@@ -43,9 +43,9 @@ import { RecordPurger } from '../data-stores/record-purger';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { ExecutionsService } from '../executions/executions.service';
 import { RunStarter } from '../executions/run-starter';
-import { RunAnswers } from '../executions/run-answer';
-import { RunAnswerVault } from '../executions/run-answer-vault';
-import { ExecutionAnswersRepository } from '../executions/execution-answers.repository';
+import { ReplyResolver } from '../executions/reply-resolver';
+import { SealedResponseVault } from '../executions/sealed-response-vault';
+import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { createLiquid } from '../templates/template-engine';
 import { WebhookHost } from '../webhooks/webhook-host';
 import { WebhookRateLimiter } from '../webhooks/webhook-rate-limiter';
@@ -143,7 +143,7 @@ export function createServices(infra: Infrastructure) {
   const widgetSources = new WidgetSources(dataSources, dashboardsRepository);
   const dashboards = new DashboardsService(dashboardsRepository, widgetSources);
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
-  const runAnswers = new RunAnswers(executionsRepository, new RunAnswerVault(new ExecutionAnswersRepository(infra.db), box));
+  const replyResolver = new ReplyResolver(executionsRepository, new SealedResponseVault(new SealedResponsesRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
   const taskQueue = infra.config.temporal.taskQueue;
   const dataFeeds = new DataFeedsService(
@@ -188,7 +188,14 @@ export function createServices(infra: Infrastructure) {
     scheduleTriggers,
     /** Starts runs; a worker in this process attaches to it (attachWorker) for eager starts and local answers. */
     runs,
-    webhookHost: new WebhookHost(triggersRepository, environments, new WebhookRateLimiter(infra.config.webhooks.rateLimits), runs, runAnswers, syncTimeoutMs),
+    webhookHost: new WebhookHost(
+      triggersRepository,
+      environments,
+      new WebhookRateLimiter(infra.config.webhooks.rateLimits),
+      runs,
+      replyResolver,
+      syncTimeoutMs,
+    ),
     executionsRepository,
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),
     dataStores,

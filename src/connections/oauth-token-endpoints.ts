@@ -1,7 +1,7 @@
 import type { OutboundRequest } from '../outbound/outbound-http';
 import type { OAuthVendor } from '../config/config';
 import { SERVICE_USER_AGENT } from '../config/service-identity';
-import type { TokenAnswer } from './oauth-token-answer';
+import type { TokenEndpointOutcome } from './oauth-token-outcome';
 
 /**
  * The connection types whose access token the service refreshes, and whose
@@ -65,7 +65,7 @@ export function refreshRequest(url: string, config: Record<string, unknown>, tim
  * refresh token when the vendor rotated it (else the one used), and the
  * expiry, dropped when the vendor names none (an old one would be wrong).
  */
-export function withTokens(config: Record<string, unknown>, tokens: Extract<TokenAnswer, { kind: 'tokens' }>, now: number): Record<string, unknown> {
+export function withTokens(config: Record<string, unknown>, tokens: Extract<TokenEndpointOutcome, { kind: 'tokens' }>, now: number): Record<string, unknown> {
   const { expiresAt: _previous, ...rest } = config;
   const next: Record<string, unknown> = { ...rest, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? config.refreshToken };
   if (tokens.expiresInSeconds !== undefined) next.expiresAt = new Date(now + tokens.expiresInSeconds * 1000).toISOString();

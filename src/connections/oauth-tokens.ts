@@ -4,7 +4,7 @@ import type { OAuthTokenUrls, OAuthVendor } from '../config/config';
 import type { Connection } from './connection.entity';
 import type { ConnectionsService } from './connections.service';
 import { refreshImpossible, refreshRefused, refreshUnavailable, vendorWords } from './oauth-errors';
-import { readTokenAnswer } from './oauth-token-answer';
+import { readTokenOutcome } from './oauth-token-outcome';
 import { missingForRefresh, needsRefresh, refreshRequest, tokenVendorOf, withTokens } from './oauth-token-endpoints';
 import type { TokenRefreshLease, TokenRefreshLeases } from './token-refresh-leases.repository';
 
@@ -147,7 +147,7 @@ export class OAuthTokens {
       // The outbound client's messages name the host and the cause, never the request.
       throw refreshUnavailable(vendor, connection, null, vendorWords(err instanceof Error ? err.message : String(err), secrets) ?? 'no answer');
     }
-    const answer = readTokenAnswer(res.status, res.body);
+    const answer = readTokenOutcome(res.status, res.body);
     if (answer.kind === 'refused') {
       throw refreshRefused(vendor, connection, answer.status, vendorWords(answer.code, secrets) ?? 'refused', vendorWords(answer.description, secrets));
     }

@@ -187,18 +187,21 @@ export const DashboardSchema = z
   })
   .openapi('Dashboard');
 
-const QueryAnswer = {
+const QueryResultFields = {
   data: z.array(z.record(z.string(), z.unknown())),
   annotation: z.record(z.string(), z.unknown()),
   query: z.record(z.string(), z.unknown()),
   unknownMembers: z.array(z.string()).optional(),
 };
-export const WidgetDataSchema = z.object(QueryAnswer).openapi('WidgetData');
+export const WidgetDataSchema = z.object(QueryResultFields).openapi('WidgetData');
 export const DashboardDataSchema = z
   .object({
     timezone: z.string().openapi({ description: 'The zone the widgets ran in' }),
     widgets: z.array(
-      z.union([z.object({ widgetId: z.uuid(), ...QueryAnswer }), z.object({ widgetId: z.uuid(), error: z.object({ code: z.string(), message: z.string() }) })]),
+      z.union([
+        z.object({ widgetId: z.uuid(), ...QueryResultFields }),
+        z.object({ widgetId: z.uuid(), error: z.object({ code: z.string(), message: z.string() }) }),
+      ]),
     ),
   })
   .openapi('DashboardData');

@@ -23,8 +23,8 @@ import { foreignMembers, widgetPlaces, widgetQuery, widgetTimeZone } from './wid
  */
 export const WIDGETS_AT_ONCE = 4;
 
-export type WidgetAnswer = Awaited<ReturnType<AnalyticsService['query']>>;
-export type WidgetEntry = ({ widgetId: string } & WidgetAnswer) | { widgetId: string; error: { code: string; message: string } };
+export type WidgetResult = Awaited<ReturnType<AnalyticsService['query']>>;
+export type WidgetEntry = ({ widgetId: string } & WidgetResult) | { widgetId: string; error: { code: string; message: string } };
 
 /**
  * A widget's data: its saved query run through the same path as
@@ -42,7 +42,7 @@ export class WidgetDataService {
   ) {}
 
   /** One widget's data; its errors are the call's. */
-  async widget(organizationId: string, widgetId: string, input: WidgetDataInput): Promise<WidgetAnswer> {
+  async widget(organizationId: string, widgetId: string, input: WidgetDataInput): Promise<WidgetResult> {
     const widget = await this.repository.findWidget(organizationId, widgetId);
     if (!widget) throw new NotFoundError('Widget');
     const dashboard = await this.repository.find(organizationId, widget.dashboardId);

@@ -50,6 +50,6 @@ export function missingCredential(vendor: Vendor, what: string): VendorRejected 
 }
 
 /** A 2xx answer that is not what the vendor documents. */
-export function unexpectedAnswer(vendor: Vendor, what: string): VendorUnavailable {
+export function unexpectedShape(vendor: Vendor, what: string): VendorUnavailable {
   return new VendorUnavailable(vendor, null, `${VENDOR_NAMES[vendor]} answered in an unexpected shape: ${what}`);
 }

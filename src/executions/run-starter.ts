@@ -4,9 +4,9 @@ import { newId } from '../ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import type { Logger } from '../logging/logger';
 import type { StepDefinition } from '../workflows/definition.schemas';
-import { awaitAnswerUpdate, INTERPRETER_WORKFLOW, type RunAnswer, type RunInput, type RunResult } from '../../workflows/run.types';
+import { awaitReplyUpdate, INTERPRETER_WORKFLOW, type CallerReply, type RunInput, type RunResult } from '../../workflows/run.types';
 import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
-import type { LocalAnswers } from './local-answers';
+import type { LocalReplies } from './local-replies';
 
 const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME } = SEARCH_ATTRIBUTE_KEYS;
 
@@ -22,7 +22,7 @@ export interface RunRequest {
 }
 
 /** How long a caller waited and what it learned. `timeout`: the run goes on, the caller stops waiting. */
-export type AwaitedAnswer = RunAnswer | { kind: 'timeout' };
+export type AwaitedReply = CallerReply | { kind: 'timeout' };
 export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'failed' } | { kind: 'timeout' };
 
 /**
@@ -32,7 +32,7 @@ export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'f
  */
 export interface LocalWorker {
   client: Client;
-  answers: LocalAnswers;
+  replies: LocalReplies;
 }
 
 /**
@@ -96,19 +96,19 @@ export class RunStarter {
    * starts eagerly on it and the answer comes from it; otherwise
    * update-with-start makes this one round trip to Temporal.
    */
-  async startAndAwaitAnswer(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; answer: AwaitedAnswer }> {
+  async startAndAwaitReply(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; answer: AwaitedReply }> {
     const local = this.local;
-    if (local) return this.startLocallyAndAwaitAnswer(local, request, timeoutMs);
+    if (local) return this.startLocallyAndAwaitReply(local, request, timeoutMs);
     const { id, options } = await this.prepare(request);
     const operation = new WithStartWorkflowOperation(INTERPRETER_WORKFLOW, { ...options, workflowIdConflictPolicy: 'FAIL' });
     // The deadline also ends the update's long poll, so callers who gave up leave nothing waiting in this process.
     const deadline = AbortSignal.timeout(timeoutMs);
     const update = this.client.withAbortSignal(deadline, () =>
-      this.client.workflow.executeUpdateWithStart(awaitAnswerUpdate, { startWorkflowOperation: operation }),
+      this.client.workflow.executeUpdateWithStart(awaitReplyUpdate, { startWorkflowOperation: operation }),
     );
     const answer = await update.then(
-      (a): AwaitedAnswer => a,
-      async (err): Promise<AwaitedAnswer> => {
+      (a): AwaitedReply => a,
+      async (err): Promise<AwaitedReply> => {
         // The start is only confirmed together with the update's acceptance, which a long first step delays: ask Temporal.
         const started = await this.client.workflow
           .getHandle(id)
@@ -132,17 +132,17 @@ export class RunStarter {
    * A run that did not start here, or that moved to another worker, is
    * asked through Temporal (the update, or its result once closed).
    */
-  private async startLocallyAndAwaitAnswer(local: LocalWorker, request: RunRequest, timeoutMs: number) {
+  private async startLocallyAndAwaitReply(local: LocalWorker, request: RunRequest, timeoutMs: number) {
     const { id, options } = await this.prepare(request);
     const deadline = AbortSignal.timeout(timeoutMs);
-    const heard = local.answers.expect(id);
+    const heard = local.replies.expect(id);
     let grace: NodeJS.Timeout | undefined;
     try {
       const handle = await this.guardStart(request, id, () => local.client.workflow.start(INTERPRETER_WORKFLOW, { ...options, requestEagerStart: true }));
-      const askTemporal = new Promise<AwaitedAnswer>((resolve) => {
+      const askTemporal = new Promise<AwaitedReply>((resolve) => {
         grace = setTimeout(() => resolve(this.askTemporal(request.organizationId, handle, deadline)), handle.eagerlyStarted ? LOCAL_ANSWER_GRACE_MS : 0);
       });
-      const timedOut = new Promise<AwaitedAnswer>((resolve) => deadline.addEventListener('abort', () => resolve({ kind: 'timeout' }), { once: true }));
+      const timedOut = new Promise<AwaitedReply>((resolve) => deadline.addEventListener('abort', () => resolve({ kind: 'timeout' }), { once: true }));
       const answer = await Promise.race([heard.answer, askTemporal, timedOut]);
       return { executionId: id, answer };
     } finally {
@@ -157,22 +157,22 @@ export class RunStarter {
    * completed return step (a later step may have failed it since): that
    * record, else how the run closed.
    */
-  private async askTemporal(organizationId: string, handle: WorkflowHandle, deadline: AbortSignal): Promise<AwaitedAnswer> {
+  private async askTemporal(organizationId: string, handle: WorkflowHandle, deadline: AbortSignal): Promise<AwaitedReply> {
     const run = this.client.workflow.getHandle(handle.workflowId);
     try {
-      return await this.client.withAbortSignal(deadline, () => run.executeUpdate(awaitAnswerUpdate));
+      return await this.client.withAbortSignal(deadline, () => run.executeUpdate(awaitReplyUpdate));
     } catch {
       if (deadline.aborted) return { kind: 'timeout' };
     }
     const closed = await this.client
       .withAbortSignal(deadline, () => run.result())
       .then(
-        (): AwaitedAnswer => ({ kind: 'completed' }),
-        (err): AwaitedAnswer => (deadline.aborted ? { kind: 'timeout' } : closedWithoutAnswer(err)),
+        (): AwaitedReply => ({ kind: 'completed' }),
+        (err): AwaitedReply => (deadline.aborted ? { kind: 'timeout' } : closedWithoutReply(err)),
       );
     if (closed.kind === 'timeout') return closed;
     const stepId = await this.executions.answeringStep(organizationId, handle.workflowId);
-    // A reference to the recorded response, `sealed` for its sealed original when it held secrets (RunAnswers resolves both).
+    // A reference to the recorded response, `sealed` for its sealed original when it held secrets (ReplyResolver resolves both).
     return stepId ? { kind: 'response', response: { $offloaded: { stepId } }, sealed: true } : closed;
   }
 
@@ -246,7 +246,7 @@ export class RunStarter {
 }
 
 /** What a caller is told of a run that closed without answering, from how it closed. */
-function closedWithoutAnswer(err: unknown): AwaitedAnswer {
+function closedWithoutReply(err: unknown): AwaitedReply {
   const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
   if (cause instanceof CancelledFailure) return { kind: 'cancelled' };
   if (cause instanceof ApplicationFailure && cause.type === 'StepFailed') {

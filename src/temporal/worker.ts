@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Worker, type InjectedSinks } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
-import type { AnswerSinks } from '../../workflows/run.types';
-import { LocalAnswers } from '../executions/local-answers';
+import type { ReplySinks } from '../../workflows/run.types';
+import { LocalReplies } from '../executions/local-replies';
 
 /**
  * The workflow bundle `npm run build` writes beside the compiled code (dist/workflow-bundle.js, seen from
@@ -20,14 +20,14 @@ export interface WorkerOptions {
 
 /**
  * Creates (does not run) the worker: workflows from workflows/ (the prebuilt bundle when there is one), activities
- * from activities/. `answers` receives every run's answer the moment this
+ * from activities/. `replies` receives every run's answer the moment this
  * worker's workflow has it, for callers waiting in this process.
  */
-export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; answers: LocalAnswers }> {
+export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; replies: LocalReplies }> {
   const connection = await NativeConnection.connect({ address: options.address });
-  const answers = new LocalAnswers();
-  const sinks: InjectedSinks<AnswerSinks> = {
-    runAnswers: { answered: { fn: (info, answer) => answers.deliver(info.workflowId, answer), callDuringReplay: false } },
+  const replies = new LocalReplies();
+  const sinks: InjectedSinks<ReplySinks> = {
+    callerReplies: { answered: { fn: (info, answer) => replies.deliver(info.workflowId, answer), callDuringReplay: false } },
   };
   const worker = await Worker.create({
     connection,
@@ -42,5 +42,5 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // (10 s by default). Not much shorter: on a busy worker a task that waits longer moves off, and is replayed in full.
     stickyQueueScheduleToStartTimeout: '5 seconds',
   });
-  return { worker, connection, answers };
+  return { worker, connection, replies };
 }

@@ -1,7 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ValidationError } from '../errors/errors';
 import { assertSafeInput } from '../http/json-guard';
-import { sendRunAnswer } from '../executions/run-answer';
+import { sendReply } from '../executions/reply-resolver';
 import { MethodNotAllowedError, parseWebhookBody, type AcceptedCall, type WebhookHost } from './webhook-host';
 
 export interface WebhookHostDeps {
@@ -49,7 +49,7 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
     try {
       const initial = parseWebhookBody(Buffer.isBuffer(req.body) ? req.body : undefined, req.get('content-type'));
       const { executionId, answer } = await deps.host.run(res.locals.accepted as AcceptedCall, initial);
-      sendRunAnswer(res, executionId, answer);
+      sendReply(res, executionId, answer);
     } catch (err) {
       next(err);
     }

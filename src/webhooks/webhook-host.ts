@@ -1,7 +1,7 @@
 import type { EnvironmentsService } from '../environments/environments.service';
 import { MAX_JSON_DEPTH, replaceUnstorableText, withinDepth } from '../db/storable-json';
 import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors/errors';
-import type { CallerAnswer, RunAnswers } from '../executions/run-answer';
+import type { HttpReply, ReplyResolver } from '../executions/reply-resolver';
 import type { RunRequest, RunStarter } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { hasReturnStep } from '../workflows/return-step';
@@ -46,7 +46,7 @@ export class WebhookHost {
     private readonly environments: EnvironmentsService,
     private readonly limiter: WebhookRateLimiter,
     private readonly runs: RunStarter,
-    private readonly answers: RunAnswers,
+    private readonly replies: ReplyResolver,
     /** How long a caller waits for its return step's response at most (WEBHOOK_SYNC_TIMEOUT_SECONDS). */
     private readonly syncTimeoutMs: number,
   ) {}
@@ -86,11 +86,11 @@ export class WebhookHost {
    * a return step the caller learns only that it started, as soon as Temporal
    * has the run; with one, it waits (bounded) for the response it is owed.
    */
-  async run(accepted: AcceptedCall, initial: Record<string, unknown>): Promise<{ executionId: string; answer: CallerAnswer }> {
+  async run(accepted: AcceptedCall, initial: Record<string, unknown>): Promise<{ executionId: string; answer: HttpReply }> {
     const request = { ...accepted.run, initial };
     if (!accepted.synchronous) return { executionId: await this.runs.start(request), answer: { kind: 'started' } };
-    const { executionId, answer } = await this.runs.startAndAwaitAnswer(request, this.syncTimeoutMs);
-    return { executionId, answer: await this.answers.resolve(accepted.run.organizationId, executionId, answer) };
+    const { executionId, answer } = await this.runs.startAndAwaitReply(request, this.syncTimeoutMs);
+    return { executionId, answer: await this.replies.resolve(accepted.run.organizationId, executionId, answer) };
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Vendor } from '../../config/config';
 import type { FeedWindow } from '../feed-definition';
-import { missingCredential, unexpectedAnswer, VendorRejected, VENDOR_NAMES } from '../vendor-errors';
+import { missingCredential, unexpectedShape, VendorRejected, VENDOR_NAMES } from '../vendor-errors';
 
 /** Cursors travel through Temporal history: a longer one is refused rather than stored (feed-definition.ts). */
 export const MAX_CURSOR_LENGTH = 2048;
@@ -46,7 +46,7 @@ export const stringOrNull = (value: unknown): string | null => (typeof value ===
 
 /** The next-page cursor, refused when longer than history should hold. */
 export function checkedCursor(vendor: Vendor, next: string | null): string | null {
-  if (next !== null && next.length > MAX_CURSOR_LENGTH) throw unexpectedAnswer(vendor, `a next-page reference longer than ${MAX_CURSOR_LENGTH} characters`);
+  if (next !== null && next.length > MAX_CURSOR_LENGTH) throw unexpectedShape(vendor, `a next-page reference longer than ${MAX_CURSOR_LENGTH} characters`);
   return next;
 }
 

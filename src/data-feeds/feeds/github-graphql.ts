@@ -1,5 +1,5 @@
 import type { FeedHttp, FeedKeysInput } from '../feed-definition';
-import { unexpectedAnswer, VendorRejected, VendorUnavailable } from '../vendor-errors';
+import { unexpectedShape, VendorRejected, VendorUnavailable } from '../vendor-errors';
 import { vendorMessage } from '../vendor-http';
 import { credential } from './feed-values';
 
@@ -43,18 +43,18 @@ export async function existingIssues({ baseUrl, config, keys }: FeedKeysInput, h
   if (ids.length === 0) return existing;
   const res = await http.send({ method: 'POST', url: graphqlUrl(baseUrl), headers: githubHeaders(token), body: { query: NODES_QUERY, variables: { ids } } });
   const answer = res.body as { data?: { nodes?: unknown } | null; errors?: unknown } | null;
-  if (!answer || typeof answer !== 'object') throw unexpectedAnswer('github', 'the GraphQL answer is not an object');
+  if (!answer || typeof answer !== 'object') throw unexpectedShape('github', 'the GraphQL answer is not an object');
   const notFound = notFoundIndexes(answer.errors, ids.length, res.status);
   const nodes = answer.data?.nodes;
-  if (!Array.isArray(nodes) || nodes.length !== ids.length) throw unexpectedAnswer('github', 'data.nodes is not one entry per id asked');
+  if (!Array.isArray(nodes) || nodes.length !== ids.length) throw unexpectedShape('github', 'data.nodes is not one entry per id asked');
   nodes.forEach((node: unknown, i) => {
     if (node === null) {
       // A null without its NOT_FOUND error is not a clear "gone": refuse it rather than delete on it.
-      if (!notFound.has(i)) throw unexpectedAnswer('github', `node ${i} is null without a NOT_FOUND error`);
+      if (!notFound.has(i)) throw unexpectedShape('github', `node ${i} is null without a NOT_FOUND error`);
       return;
     }
     // By position: GitHub may answer a legacy id with the node's new-format id.
-    if (typeof (node as { id?: unknown } | undefined)?.id !== 'string') throw unexpectedAnswer('github', `node ${i} has no id`);
+    if (typeof (node as { id?: unknown } | undefined)?.id !== 'string') throw unexpectedShape('github', `node ${i} has no id`);
     existing.add(ids[i]);
   });
   return existing;
@@ -64,7 +64,7 @@ export async function existingIssues({ baseUrl, config, keys }: FeedKeysInput, h
 function notFoundIndexes(errors: unknown, count: number, status: number): Set<number> {
   const found = new Set<number>();
   if (errors === undefined) return found;
-  if (!Array.isArray(errors)) throw unexpectedAnswer('github', 'errors is not an array');
+  if (!Array.isArray(errors)) throw unexpectedShape('github', 'errors is not an array');
   for (const error of errors as GraphqlError[]) {
     const path = Array.isArray(error?.path) ? (error.path as unknown[]) : [];
     const index = path.length === 2 && path[0] === 'nodes' && Number.isInteger(path[1]) ? (path[1] as number) : -1;

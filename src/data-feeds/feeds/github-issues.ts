@@ -1,5 +1,5 @@
 import type { FeedDefinition, FeedRecord } from '../feed-definition';
-import { unexpectedAnswer } from '../vendor-errors';
+import { unexpectedShape } from '../vendor-errors';
 import { checkedCursor, credential, foreignCursor, isoDate, isoSeconds, numberOrNull, stringOrNull, windowMs } from './feed-values';
 import { existingIssues, githubHeaders } from './github-graphql';
 
@@ -56,7 +56,7 @@ export const githubIssues: FeedDefinition = {
     if (cursor !== null && !cursor.startsWith(`${baseUrl}/issues?`)) throw foreignCursor('github');
     const url = cursor ?? listUrl(baseUrl, isoSeconds(start), 1);
     const res = await http.send({ method: 'GET', url, headers: githubHeaders(token) });
-    if (!Array.isArray(res.body)) throw unexpectedAnswer('github', 'the issues list is not an array');
+    if (!Array.isArray(res.body)) throw unexpectedShape('github', 'the issues list is not an array');
     const issues = (res.body as GithubIssue[]).filter((i) => typeof i?.id === 'number' && !Number.isNaN(Date.parse(String(i.updated_at))));
     const inWindow = issues.filter((i) => Date.parse(i.updated_at) >= start && Date.parse(i.updated_at) < end);
     const records: FeedRecord[] = inWindow.map((i) => ({ key: typeof i.node_id === 'string' ? i.node_id : String(i.id), value: issueValue(i) }));

@@ -1,5 +1,5 @@
 import type { FeedDefinition, FeedHttp, FeedKeysInput, FeedRecord } from '../feed-definition';
-import { unexpectedAnswer, VendorUnavailable } from '../vendor-errors';
+import { unexpectedShape, VendorUnavailable } from '../vendor-errors';
 import { vendorMessage } from '../vendor-http';
 import { checkedCursor, credential, foreignCursor, isoDate, numberOrNull, stringOrNull, windowMs } from './feed-values';
 
@@ -74,14 +74,14 @@ export function hubspotDealsFeed(searchCap = HUBSPOT_SEARCH_CAP): FeedDefinition
         body,
       });
       const answer = res.body as { results?: unknown; paging?: { next?: { after?: unknown } } } | null;
-      if (!answer || !Array.isArray(answer.results)) throw unexpectedAnswer('hubspot', 'the search answer has no "results" array');
+      if (!answer || !Array.isArray(answer.results)) throw unexpectedShape('hubspot', 'the search answer has no "results" array');
       const deals = (answer.results as HubspotDeal[]).filter((d) => typeof d?.id === 'string' && d.properties && typeof d.properties === 'object');
       const modified = (d: HubspotDeal) => Date.parse(String(d.properties.hs_lastmodifieddate));
       const records: FeedRecord[] = deals.filter((d) => modified(d) >= start && modified(d) < end).map((d) => ({ key: d.id, value: dealValue(d) }));
       const after = answer.paging?.next?.after;
       if (after === undefined || after === null) return { records, next: null };
       const nextAfter = Number(after);
-      if (!Number.isInteger(nextAfter) || nextAfter <= at.after) throw unexpectedAnswer('hubspot', 'paging.next.after does not advance');
+      if (!Number.isInteger(nextAfter) || nextAfter <= at.after) throw unexpectedShape('hubspot', 'paging.next.after does not advance');
       const last = Math.max(...deals.map(modified).filter((ms) => !Number.isNaN(ms)));
       if (last > at.from) return { records, next: last < end ? `${last}:0` : null };
       // The whole page is of one millisecond: page on within it, or past it at the result cap.
@@ -116,8 +116,8 @@ export async function existingDeals({ baseUrl, config, keys }: FeedKeysInput, ht
     body: { inputs: keys.map((id) => ({ id })), properties: ['hs_object_id'], archived: false },
   });
   const answer = res.body as { results?: unknown; errors?: unknown } | null;
-  if (!answer || !Array.isArray(answer.results)) throw unexpectedAnswer('hubspot', 'the batch read answer has no "results" array');
-  if (answer.errors !== undefined && !Array.isArray(answer.errors)) throw unexpectedAnswer('hubspot', 'the batch read "errors" is not an array');
+  if (!answer || !Array.isArray(answer.results)) throw unexpectedShape('hubspot', 'the batch read answer has no "results" array');
+  if (answer.errors !== undefined && !Array.isArray(answer.errors)) throw unexpectedShape('hubspot', 'the batch read "errors" is not an array');
   for (const error of (answer.errors ?? []) as { category?: unknown }[]) {
     if (error?.category === 'OBJECT_NOT_FOUND') continue;
     const category = typeof error?.category === 'string' ? error.category : 'an error';

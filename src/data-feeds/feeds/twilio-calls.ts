@@ -1,5 +1,5 @@
 import type { FeedDefinition, FeedHttp, FeedRecord } from '../feed-definition';
-import { unexpectedAnswer } from '../vendor-errors';
+import { unexpectedShape } from '../vendor-errors';
 import { checkedCursor, credential, foreignCursor, isoDate, isoSeconds, numberOrNull, stringOrNull, windowMs } from './feed-values';
 
 export const TWILIO_CALLS_PAGE_SIZE = 50;
@@ -63,7 +63,7 @@ export const twilioCalls: FeedDefinition = {
     const query = new URLSearchParams({ 'StartTime>': isoSeconds(start), 'StartTime<': isoSeconds(end, true), PageSize: String(TWILIO_CALLS_PAGE_SIZE) });
     const res = await http.send({ method: 'GET', url: `${baseUrl}${cursor ?? `${root}/Calls.json?${query}`}`, headers });
     const body = res.body as { calls?: unknown; next_page_uri?: unknown } | null;
-    if (!body || !Array.isArray(body.calls)) throw unexpectedAnswer('twilio', 'the Calls list has no "calls" array');
+    if (!body || !Array.isArray(body.calls)) throw unexpectedShape('twilio', 'the Calls list has no "calls" array');
     const calls = (body.calls as TwilioCall[]).filter((c) => {
       const at = Date.parse(String(c?.start_time));
       return typeof c?.sid === 'string' && at >= start && at < end;
@@ -129,7 +129,7 @@ async function firstRecordings(
       const query = new URLSearchParams({ CallSid: call.sid, PageSize: String(RECORDINGS_PER_CALL) });
       const res = await http.send({ method: 'GET', url: `${at.baseUrl}${at.root}/Recordings.json?${query}`, headers: at.headers });
       const list = (res.body as { recordings?: unknown } | null)?.recordings;
-      if (!Array.isArray(list)) throw unexpectedAnswer('twilio', 'the Recordings list has no "recordings" array');
+      if (!Array.isArray(list)) throw unexpectedShape('twilio', 'the Recordings list has no "recordings" array');
       const mine = (list as Record<string, unknown>[]).filter((r) => r?.call_sid === call!.sid && typeof r.sid === 'string' && SID.test(r.sid));
       mine.sort((a, b) => Date.parse(String(a.date_created)) - Date.parse(String(b.date_created)));
       if (mine.length) found.set(call.sid, `${RECORDING_PREFIX}${mine[0].sid as string}`);

@@ -6,7 +6,7 @@
  *   used refresh token, wrong client): asking again cannot help, reconnecting does;
  * - `unavailable`: no usable answer this time (5xx, 429, not JSON, an unknown shape).
  */
-export type TokenAnswer =
+export type TokenEndpointOutcome =
   | { kind: 'tokens'; accessToken: string; refreshToken?: string; expiresInSeconds?: number }
   | { kind: 'refused'; status: number; code: string; description?: string }
   | { kind: 'unavailable'; status: number; reason: string };
@@ -23,7 +23,7 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v.tri
  * 401), GitHub (the same fields with HTTP 200) and HubSpot (400
  * `{status: 'BAD_REFRESH_TOKEN', message, correlationId}`).
  */
-export function readTokenAnswer(status: number, body: unknown): TokenAnswer {
+export function readTokenOutcome(status: number, body: unknown): TokenEndpointOutcome {
   if (status >= 500 || TRANSIENT_4XX.has(status)) return { kind: 'unavailable', status, reason: `HTTP ${status}` };
   if (!isObject(body)) return { kind: 'unavailable', status, reason: `HTTP ${status} without a JSON body` };
   // GitHub says no with 200, so an error field decides before the status does.
@@ -44,7 +44,7 @@ export function readTokenAnswer(status: number, body: unknown): TokenAnswer {
  * An error the vendor named is a refusal: the same grant would get the same
  * answer. The exceptions are errors that say the vendor itself is in trouble.
  */
-function refusedOrUnavailable(status: number, code: string, description: string | undefined): TokenAnswer {
+function refusedOrUnavailable(status: number, code: string, description: string | undefined): TokenEndpointOutcome {
   if (/^(temporarily_unavailable|server_error|slow_down)$/i.test(code)) return { kind: 'unavailable', status, reason: code };
   return { kind: 'refused', status, code, description };
 }

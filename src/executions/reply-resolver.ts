@@ -2,14 +2,14 @@ import type { Response } from 'express';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isOffloaded, type WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionsRepository } from './executions.repository';
-import type { RunAnswerVault } from './run-answer-vault';
-import type { AwaitedAnswer } from './run-starter';
+import type { SealedResponseVault } from './sealed-response-vault';
+import type { AwaitedReply } from './run-starter';
 
-/** A run's answer with the response itself in place of a masked copy or a reference (RunAnswers.resolve). */
-export type ResolvedAnswer = Exclude<AwaitedAnswer, { kind: 'response' }> | { kind: 'response'; response: WebhookResponse };
+/** A run's answer with the response itself in place of a masked copy or a reference (ReplyResolver.resolve). */
+export type DeliverableReply = Exclude<AwaitedReply, { kind: 'response' }> | { kind: 'response'; response: WebhookResponse };
 
 /** What a caller is owed: the run's resolved answer, or for a run nobody waits for, that it started. */
-export type CallerAnswer = ResolvedAnswer | { kind: 'started' };
+export type HttpReply = DeliverableReply | { kind: 'started' };
 
 /** Headers a return step may not set: the HTTP server owns framing. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
@@ -19,19 +19,19 @@ const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connect
  * masked, or only a reference when large; the sealed original (when it held
  * secrets) or the recorded output stands in for it.
  */
-export class RunAnswers {
+export class ReplyResolver {
   constructor(
     private readonly executions: ExecutionsRepository,
-    private readonly vault: RunAnswerVault,
+    private readonly vault: SealedResponseVault,
   ) {}
 
   /** The answer with the response the caller is owed in place of the run's copy; other answers as they are. */
-  async resolve(organizationId: string, executionId: string, answer: AwaitedAnswer): Promise<ResolvedAnswer> {
+  async resolve(organizationId: string, executionId: string, answer: AwaitedReply): Promise<DeliverableReply> {
     if (answer.kind !== 'response') return answer;
     return { kind: 'response', response: await this.response(organizationId, executionId, answer) };
   }
 
-  private async response(organizationId: string, executionId: string, answer: Extract<AwaitedAnswer, { kind: 'response' }>): Promise<WebhookResponse> {
+  private async response(organizationId: string, executionId: string, answer: Extract<AwaitedReply, { kind: 'response' }>): Promise<WebhookResponse> {
     if (answer.sealed) {
       const original = await this.vault.open(organizationId, executionId);
       if (original) return original;
@@ -44,11 +44,11 @@ export class RunAnswers {
 }
 
 /**
- * Sends a caller what the run told it (resolved by RunAnswers): 202 for a run
+ * Sends a caller what the run told it (resolved by ReplyResolver): 202 for a run
  * nobody waits for, the return step's response, or a clear status naming the
  * execution when there is none. The execution id always travels in `X-Execution-Id`.
  */
-export function sendRunAnswer(res: Response, executionId: string, answer: CallerAnswer): void {
+export function sendReply(res: Response, executionId: string, answer: HttpReply): void {
   res.set('X-Execution-Id', executionId);
   switch (answer.kind) {
     case 'started':

@@ -1,6 +1,6 @@
 import type { SecretBox } from '../crypto/secret-box';
 import type { WebhookResponse } from '../../workflows/run.types';
-import type { ExecutionAnswersRepository } from './execution-answers.repository';
+import type { SealedResponsesRepository } from './sealed-responses.repository';
 
 const record = (executionId: string) => `execution:${executionId}|answer`;
 
@@ -11,19 +11,19 @@ const record = (executionId: string) => `execution:${executionId}|answer`;
  * seals it here, encrypted under the organization's key; the webhook host
  * opens it once to answer the caller.
  */
-export class RunAnswerVault {
+export class SealedResponseVault {
   constructor(
-    private readonly answers: ExecutionAnswersRepository,
+    private readonly records: SealedResponsesRepository,
     private readonly box: SecretBox,
   ) {}
 
   async seal(organizationId: string, executionId: string, response: WebhookResponse): Promise<void> {
-    await this.answers.put(organizationId, executionId, await this.box.encryptJson(organizationId, record(executionId), response));
+    await this.records.put(organizationId, executionId, await this.box.encryptJson(organizationId, record(executionId), response));
   }
 
   /** The sealed answer, once; undefined when there is none (already collected, or never sealed). */
   async open(organizationId: string, executionId: string): Promise<WebhookResponse | undefined> {
-    const sealed = await this.answers.take(organizationId, executionId);
+    const sealed = await this.records.take(organizationId, executionId);
     return sealed === undefined ? undefined : this.box.decryptJson<WebhookResponse>(organizationId, record(executionId), sealed);
   }
 }

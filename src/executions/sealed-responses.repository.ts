@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 /** An answer nobody collected within this long (the caller gave up) is deleted at the next write. */
 const STALE_AFTER = '1 hour';
 
-/** Sealed answers of return steps (see RunAnswerVault); scoped by organization like every execution read. */
-export class ExecutionAnswersRepository {
+/** Sealed responses of return steps (see SealedResponseVault; table execution_answers); scoped by organization like every execution read. */
+export class SealedResponsesRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Stores (or, for a retried step, replaces) the sealed answer, in an execution of this organization only. */

@@ -1,21 +1,21 @@
-import type { RunAnswer } from '../../workflows/run.types';
+import type { CallerReply } from '../../workflows/run.types';
 
 /**
  * Callers waiting in this process for the answer of a run, and the worker of
- * this process handing answers over (the interpreter's `runAnswers` sink).
+ * this process handing answers over (the interpreter's `callerReplies` sink).
  * An answer nobody here waits for (the run's caller is in another process,
  * or gave up) is dropped: the update through Temporal still answers those.
  */
-export class LocalAnswers {
-  private readonly waiting = new Map<string, (answer: RunAnswer) => void>();
+export class LocalReplies {
+  private readonly waiting = new Map<string, (answer: CallerReply) => void>();
 
   /** Registers a caller before its run starts, so an answer cannot arrive unheard; `cancel` when done waiting. */
-  expect(executionId: string): { answer: Promise<RunAnswer>; cancel(): void } {
-    const answer = new Promise<RunAnswer>((resolve) => this.waiting.set(executionId, resolve));
+  expect(executionId: string): { answer: Promise<CallerReply>; cancel(): void } {
+    const answer = new Promise<CallerReply>((resolve) => this.waiting.set(executionId, resolve));
     return { answer, cancel: () => this.waiting.delete(executionId) };
   }
 
-  deliver(executionId: string, answer: RunAnswer): void {
+  deliver(executionId: string, answer: CallerReply): void {
     const resolve = this.waiting.get(executionId);
     if (!resolve) return;
     this.waiting.delete(executionId);
