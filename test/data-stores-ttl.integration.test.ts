@@ -69,7 +69,7 @@ describe('TTL and purge', () => {
     const org = await createTestOrg(h.services);
     await seed(org, 't', { live: {}, gone: {} });
     await expire(org, 't', 'gone');
-    const purger = new RecordPurger(new DataStoresRepository(h.services.db), h.services.logger, 1);
+    const purger = new RecordPurger(new DataStoresRepository(h.services.db.manager), h.services.logger, 1);
     purger.start();
     try {
       await waitFor(async () => (await dbRow(org, 't', 'gone')) === undefined, { timeoutMs: 10_000, intervalMs: 200, what: 'the expired record purged' });

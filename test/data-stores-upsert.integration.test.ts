@@ -234,11 +234,11 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
     expect(values).toHaveLength(20);
   });
 
-  test("a write on a transaction-bound DataSource (a package install's) joins that transaction and rolls back with it", async () => {
+  test("a write through a transaction's EntityManager (a package install's) joins that transaction and rolls back with it", async () => {
     const org = await createTestOrg(h.services);
-    const packages = new PackagesRepository(h.services.db);
-    const rolledBack = packages.transaction(org.organizationId, async (db) => {
-      const outcome = await dataStoresService(db).upsert(org.organizationId, 'installed', [{ key: 'k', value: { a: 1 } }]);
+    const packages = new PackagesRepository(h.services.db.manager);
+    const rolledBack = packages.transaction(org.organizationId, async (manager) => {
+      const outcome = await dataStoresService(manager).upsert(org.organizationId, 'installed', [{ key: 'k', value: { a: 1 } }]);
       expect(outcome).toMatchObject({ created: 1, updated: 0 });
       // Not committed, so not seen from the pool.
       expect(await dbRows(org, 'installed')).toEqual([]);
@@ -247,7 +247,9 @@ describe('POST /data-stores/tables/{tableName} (upsert)', () => {
     await expect(rolledBack).rejects.toThrow('install failed');
     expect(await dbRows(org, 'installed')).toEqual([]);
 
-    await packages.transaction(org.organizationId, (db) => dataStoresService(db).upsert(org.organizationId, 'installed', [{ key: 'k', value: { a: 2 } }]));
+    await packages.transaction(org.organizationId, (manager) =>
+      dataStoresService(manager).upsert(org.organizationId, 'installed', [{ key: 'k', value: { a: 2 } }]),
+    );
     expect((await dbRows(org, 'installed')).map((r) => [r.key, r.value])).toEqual([
       ['__meta__', { createdVia: 'api' }],
       ['k', { a: 2 }],

@@ -100,7 +100,7 @@ describe('statement timeouts of the service pool', () => {
     await runner.connect();
     try {
       await runner.startTransaction();
-      await allowLongStatements(db, runner);
+      await allowLongStatements(runner.manager);
       await runner.query('SELECT pg_sleep(2.5)');
       expect(await runner.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '30min' }]);
       await runner.commitTransaction();

@@ -93,13 +93,13 @@ export function createActivityDeps(infra: {
       return found && resolved(found.connection, found.config);
     },
   };
-  const dataStores = dataStoresService(infra.db);
+  const dataStores = dataStoresService(infra.db.manager);
   return {
     logger: infra.logger,
     diagnostics: new DatabaseDiagnostics(infra.db),
     dataStores,
     executions: new ExecutionsRepository(infra.db),
-    workflows: new WorkflowsRepository(infra.db),
+    workflows: new WorkflowsRepository(infra.db.manager),
     scheduleTriggers: new ScheduleTriggersRepository(infra.db),
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
@@ -109,7 +109,7 @@ export function createActivityDeps(infra: {
     seals: new StepOutputSeals(box),
     retention: { daysByPlan: executionRetentionDays(infra.config.retention.executionDays) },
     feeds: {
-      sources: new DataSourcesService(new DataSourcesRepository(infra.db), dataStores, new SharesRepository(infra.db)),
+      sources: new DataSourcesService(new DataSourcesRepository(infra.db.manager), dataStores, new SharesRepository(infra.db.manager)),
       connections: connectionsById,
       listings: new ListingDeletionsRepository(infra.db),
       history: new FeedSyncsRepository(infra.db),

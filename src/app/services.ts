@@ -114,12 +114,12 @@ export function createServices(infra: Infrastructure) {
   const tokens = new AccessTokensRepository(infra.db, () => principalCache.clear());
   const organizationsRepository = new OrganizationsRepository(infra.db);
   const tokenService = new TokensService(tokens, organizationsRepository);
-  const workflows = new WorkflowsService(new WorkflowsRepository(infra.db), environments, createLiquid());
+  const workflows = new WorkflowsService(new WorkflowsRepository(infra.db.manager), environments, createLiquid());
   const triggersRepository = new WebhookTriggersRepository(infra.db);
   const executionsRepository = new ExecutionsRepository(infra.db);
-  const dataStores = dataStoresService(infra.db);
-  const sharesRepository = new SharesRepository(infra.db);
-  const dataSourcesRepository = new DataSourcesRepository(infra.db);
+  const dataStores = dataStoresService(infra.db.manager);
+  const sharesRepository = new SharesRepository(infra.db.manager);
+  const dataSourcesRepository = new DataSourcesRepository(infra.db.manager);
   const dataSources = new DataSourcesService(dataSourcesRepository, dataStores, sharesRepository);
   const shares = new SharesService(sharesRepository, organizationsRepository, dataStores, dataSourcesRepository, infra.logger);
   // Cube compiles an organization's model from its sources when that organization's sources change.
@@ -138,7 +138,7 @@ export function createServices(infra: Infrastructure) {
     limits.exportIdleTimeoutMs,
   );
   const analytics = new AnalyticsService(dataSources, cube, csvExporter, analyticsSlots(limits), infra.logger);
-  const dashboardsRepository = new DashboardsRepository(infra.db);
+  const dashboardsRepository = new DashboardsRepository(infra.db.manager);
   // The one resolver of a widget's source, for writes and for reads (rule 7.3's hook).
   const widgetSources = new WidgetSources(dataSources, dashboardsRepository);
   const dashboards = new DashboardsService(dashboardsRepository, widgetSources);
@@ -214,10 +214,10 @@ export function createServices(infra: Infrastructure) {
     dashboardPdf: new DashboardPdfService(dashboards),
     dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
     dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
-    packages: new PackagesService(new PackagesRepository(infra.db), packageInstallScope(environments)),
+    packages: new PackagesService(new PackagesRepository(infra.db.manager), packageInstallScope(environments)),
     outboundHttp,
     proxy: new ProxyService(connections, outboundHttp, infra.config.vendors.baseUrls, infra.config.proxy, infra.logger),
-    recordPurger: new RecordPurger(new DataStoresRepository(infra.db), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
+    recordPurger: new RecordPurger(new DataStoresRepository(infra.db.manager), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
   };
 }
 
@@ -225,19 +225,21 @@ export type Services = ReturnType<typeof createServices>;
 
 /**
  * What package installs write through: the domains' own services and
- * repositories, built on the install's transaction-bound DataSource
- * (PackagesRepository.transaction), so one install commits or rolls back whole.
+ * repositories, built over the install transaction's EntityManager
+ * (PackagesRepository.transaction; install-scope.ts says why over it), so one
+ * install commits or rolls back whole. Environments are only read (a step's
+ * environment by name), through the process's own service.
  */
 function packageInstallScope(environments: EnvironmentsService): InstallScopeFactory {
   const liquid = createLiquid();
-  return (db) => {
-    const stores = dataStoresService(db);
+  return (manager) => {
+    const stores = dataStoresService(manager);
     return {
-      packages: new PackagesRepository(db),
-      workflows: new WorkflowsService(new WorkflowsRepository(db), environments, liquid),
+      packages: new PackagesRepository(manager),
+      workflows: new WorkflowsService(new WorkflowsRepository(manager), environments, liquid),
       dataStores: stores,
-      dataSources: new DataSourcesService(new DataSourcesRepository(db), stores, new SharesRepository(db)),
-      dashboards: new DashboardsRepository(db),
+      dataSources: new DataSourcesService(new DataSourcesRepository(manager), stores, new SharesRepository(manager)),
+      dashboards: new DashboardsRepository(manager),
     };
   };
 }

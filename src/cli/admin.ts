@@ -98,7 +98,13 @@ async function main(argv: string[]): Promise<unknown> {
     const keys = new OrganizationKeys(new OrganizationKeysRepository(backends.db), backends.keyring);
     const orgs = new OrganizationsRepository(backends.db);
     const tokens = new TokensService(new AccessTokensRepository(backends.db), orgs);
-    const shares = new SharesService(new SharesRepository(backends.db), orgs, dataStoresService(backends.db), new DataSourcesRepository(backends.db), logger);
+    const shares = new SharesService(
+      new SharesRepository(backends.db.manager),
+      orgs,
+      dataStoresService(backends.db.manager),
+      new DataSourcesRepository(backends.db.manager),
+      logger,
+    );
     const service = new OrganizationsService(orgs, tokens, keys, shares);
     if (args?.success) {
       const { organization, userId, token } = await service.createOrganization({

@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager, In, QueryFailedError } from 'typeorm';
+import { type EntityManager, In, QueryFailedError } from 'typeorm';
 import { uniqueNameIndex } from '../db/unique-violation';
 import { ConflictError } from '../errors/errors';
 import type { Page } from '../http/pagination';
@@ -48,11 +48,11 @@ const mutable = (d: Dashboard) => ({
  * timeout (config.database), like every query of the service's own.
  */
 export class DashboardsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
   /** A page of the organization's dashboards, newest first, without widgets; those of dependency-only packages are left out (and out of the total). */
   async list(organizationId: string, page: Page): Promise<{ total: number; data: Dashboard[] }> {
-    const [data, total] = await this.db
+    const [data, total] = await this.manager
       .getRepository(Dashboard)
       .createQueryBuilder('d')
       .where('d.organizationId = :organizationId', { organizationId })
@@ -65,7 +65,7 @@ export class DashboardsRepository {
     return { total, data };
   }
 
-  find(organizationId: string, id: string, manager: EntityManager = this.db.manager): Promise<Dashboard | null> {
+  find(organizationId: string, id: string, manager: EntityManager = this.manager): Promise<Dashboard | null> {
     return manager.findOneBy(Dashboard, { organizationId, id });
   }
 
@@ -77,7 +77,7 @@ export class DashboardsRepository {
   }
 
   /** A dashboard's widgets, oldest first (at most MAX_WIDGETS_PER_DASHBOARD exist). */
-  widgetsOf(organizationId: string, dashboardId: string, manager: EntityManager = this.db.manager): Promise<DashboardWidget[]> {
+  widgetsOf(organizationId: string, dashboardId: string, manager: EntityManager = this.manager): Promise<DashboardWidget[]> {
     return manager.find(DashboardWidget, {
       where: { organizationId, dashboardId },
       order: { createdAt: 'ASC', id: 'ASC' },
@@ -86,7 +86,7 @@ export class DashboardsRepository {
   }
 
   findWidget(organizationId: string, id: string): Promise<DashboardWidget | null> {
-    return this.db.manager.findOneBy(DashboardWidget, { organizationId, id });
+    return this.manager.findOneBy(DashboardWidget, { organizationId, id });
   }
 
   /**
@@ -96,7 +96,7 @@ export class DashboardsRepository {
    */
   async create(dashboard: Dashboard, widgets: DashboardWidget[] = []): Promise<Dashboard> {
     await this.decidingDefault(() =>
-      this.db.transaction(async (m) => {
+      this.manager.transaction(async (m) => {
         if (dashboard.isDefault) await this.makeSoleDefault(m, dashboard.organizationId, dashboard.id);
         await uniqueName(dashboard.name, () => m.insert(Dashboard, dashboard));
         if (widgets.length > 0) await m.insert(DashboardWidget, widgets);
@@ -113,7 +113,7 @@ export class DashboardsRepository {
    */
   async update(organizationId: string, id: string, change: (dashboard: Dashboard, widgetTitles: Map<string, string>) => void): Promise<Dashboard | null> {
     return this.decidingDefault(() =>
-      this.db.transaction(async (m) => {
+      this.manager.transaction(async (m) => {
         const dashboard = await this.lock(m, organizationId, id);
         if (!dashboard) return null;
         const wasDefault = dashboard.isDefault;
@@ -135,7 +135,7 @@ export class DashboardsRepository {
    */
   async replaceContent(next: Dashboard, widgets: DashboardWidget[]): Promise<boolean> {
     const { organizationId, id } = next;
-    return this.db.transaction(async (m) => {
+    return this.manager.transaction(async (m) => {
       const current = await this.lock(m, organizationId, id);
       if (!current) return false;
       const existing = new Set((await this.widgetTitles(m, organizationId, id)).keys());
@@ -155,7 +155,7 @@ export class DashboardsRepository {
 
   /** Deletes the dashboard and (by the foreign key) its widgets; data sources are not touched. False when there is no such dashboard. */
   async delete(organizationId: string, id: string): Promise<boolean> {
-    return ((await this.db.getRepository(Dashboard).delete({ organizationId, id })).affected ?? 0) > 0;
+    return ((await this.manager.getRepository(Dashboard).delete({ organizationId, id })).affected ?? 0) > 0;
   }
 
   /**
@@ -164,7 +164,7 @@ export class DashboardsRepository {
    * layout (or throws to refuse). False when there is no such dashboard.
    */
   async addWidget(widget: DashboardWidget, place: (dashboard: Dashboard, widgetCount: number) => void): Promise<boolean> {
-    return this.db.transaction(async (m) => {
+    return this.manager.transaction(async (m) => {
       const dashboard = await this.lock(m, widget.organizationId, widget.dashboardId);
       if (!dashboard) return false;
       place(dashboard, await m.countBy(DashboardWidget, { organizationId: widget.organizationId, dashboardId: widget.dashboardId }));
@@ -176,13 +176,13 @@ export class DashboardsRepository {
 
   /** Writes the given fields of the widget; null when the organization has no such widget. */
   async updateWidget(organizationId: string, id: string, changes: Partial<Pick<DashboardWidget, WidgetField>>): Promise<DashboardWidget | null> {
-    if (Object.keys(changes).length > 0) await this.db.manager.update(DashboardWidget, { organizationId, id }, changes);
+    if (Object.keys(changes).length > 0) await this.manager.update(DashboardWidget, { organizationId, id }, changes);
     return this.findWidget(organizationId, id);
   }
 
   /** Deletes the widget and takes it out of its dashboard's layout, in one transaction. False when there is no such widget. */
   async deleteWidget(organizationId: string, id: string): Promise<boolean> {
-    return this.db.transaction(async (m) => {
+    return this.manager.transaction(async (m) => {
       const widget = await m.findOneBy(DashboardWidget, { organizationId, id });
       if (!widget) return false;
       const dashboard = await this.lock(m, organizationId, widget.dashboardId);
@@ -203,7 +203,7 @@ export class DashboardsRepository {
    */
   async sourceOrganizations(ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows: Array<{ id: string; organization_id: string }> = await this.db.query(
+    const rows: Array<{ id: string; organization_id: string }> = await this.manager.query(
       `SELECT id, organization_id FROM data_sources WHERE id = ANY($1::uuid[])`,
       [[...new Set(ids)]],
     );

@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager, In, IsNull } from 'typeorm';
+import { type EntityManager, In, IsNull } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
 import { isUniqueViolation } from '../db/unique-violation';
 import { ConflictError } from '../errors/errors';
@@ -20,20 +20,20 @@ export type RelationChange = 'none' | 'reindex' | 'rebuild';
  * the lock waits for an import in flight to commit.
  */
 export class DataSourcesRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
   /** Newest first. */
   list(organizationId: string): Promise<AnalyticsSource[]> {
-    return this.db.getRepository(AnalyticsSource).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return this.manager.getRepository(AnalyticsSource).find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 
   /** The organization's sources among `ids`, in one query (the caller bounds how many ids it asks for). */
   findMany(organizationId: string, ids: string[]): Promise<AnalyticsSource[]> {
-    return ids.length === 0 ? Promise.resolve([]) : this.db.getRepository(AnalyticsSource).findBy({ organizationId, id: In(ids) });
+    return ids.length === 0 ? Promise.resolve([]) : this.manager.getRepository(AnalyticsSource).findBy({ organizationId, id: In(ids) });
   }
 
   find(organizationId: string, id: string): Promise<AnalyticsSource | null> {
-    return this.db.getRepository(AnalyticsSource).findOneBy({ organizationId, id });
+    return this.manager.getRepository(AnalyticsSource).findOneBy({ organizationId, id });
   }
 
   /**
@@ -42,8 +42,8 @@ export class DataSourcesRepository {
    */
   async create(source: AnalyticsSource, guard?: (m: EntityManager) => Promise<void>): Promise<AnalyticsSource> {
     source.syncStatement = syncStatement(source.servingRelation, source.recordSchema.fields);
-    return this.db.transaction(async (m) => {
-      await allowLongStatements(this.db, m);
+    return this.manager.transaction(async (m) => {
+      await allowLongStatements(m);
       await guard?.(m);
       await this.lockTable(m, source);
       const saved = await m.save(AnalyticsSource, source);
@@ -66,9 +66,9 @@ export class DataSourcesRepository {
     change: (source: AnalyticsSource) => RelationChange,
     beforeRelationChange?: (m: EntityManager, source: AnalyticsSource) => Promise<void>,
   ): Promise<AnalyticsSource | null> {
-    return this.db.transaction(async (m) => {
+    return this.manager.transaction(async (m) => {
       // The row lock too may wait for a rebuild of the same source.
-      await allowLongStatements(this.db, m);
+      await allowLongStatements(m);
       const source = await this.lockRow(m, organizationId, id);
       if (!source) return null;
       const effect = change(source);
@@ -89,8 +89,8 @@ export class DataSourcesRepository {
 
   /** Deletes the source and drops its serving relation; false when there is no such source. */
   async delete(organizationId: string, id: string): Promise<boolean> {
-    return this.db.transaction(async (m) => {
-      await allowLongStatements(this.db, m);
+    return this.manager.transaction(async (m) => {
+      await allowLongStatements(m);
       // The row first, then the table's lock: the same order as update(), so the two never deadlock.
       const source = await this.lockRow(m, organizationId, id);
       if (!source) return false;
@@ -103,7 +103,7 @@ export class DataSourcesRepository {
 
   /** Record values of the table, newest first, to infer fields from. */
   async sampleValues(source: AnalyticsSource, limit: number): Promise<Record<string, unknown>[]> {
-    const rows: Array<{ value: Record<string, unknown> }> = await this.db.query(
+    const rows: Array<{ value: Record<string, unknown> }> = await this.manager.query(
       `SELECT value FROM data_store_records
        WHERE organization_id = $1 AND table_name = $2 AND key <> '__meta__' AND (expires_at IS NULL OR expires_at > now())
        ORDER BY updated_at DESC LIMIT $3`,
@@ -115,7 +115,7 @@ export class DataSourcesRepository {
   /** The expression evaluated over the first `limit` live rows of the serving relation, in key order. */
   async preview(source: AnalyticsSource, expression: Expression, limit: number): Promise<Array<number | null>> {
     const sql = expressionSql(expression, (name) => ident(name));
-    const rows: Array<{ v: string | null }> = await this.db.query(
+    const rows: Array<{ v: string | null }> = await this.manager.query(
       `SELECT (${sql})::float8 AS v FROM ${qualified(source.servingRelation)} WHERE ${LIVE} ORDER BY __key LIMIT $1`,
       [limit],
     );
@@ -131,8 +131,8 @@ export class DataSourcesRepository {
    * truncating: it waits for no reader, and holds no lock the owner's writes need.
    */
   async closeShare(share: { id: string; ownerOrganizationId: string; tableName: string }): Promise<void> {
-    const sources = await this.db.transaction(async (m) => {
-      await allowLongStatements(this.db, m);
+    const sources = await this.manager.transaction(async (m) => {
+      await allowLongStatements(m);
       // Rows before the table's lock, as update() takes them.
       const found = await m.getRepository(AnalyticsSource).find({ where: { shareId: share.id }, lock: { mode: 'pessimistic_write' } });
       if (found.length === 0) return [];
@@ -141,8 +141,8 @@ export class DataSourcesRepository {
       return found;
     });
     for (const source of sources) {
-      await this.db.transaction(async (m) => {
-        await allowLongStatements(this.db, m);
+      await this.manager.transaction(async (m) => {
+        await allowLongStatements(m);
         await m.query(`DELETE FROM ${qualified(source.servingRelation)}`);
       });
     }
@@ -150,13 +150,13 @@ export class DataSourcesRepository {
 
   /** How many sources read through the share. */
   countByShare(shareId: string): Promise<number> {
-    return this.db.getRepository(AnalyticsSource).countBy({ shareId });
+    return this.manager.getRepository(AnalyticsSource).countBy({ shareId });
   }
 
   /** For each (organization, own table), the type of the oldest feed-backed source over it; tables only custom sources read are absent. */
   async feedTypes(tables: Array<{ organizationId: string; tableName: string }>): Promise<Map<string, string>> {
     if (tables.length === 0) return new Map();
-    const rows: Array<{ organization_id: string; data_store_table_name: string; type: string }> = await this.db.query(
+    const rows: Array<{ organization_id: string; data_store_table_name: string; type: string }> = await this.manager.query(
       `SELECT DISTINCT ON (s.organization_id, s.data_store_table_name) s.organization_id, s.data_store_table_name, s.type
        FROM data_sources s JOIN unnest($1::uuid[], $2::text[]) AS t(organization_id, table_name)
          ON s.organization_id = t.organization_id AND s.table_organization_id = t.organization_id AND s.data_store_table_name = t.table_name
@@ -192,7 +192,7 @@ export class DataSourcesRepository {
 
   /** The organization's own source of a data feed (`type`) on a connection, or null (data_sources_feed_key makes it unique). */
   findFeedSource(organizationId: string, type: string, connectionId: string): Promise<AnalyticsSource | null> {
-    return this.db.getRepository(AnalyticsSource).findOneBy({ organizationId, type, connectionId, sharedFromOrganizationId: IsNull() });
+    return this.manager.getRepository(AnalyticsSource).findOneBy({ organizationId, type, connectionId, sharedFromOrganizationId: IsNull() });
   }
 
   /**
@@ -202,7 +202,7 @@ export class DataSourcesRepository {
    */
   async mergeSyncConfig(organizationId: string, id: string, patch: Partial<SyncConfig>): Promise<boolean> {
     // An UPDATE answers [rows, count] through TypeORM.
-    const [rows]: [unknown[], number] = await this.db.query(
+    const [rows]: [unknown[], number] = await this.manager.query(
       `UPDATE data_sources SET sync_config = coalesce(sync_config, '{}'::jsonb) || $3::jsonb, updated_at = now()
        WHERE organization_id = $1 AND id = $2 RETURNING id`,
       [organizationId, id, JSON.stringify(patch)],
@@ -212,7 +212,7 @@ export class DataSourcesRepository {
 
   /** The connection name a feed source's runs look its connection up by (after the connection was renamed). */
   async setFeedConnectionName(organizationId: string, id: string, connectionName: string): Promise<void> {
-    await this.db.getRepository(AnalyticsSource).update({ organizationId, id }, { connectionName });
+    await this.manager.getRepository(AnalyticsSource).update({ organizationId, id }, { connectionName });
   }
 
   /**
@@ -222,7 +222,7 @@ export class DataSourcesRepository {
    */
   async setFeedConnection(organizationId: string, id: string, connection: { id: string; name: string }): Promise<void> {
     try {
-      await this.db.getRepository(AnalyticsSource).update({ organizationId, id }, { connectionId: connection.id, connectionName: connection.name });
+      await this.manager.getRepository(AnalyticsSource).update({ organizationId, id }, { connectionId: connection.id, connectionName: connection.name });
     } catch (err) {
       if (!isUniqueViolation(err, 'data_sources_feed_key')) throw err;
       throw new ConflictError(

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
 import { newId, newSuid } from '../ids';
 import {
@@ -53,14 +53,18 @@ interface Segment {
  * temporary table (PostgreSQL's fastest way in) and then upserted into
  * data_store_records with one INSERT … ON CONFLICT, while the next segment
  * is read and parsed. Memory stays bounded by two segments whatever the
- * file size, and parsing overlaps the database's work.
+ * file size, and parsing overlaps the database's work. Built over the
+ * pool's EntityManager: an import is a transaction of its own, on a
+ * connection of its own, and refuses to start inside another one.
  */
 export class BulkImportRepository {
   private readonly slots = new Semaphore(CONCURRENT_IMPORTS);
 
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
   async importRecords(organizationId: string, tableName: string, batches: AsyncIterable<ImportRow[]>): Promise<{ created: number; updated: number }> {
+    // On a connection of its own, the import would commit whether or not the transaction it was asked to join does.
+    if (this.manager.queryRunner) throw new Error('An import runs in a transaction of its own; it cannot join one');
     const rows = batches[Symbol.asyncIterator]();
     // No connection is taken before there is something to load: a caller that never sends holds none.
     const next = readSegment(rows);
@@ -79,13 +83,14 @@ export class BulkImportRepository {
     rows: AsyncIterator<ImportRow[]>,
     first: Promise<Segment>,
   ): Promise<{ created: number; updated: number }> {
-    const runner = this.db.createQueryRunner();
+    const runner = this.manager.connection.createQueryRunner();
+    // The runner's own connection: COPY needs the pg client, the transaction is begun and ended through the runner.
     const client = (await runner.connect()) as PoolClient;
     let next = first;
     try {
-      await client.query('BEGIN');
+      await runner.startTransaction();
       // A segment's upsert may run long, and between segments the transaction waits for the upload: both get the long bound.
-      await allowLongStatements(this.db, client, { waitsForUpload: true });
+      await allowLongStatements(runner.manager, { waitsForUpload: true });
       // Imports into one table take turns (two would lock the same rows in file order and deadlock), and a table delete waits for them.
       await client.query(`SELECT pg_advisory_xact_lock(${TABLE_LOCK})`, [tableLockKey(organizationId, tableName)]);
       await client.query(`
@@ -111,11 +116,11 @@ export class BulkImportRepository {
       await this.rejectRepeatedKeys(client);
       // Registered last: a __meta__ row inserted at the start would hold back every other writer to a new table until now.
       await client.query(REGISTER_TABLE, registerParams(organizationId, tableName, 'import'));
-      await client.query('COMMIT');
+      await runner.commitTransaction();
       return counts;
     } catch (err) {
       // A connection too broken to roll back is already closed; the pool drops closed clients.
-      await client.query('ROLLBACK').catch(() => undefined);
+      await runner.rollbackTransaction().catch(() => undefined);
       void rows.return?.().catch(() => undefined);
       if ((err as { code?: string }).code === DEADLOCK_DETECTED) throw new ImportDeadlocked();
       throw err;

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { type PreparedStatement, queryPrepared } from '../db/prepared-statement';
 import { allowLongStatements } from '../db/statement-timeouts';
 import type { Page } from '../http/pagination';
@@ -152,7 +152,7 @@ function writeResult<T extends { id: string }>(rows: WrittenRow<T>[]): WriteResu
  * Every method takes the organization; there is no unscoped read.
  */
 export class DataStoresRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
   /**
    * Upserts rows (keys unique among them) and registers the table, unless
@@ -165,7 +165,7 @@ export class DataStoresRepository {
     origin: TableOrigin,
   ): Promise<WriteResult<{ record: StoredRecord; created: boolean }>> {
     const result = writeResult<StoredRecord & { created: boolean }>(
-      await retryOnDeadlock(() => queryPrepared(this.db, UPSERT, this.writeParams(organizationId, tableName, rows, origin))),
+      await retryOnDeadlock(() => queryPrepared(this.manager, UPSERT, this.writeParams(organizationId, tableName, rows, origin))),
     );
     if ('readOnlyShareId' in result) return result;
     return { written: result.written.map(({ created, ...record }) => ({ record, created })) };
@@ -173,7 +173,7 @@ export class DataStoresRepository {
 
   /** Inserts one record unless a live one holds the key (`written` empty then), or the name is a read-only shared table. */
   async insert(organizationId: string, tableName: string, row: StagedRecord, origin: TableOrigin): Promise<WriteResult<StoredRecord>> {
-    return writeResult(await queryPrepared(this.db, INSERT, this.writeParams(organizationId, tableName, [row], origin)));
+    return writeResult(await queryPrepared(this.manager, INSERT, this.writeParams(organizationId, tableName, [row], origin)));
   }
 
   private writeParams(organizationId: string, tableName: string, rows: StagedRecord[], origin: TableOrigin): unknown[] {
@@ -189,7 +189,7 @@ export class DataStoresRepository {
   }
 
   async find(organizationId: string, tableName: string, key: string, manager?: EntityManager): Promise<StoredRecord | null> {
-    const rows: StoredRecord[] = await (manager ?? this.db).query(
+    const rows: StoredRecord[] = await (manager ?? this.manager).query(
       `SELECT ${COLUMNS} FROM data_store_records
        WHERE organization_id = $1 AND table_name = $2 AND key = $3 AND ${live()}
        ${manager ? 'FOR UPDATE' : ''}`,
@@ -203,7 +203,7 @@ export class DataStoresRepository {
    * state (throwing rolls everything back), and writes it. Null when absent.
    */
   async modify(organizationId: string, tableName: string, key: string, change: (current: StoredRecord) => StagedRecord): Promise<StoredRecord | null> {
-    return this.db.transaction(async (manager) => {
+    return this.manager.transaction(async (manager) => {
       const current = await this.find(organizationId, tableName, key, manager);
       if (!current) return null;
       const next = change(current);
@@ -217,7 +217,7 @@ export class DataStoresRepository {
   }
 
   async deleteRecord(organizationId: string, tableName: string, key: string): Promise<StoredRecord | null> {
-    const [rows]: [StoredRecord[], number] = await this.db.query(
+    const [rows]: [StoredRecord[], number] = await this.manager.query(
       `DELETE FROM data_store_records
        WHERE organization_id = $1 AND table_name = $2 AND key = $3 AND key <> '${META_KEY}' AND ${live()}
        RETURNING ${COLUMNS}`,
@@ -229,7 +229,7 @@ export class DataStoresRepository {
   /** The live values of these keys (a page of them at most), by key; absent keys have no live record. */
   async valuesOf(organizationId: string, tableName: string, keys: string[]): Promise<Map<string, Record<string, unknown>>> {
     if (keys.length === 0) return new Map();
-    const rows: { key: string; value: Record<string, unknown> }[] = await this.db.query(
+    const rows: { key: string; value: Record<string, unknown> }[] = await this.manager.query(
       `SELECT key, value FROM data_store_records
        WHERE organization_id = $1 AND table_name = $2 AND key = ANY($3::text[]) AND key <> '${META_KEY}' AND ${live()}`,
       [organizationId, tableName, keys],
@@ -240,7 +240,7 @@ export class DataStoresRepository {
   /** Deletes the records of these keys in one statement; answers how many there were. */
   async deleteKeys(organizationId: string, tableName: string, keys: string[]): Promise<number> {
     if (keys.length === 0) return 0;
-    const [, count]: [unknown, number] = await this.db.query(
+    const [, count]: [unknown, number] = await this.manager.query(
       `DELETE FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = ANY($3::text[]) AND key <> '${META_KEY}'`,
       [organizationId, tableName, keys],
     );
@@ -251,7 +251,7 @@ export class DataStoresRepository {
   async query(organizationId: string, tableName: string, q: RecordQuery): Promise<StoredRecord[]> {
     const { sql, params } = this.recordConditions(organizationId, tableName, q);
     params.push(q.limit, q.offset);
-    return this.db.query(
+    return this.manager.query(
       `SELECT ${COLUMNS} FROM data_store_records WHERE ${sql}
        ORDER BY key LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
@@ -260,7 +260,7 @@ export class DataStoresRepository {
 
   async count(organizationId: string, tableName: string, q: Omit<RecordQuery, 'limit' | 'offset'>): Promise<number> {
     const { sql, params } = this.recordConditions(organizationId, tableName, q);
-    const rows: Array<{ total: number }> = await this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE ${sql}`, params);
+    const rows: Array<{ total: number }> = await this.manager.query(`SELECT count(*)::int AS total FROM data_store_records WHERE ${sql}`, params);
     return rows[0].total;
   }
 
@@ -282,27 +282,27 @@ export class DataStoresRepository {
   /** Every record of the organization across tables, __meta__ rows included. */
   async listAll(organizationId: string, page: Page): Promise<{ total: number; data: StoredRecord[] }> {
     const [data, totals]: [StoredRecord[], Array<{ total: number }>] = await Promise.all([
-      this.db.query(
+      this.manager.query(
         `SELECT ${COLUMNS} FROM data_store_records WHERE organization_id = $1 AND ${live()}
          ORDER BY table_name, key LIMIT $2 OFFSET $3`,
         [organizationId, page.limit, page.offset],
       ),
-      this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND ${live()}`, [organizationId]),
+      this.manager.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND ${live()}`, [organizationId]),
     ]);
     return { total: totals[0].total, data };
   }
 
   /** Registers an empty table; false when it exists already. */
   async createTable(organizationId: string, tableName: string, origin: TableOrigin): Promise<boolean> {
-    const inserted: unknown[] = await this.db.query(`${REGISTER_TABLE} RETURNING id`, registerParams(organizationId, tableName, origin));
+    const inserted: unknown[] = await this.manager.query(`${REGISTER_TABLE} RETURNING id`, registerParams(organizationId, tableName, origin));
     return inserted.length === 1;
   }
 
   async tableExists(organizationId: string, tableName: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = '${META_KEY}'`, [
-      organizationId,
-      tableName,
-    ]);
+    const rows: unknown[] = await this.manager.query(
+      `SELECT 1 FROM data_store_records WHERE organization_id = $1 AND table_name = $2 AND key = '${META_KEY}'`,
+      [organizationId, tableName],
+    );
     return rows.length > 0;
   }
 
@@ -314,15 +314,15 @@ export class DataStoresRepository {
   async listTables(organizationId: string, page: Page): Promise<{ total: number; data: TableSummary[] }> {
     const [data, totals] = await Promise.all([
       this.tables(organizationId, 'ORDER BY m.table_name LIMIT $2 OFFSET $3', [page.limit, page.offset]),
-      this.db.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND key = '${META_KEY}'`, [organizationId]) as Promise<
-        Array<{ total: number }>
-      >,
+      this.manager.query(`SELECT count(*)::int AS total FROM data_store_records WHERE organization_id = $1 AND key = '${META_KEY}'`, [
+        organizationId,
+      ]) as Promise<Array<{ total: number }>>,
     ]);
     return { total: totals[0].total, data };
   }
 
   private tables(organizationId: string, tail: string, params: unknown[]): Promise<TableSummary[]> {
-    return this.db.query(
+    return this.manager.query(
       `SELECT m.table_name AS "tableName", m.value->>'createdVia' AS "createdVia", m.created_at AS "createdAt",
          (SELECT count(*)::int FROM data_store_records r
           WHERE r.organization_id = m.organization_id AND r.table_name = m.table_name
@@ -335,9 +335,9 @@ export class DataStoresRepository {
 
   /** Deletes a table with every record in it; null when there was no such table. */
   async deleteTable(organizationId: string, tableName: string): Promise<{ deletedRecords: number } | null> {
-    return this.db.transaction(async (manager) => {
+    return this.manager.transaction(async (manager) => {
       // Long: it waits for an import into the table to commit, then deletes every record (and their serving rows).
-      await allowLongStatements(this.db, manager);
+      await allowLongStatements(manager);
       await manager.query(`SELECT pg_advisory_xact_lock(${TABLE_LOCK})`, [tableLockKey(organizationId, tableName)]);
       return this.deleteTableRows(organizationId, tableName, manager);
     });
@@ -358,9 +358,9 @@ export class DataStoresRepository {
 
   /** Deletes up to `batch` expired records of any organization; rows locked by writers are skipped. */
   async purgeExpired(batch: number): Promise<number> {
-    return this.db.transaction(async (manager) => {
+    return this.manager.transaction(async (manager) => {
       // Long: the delete's triggers wait for any serving relation over those tables being rebuilt.
-      await allowLongStatements(this.db, manager);
+      await allowLongStatements(manager);
       const [, deleted]: [unknown[], number] = await manager.query(
         `DELETE FROM data_store_records WHERE id IN (
            SELECT id FROM data_store_records WHERE expires_at <= now()

@@ -3,7 +3,7 @@ import { ConflictError, type FieldIssue, NotFoundError, ValidationError } from '
 import type { Page } from '../http/pagination';
 import { toFieldIssues } from '../http/validation';
 import { BulkImportRepository, DuplicateImportKeys, ImportDeadlocked, type ImportRow } from './bulk-import.repository';
-import type { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { SharesRepository } from '../shares/shares.repository';
 import { DataStoresRepository, type StagedRecord, type StoredRecord, type TableOrigin, type TableSummary } from './data-stores.repository';
 import { type ImportOptions, type PatchRecordInput, type ReadRecordsInput, WriteRecord, type WriteRecordInput } from './data-stores.schemas';
@@ -253,9 +253,9 @@ export class DataStoresService {
   }
 }
 
-/** The service over its repositories, as the API and the worker both build it. */
-export function dataStoresService(db: DataSource): DataStoresService {
-  return new DataStoresService(new DataStoresRepository(db), new BulkImportRepository(db), new SharesRepository(db));
+/** The service over its repositories, as the API and the worker both build it: over the pool's manager, or a transaction's (a package install). */
+export function dataStoresService(manager: EntityManager): DataStoresService {
+  return new DataStoresService(new DataStoresRepository(manager), new BulkImportRepository(manager), new SharesRepository(manager));
 }
 
 /** Yields everything from `rows`, then runs `atEnd`, which may throw to abort the import before it commits. */

@@ -19,7 +19,7 @@ import { WebhookTrigger } from '../webhooks/webhook-trigger.entity';
 import { WorkflowVersion } from '../workflows/workflow-version.entity';
 import { Workflow } from '../workflows/workflow.entity';
 import { migrations } from '../../migrations';
-import { type DatabaseTimeouts, IDLE_IN_TRANSACTION_MS, rememberLongTimeout } from './statement-timeouts';
+import { type DatabaseTimeouts, IDLE_IN_TRANSACTION_MS, LONG_STATEMENT_TIMEOUT_SETTING } from './statement-timeouts';
 
 export const entities = [
   Organization,
@@ -57,7 +57,7 @@ export interface DatabaseOptions {
 /** Builds (does not connect) the one DataSource of a process. Schema changes only through migrations. */
 export function createDataSource(url: string, options: DatabaseOptions = {}): DataSource {
   const { timeouts } = options;
-  const dataSource = new DataSource({
+  return new DataSource({
     type: 'postgres',
     url,
     entities,
@@ -71,10 +71,10 @@ export function createDataSource(url: string, options: DatabaseOptions = {}): Da
       max: options.poolSize ?? 10,
       application_name: options.applicationName ?? 'flowbase',
       ...(timeouts ? { statement_timeout: timeouts.statementTimeoutMs, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS } : {}),
+      // What allowLongStatements lifts statement_timeout to (0: no bound, as without timeouts).
+      options: `-c ${LONG_STATEMENT_TIMEOUT_SETTING}=${timeouts?.longStatementTimeoutMs ?? 0}`,
     },
   });
-  if (timeouts) rememberLongTimeout(dataSource, timeouts);
-  return dataSource;
 }
 
 /** Arbitrary constant: the advisory lock that serializes migrations across processes. */

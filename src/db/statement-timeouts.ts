@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Config } from '../config/config';
 
 /** The two bounds of the service's own statements (config.database). */
@@ -11,36 +11,39 @@ export type DatabaseTimeouts = Pick<Config['database'], 'statementTimeoutMs' | '
  */
 export const IDLE_IN_TRANSACTION_MS = 60_000;
 
-/** Anything that runs SQL on one connection: a pg client, a TypeORM EntityManager or QueryRunner. */
-interface Queryable {
-  query(sql: string, params: unknown[]): Promise<unknown>;
-}
-
-/*
- * Kept beside each DataSource rather than passed to every repository: the
- * repositories are built in several places (the API's services, the worker's
- * activities), and all of them already receive the DataSource.
+/**
+ * The session setting that carries the long bound on every connection of a
+ * pool (createDataSource sets it at connect, beside statement_timeout). The
+ * bound lives with the connection rather than in a lookup on this side: a
+ * connection without it makes `current_setting` fail rather than lift nothing.
  */
-const longTimeouts = new WeakMap<DataSource, number>();
+export const LONG_STATEMENT_TIMEOUT_SETTING = 'flowbase.long_statement_timeout';
 
-/** Records the long bound of a DataSource's statements; createDataSource calls it. */
-export function rememberLongTimeout(db: DataSource, timeouts: DatabaseTimeouts): void {
-  longTimeouts.set(db, timeouts.longStatementTimeoutMs);
+/** Thrown by allowLongStatements given a manager outside a transaction, where SET LOCAL would last one statement. */
+export class NotInTransaction extends Error {
+  override name = 'NotInTransaction';
 }
 
 /**
- * Lifts the statement timeout to the long bound for the rest of the current
- * transaction only (`set_config(…, true)` is SET LOCAL): the connection goes
- * back to the pool with its default whatever happens. Call it first inside a
- * transaction whose statements legitimately run long (building a serving
- * relation, an import, a table delete that waits for one). `waitsForUpload`
- * also lifts the idle-in-transaction bound to the long one, for a transaction
- * that waits on its caller between statements. A DataSource built without
- * timeouts has none to lift.
+ * Lifts the statement timeout to the long bound for the rest of the
+ * transaction of `manager` only (`set_config(…, true)` is SET LOCAL): the
+ * connection goes back to the pool with its default whatever happens. Call it
+ * first inside a transaction whose statements legitimately run long (building
+ * a serving relation, an import, a table delete that waits for one), with the
+ * EntityManager of that transaction: every statement later run through it, or
+ * through a repository built or called with it, gets the long bound. Throws
+ * NotInTransaction given any other manager. `waitsForUpload` also lifts the
+ * idle-in-transaction bound to the long one, for a transaction that waits on
+ * its caller between statements.
  */
-export async function allowLongStatements(db: DataSource, on: Queryable, options: { waitsForUpload?: boolean } = {}): Promise<void> {
-  const ms = longTimeouts.get(db);
-  if (ms === undefined) return;
-  const idle = options.waitsForUpload ? ms : IDLE_IN_TRANSACTION_MS;
-  await on.query("SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $2, true)", [String(ms), String(idle)]);
+export async function allowLongStatements(manager: EntityManager, options: { waitsForUpload?: boolean } = {}): Promise<void> {
+  if (!manager.queryRunner?.isTransactionActive)
+    throw new NotInTransaction(
+      'allowLongStatements needs the EntityManager of an open transaction: outside one, SET LOCAL would not outlast its own statement',
+    );
+  await manager.query(
+    `SELECT set_config('statement_timeout', current_setting('${LONG_STATEMENT_TIMEOUT_SETTING}'), true),
+            set_config('idle_in_transaction_session_timeout', CASE WHEN $1 THEN current_setting('${LONG_STATEMENT_TIMEOUT_SETTING}') ELSE $2 END, true)`,
+    [options.waitsForUpload === true, String(IDLE_IN_TRANSACTION_MS)],
+  );
 }

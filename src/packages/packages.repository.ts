@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager, In } from 'typeorm';
+import { type EntityManager, In } from 'typeorm';
 import { allowLongStatements } from '../db/statement-timeouts';
 import { ConflictError } from '../errors/errors';
 import { uniqueNameIndex } from '../db/unique-violation';
@@ -9,61 +9,37 @@ import { InstalledPackage } from './package.entity';
 const uniqueName = uniqueNameIndex('packages_org_name_key', 'package');
 
 /**
- * A view of `db` whose every statement runs in the transaction of `m`.
- * Repositories and services take a DataSource; built on this one they join
- * the transaction, and their own `transaction()` calls become savepoints in
- * it (TypeORM nests a transaction on a transactional EntityManager as a
- * SAVEPOINT). So an install runs the same code as the API's own routes
- * (WorkflowsService, DataSourcesService, DashboardsRepository) and still
- * commits or rolls back as one. Anything that would open a connection of its
- * own, and so escape the transaction, throws instead.
- */
-function boundTo(db: DataSource, m: EntityManager): DataSource {
-  return Object.create(db, {
-    manager: { value: m },
-    transaction: { value: (...args: unknown[]) => (m.transaction as (...a: unknown[]) => Promise<unknown>).apply(m, args) },
-    query: { value: (sql: string, parameters?: unknown[]) => m.query(sql, parameters) },
-    getRepository: { value: (target: Parameters<EntityManager['getRepository']>[0]) => m.getRepository(target) },
-    createQueryBuilder: { value: (...args: unknown[]) => (m.createQueryBuilder as (...a: unknown[]) => unknown).apply(m, args) },
-    createQueryRunner: {
-      value: () => {
-        throw new Error('A transaction-bound DataSource cannot open a connection of its own');
-      },
-    },
-  }) as DataSource;
-}
-
-/**
  * Installed packages and their items. Every method takes the organization.
  * Installs and uninstalls run through `transaction`, one at a time per
  * organization.
  */
 export class PackagesRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
   /**
-   * Runs `work` in one transaction, given a DataSource bound to it (see
-   * boundTo): everything it writes commits together or not at all. One
-   * install or uninstall of an organization at a time (a transaction-scoped
-   * advisory lock), so each resolves dependencies against a settled set of
-   * installed packages; a second one is refused at once (409
-   * install_in_progress) rather than waiting on a pooled connection while
-   * the first builds serving relations. Statements then get the long
-   * timeout: an install builds the serving relations of its data sources.
+   * Runs `work` in one transaction, given its EntityManager: everything
+   * written through it (install-scope.ts builds the install's repositories
+   * over it) commits together or not at all. One install or uninstall of an
+   * organization at a time (a transaction-scoped advisory lock), so each
+   * resolves dependencies against a settled set of installed packages; a
+   * second one is refused at once (409 install_in_progress) rather than
+   * waiting on a pooled connection while the first builds serving relations.
+   * Statements then get the long timeout: an install builds the serving
+   * relations of its data sources.
    */
-  transaction<T>(organizationId: string, work: (db: DataSource) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (m) => {
+  transaction<T>(organizationId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.manager.transaction(async (m) => {
       const [{ locked }] = await m.query(`SELECT pg_try_advisory_xact_lock(hashtextextended('packages:' || $1::text, 0)) AS locked`, [organizationId]);
       if (!locked)
         throw new ConflictError('Another package install or uninstall of this organization is running; try again when it has finished', 'install_in_progress');
-      await allowLongStatements(this.db, m);
-      return work(boundTo(this.db, m));
+      await allowLongStatements(m);
+      return work(m);
     });
   }
 
   /** A page of the organization's packages by name, with the total. */
   async list(organizationId: string, page: Page): Promise<{ total: number; data: InstalledPackage[] }> {
-    const [data, total] = await this.db.getRepository(InstalledPackage).findAndCount({
+    const [data, total] = await this.manager.getRepository(InstalledPackage).findAndCount({
       where: { organizationId },
       order: { name: 'ASC' },
       take: page.limit,
@@ -74,30 +50,30 @@ export class PackagesRepository {
 
   /** Every installed package of the organization (at most MAX_INSTALLED_PACKAGES exist): what dependency resolution reads. */
   all(organizationId: string, limit: number): Promise<InstalledPackage[]> {
-    return this.db.getRepository(InstalledPackage).find({ where: { organizationId }, order: { name: 'ASC' }, take: limit });
+    return this.manager.getRepository(InstalledPackage).find({ where: { organizationId }, order: { name: 'ASC' }, take: limit });
   }
 
   find(organizationId: string, id: string): Promise<InstalledPackage | null> {
-    return this.db.getRepository(InstalledPackage).findOneBy({ organizationId, id });
+    return this.manager.getRepository(InstalledPackage).findOneBy({ organizationId, id });
   }
 
   findByName(organizationId: string, name: string): Promise<InstalledPackage | null> {
-    return this.db.getRepository(InstalledPackage).findOneBy({ organizationId, name });
+    return this.manager.getRepository(InstalledPackage).findOneBy({ organizationId, name });
   }
 
   /** Inserts or updates the package row (400 duplicate_name should the name race). */
   async save(pkg: InstalledPackage): Promise<InstalledPackage> {
-    await uniqueName(pkg.name, () => this.db.getRepository(InstalledPackage).save(pkg));
+    await uniqueName(pkg.name, () => this.manager.getRepository(InstalledPackage).save(pkg));
     return (await this.find(pkg.organizationId, pkg.id))!;
   }
 
   async delete(organizationId: string, id: string): Promise<void> {
-    await this.db.getRepository(InstalledPackage).delete({ organizationId, id });
+    await this.manager.getRepository(InstalledPackage).delete({ organizationId, id });
   }
 
   /** The installed packages whose manifest depends on `name`. */
   dependentsOf(organizationId: string, name: string): Promise<InstalledPackage[]> {
-    return this.db
+    return this.manager
       .getRepository(InstalledPackage)
       .createQueryBuilder('p')
       .where('p.organizationId = :organizationId', { organizationId })
@@ -109,22 +85,22 @@ export class PackagesRepository {
   /** The items of these packages, by kind then name (a package has at most a few hundred). */
   itemsOf(organizationId: string, packageIds: string[]): Promise<PackageItem[]> {
     if (packageIds.length === 0) return Promise.resolve([]);
-    return this.db.getRepository(PackageItem).find({ where: { organizationId, packageId: In(packageIds) }, order: { kind: 'ASC', name: 'ASC' } });
+    return this.manager.getRepository(PackageItem).find({ where: { organizationId, packageId: In(packageIds) }, order: { kind: 'ASC', name: 'ASC' } });
   }
 
   async putItem(item: PackageItem): Promise<void> {
-    await this.db.getRepository(PackageItem).upsert(item, ['packageId', 'kind', 'name']);
+    await this.manager.getRepository(PackageItem).upsert(item, ['packageId', 'kind', 'name']);
   }
 
   /** Forgets items: the resources stay, no longer part of a package. */
   async dropItems(organizationId: string, packageId: string, kind: PackageItemKind, names: string[]): Promise<void> {
-    if (names.length > 0) await this.db.getRepository(PackageItem).delete({ organizationId, packageId, kind, name: In(names) });
+    if (names.length > 0) await this.manager.getRepository(PackageItem).delete({ organizationId, packageId, kind, name: In(names) });
   }
 
   /** Of these workflows, those with a webhook trigger: something outside may be calling them. */
   async workflowsWithTriggers(organizationId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows: Array<{ workflow_id: string }> = await this.db.query(
+    const rows: Array<{ workflow_id: string }> = await this.manager.query(
       `SELECT DISTINCT workflow_id FROM webhook_triggers WHERE organization_id = $1 AND workflow_id = ANY($2::uuid[])`,
       [organizationId, ids],
     );
@@ -134,7 +110,7 @@ export class PackagesRepository {
   /** Of these data sources, those a widget or a filter of a dashboard of the organization uses. */
   async sourcesInUse(organizationId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows: Array<{ id: string }> = await this.db.query(
+    const rows: Array<{ id: string }> = await this.manager.query(
       `SELECT data_source_id AS id FROM dashboard_widgets WHERE organization_id = $1 AND data_source_id = ANY($2::uuid[])
        UNION
        SELECT (f ->> 'dataSourceId')::uuid FROM dashboards d, jsonb_array_elements(d.filter_config) f

@@ -49,8 +49,8 @@ export class PackagesService {
    * workflow, source or dashboard of a package breaks, named at its field.
    */
   install(actor: Actor, upload: PackageUpload) {
-    return this.repository.transaction(actor.organizationId, async (db) => {
-      const s = this.scopeOf(db);
+    return this.repository.transaction(actor.organizationId, async (manager) => {
+      const s = this.scopeOf(manager);
       const installed = await s.packages.all(actor.organizationId, MAX_INSTALLED_PACKAGES + 1);
       const node = (content: Package, at: string): Uploaded<Package> => ({ at, content, ...content.manifest });
       const plan = resolveInstall(
@@ -87,8 +87,8 @@ export class PackagesService {
    */
   uninstall(actor: Actor, id: string) {
     const { organizationId } = actor;
-    return this.repository.transaction(organizationId, async (db) => {
-      const s = this.scopeOf(db);
+    return this.repository.transaction(organizationId, async (manager) => {
+      const s = this.scopeOf(manager);
       const pkg = await s.packages.find(organizationId, id);
       if (!pkg) throw new NotFoundError('Package');
       const dependents = await s.packages.dependentsOf(organizationId, pkg.name);

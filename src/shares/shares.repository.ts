@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager, In, IsNull } from 'typeorm';
+import { type EntityManager, In, IsNull } from 'typeorm';
 import { isUniqueViolation } from '../db/unique-violation';
 import { DataStoreShare } from './share.entity';
 
@@ -32,7 +32,7 @@ export interface ReceivedTable {
 
 /** Shares of data store tables; only active ones (not revoked) are ever answered, except by `activeIds`' callers asking. */
 export class SharesRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
   /**
    * Inserts the share while its granter is a member with one of `roles`,
@@ -44,7 +44,7 @@ export class SharesRepository {
    */
   async insertGranted(share: DataStoreShare, roles: readonly string[]): Promise<DataStoreShare> {
     try {
-      return await this.db.transaction(async (m) => {
+      return await this.manager.transaction(async (m) => {
         const [member]: Array<{ role: string }> = await m.query(`SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2 FOR SHARE`, [
           share.organizationId,
           share.userId,
@@ -82,17 +82,17 @@ export class SharesRepository {
   async granters(shares: readonly DataStoreShare[]): Promise<Map<string, Granter>> {
     const ids = [...new Set(shares.map((s) => s.userId).filter((id): id is string => id !== null))];
     if (ids.length === 0) return new Map();
-    const rows: Granter[] = await this.db.query(`SELECT id AS "userId", email, name FROM users WHERE id = ANY($1::uuid[])`, [ids]);
+    const rows: Granter[] = await this.manager.query(`SELECT id AS "userId", email, name FROM users WHERE id = ANY($1::uuid[])`, [ids]);
     return new Map(rows.map((r) => [r.userId, r]));
   }
 
   countGranted(organizationId: string): Promise<number> {
-    return this.db.getRepository(DataStoreShare).countBy({ organizationId, revokedAt: IsNull() });
+    return this.manager.getRepository(DataStoreShare).countBy({ organizationId, revokedAt: IsNull() });
   }
 
   /** Newest first. */
   listGranted(organizationId: string): Promise<DataStoreShare[]> {
-    return this.db.getRepository(DataStoreShare).find({
+    return this.manager.getRepository(DataStoreShare).find({
       where: { organizationId, revokedAt: IsNull() },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: MAX_ACTIVE_SHARES,
@@ -101,7 +101,7 @@ export class SharesRepository {
 
   /** Newest first. */
   listReceived(organizationId: string): Promise<DataStoreShare[]> {
-    return this.db.getRepository(DataStoreShare).find({
+    return this.manager.getRepository(DataStoreShare).find({
       where: { sharedToOrganizationId: organizationId, revokedAt: IsNull() },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: MAX_RECEIVED_LISTED,
@@ -110,7 +110,7 @@ export class SharesRepository {
 
   /** The active shares of one of the organization's own tables. */
   grantedForTable(organizationId: string, tableName: string): Promise<DataStoreShare[]> {
-    return this.db.getRepository(DataStoreShare).find({
+    return this.manager.getRepository(DataStoreShare).find({
       where: { organizationId, tableName, revokedAt: IsNull() },
       order: { createdAt: 'ASC' },
       take: MAX_ACTIVE_SHARES,
@@ -119,7 +119,7 @@ export class SharesRepository {
 
   /** The active share from `ownerOrganizationId` to `organizationId` of the table named `name` (the owner's name or the alias). */
   async findReceived(organizationId: string, ownerOrganizationId: string, name: string): Promise<DataStoreShare | null> {
-    const found = await this.db.getRepository(DataStoreShare).find({
+    const found = await this.manager.getRepository(DataStoreShare).find({
       where: [
         { sharedToOrganizationId: organizationId, ownerOrganizationId, tableName: name, revokedAt: IsNull() },
         { sharedToOrganizationId: organizationId, ownerOrganizationId, alias: name, revokedAt: IsNull() },
@@ -137,7 +137,7 @@ export class SharesRepository {
    */
   async receivedTable(organizationId: string, alias: string): Promise<ReceivedTable | null> {
     // Plain SQL: every data store read asks this, and building it through the query builder cost more than running it.
-    const rows: ReceivedTable[] = await this.db.query(
+    const rows: ReceivedTable[] = await this.manager.query(
       `SELECT id AS "shareId", owner_organization_id AS "ownerOrganizationId", table_name AS "tableName"
          FROM data_store_shares WHERE shared_to_organization_id = $1 AND alias = $2 AND revoked_at IS NULL
         ORDER BY created_at, id LIMIT 1`,
@@ -153,7 +153,7 @@ export class SharesRepository {
    */
   async shadowed(organizationId: string, shares: readonly DataStoreShare[]): Promise<Map<string, 'own_table' | 'earlier_share'>> {
     if (shares.length === 0) return new Map();
-    const rows: Array<{ id: string; by: 'own_table' | 'earlier_share' }> = await this.db.query(
+    const rows: Array<{ id: string; by: 'own_table' | 'earlier_share' }> = await this.manager.query(
       `SELECT s.id, CASE WHEN EXISTS (SELECT FROM data_store_records r WHERE r.organization_id = $1 AND r.table_name = s.alias AND r.key = '__meta__')
                          THEN 'own_table' ELSE 'earlier_share' END AS by
          FROM data_store_shares s
@@ -179,7 +179,7 @@ export class SharesRepository {
   /** Of `ids`, the shares still active. */
   async activeIds(ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.db.getRepository(DataStoreShare).find({ select: { id: true }, where: { id: In(ids), revokedAt: IsNull() } });
+    const rows = await this.manager.getRepository(DataStoreShare).find({ select: { id: true }, where: { id: In(ids), revokedAt: IsNull() } });
     return new Set(rows.map((r) => r.id));
   }
 
@@ -190,7 +190,7 @@ export class SharesRepository {
    * removes a share it received. Null when neither has such an active share.
    */
   async revoke(organizationId: string, id: string): Promise<DataStoreShare | null> {
-    return this.db.transaction(async (m) => {
+    return this.manager.transaction(async (m) => {
       const share = await m.getRepository(DataStoreShare).findOne({
         where: [
           { organizationId, id, revokedAt: IsNull() },

@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { uniqueNameIndex } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { WorkflowVersion } from './workflow-version.entity';
@@ -61,33 +61,33 @@ function toCurrent(r: CurrentRow): CurrentWorkflow {
 
 /** Every method takes the organization: there is no unscoped read. */
 export class WorkflowsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return this.manager.transaction(work);
   }
 
   /** Workflows by name, each with its current version and default environment's name, in one query. */
   async listCurrent(organizationId: string, page: Page): Promise<{ total: number; data: CurrentWorkflow[] }> {
     const [rows, total] = await Promise.all([
-      this.db.query(`${CURRENT} WHERE w.organization_id = $1 ORDER BY w.name LIMIT $2 OFFSET $3`, [organizationId, page.limit, page.offset]),
-      this.db.getRepository(Workflow).countBy({ organizationId }),
+      this.manager.query(`${CURRENT} WHERE w.organization_id = $1 ORDER BY w.name LIMIT $2 OFFSET $3`, [organizationId, page.limit, page.offset]),
+      this.manager.getRepository(Workflow).countBy({ organizationId }),
     ]);
     return { total, data: rows.map(toCurrent) };
   }
 
   async findCurrent(organizationId: string, id: string): Promise<CurrentWorkflow | null> {
-    const rows = await this.db.query(`${CURRENT} WHERE w.organization_id = $1 AND w.id = $2`, [organizationId, id]);
+    const rows = await this.manager.query(`${CURRENT} WHERE w.organization_id = $1 AND w.id = $2`, [organizationId, id]);
     return rows.length ? toCurrent(rows[0]) : null;
   }
 
   /** By name, as an agent's workflow tool names the workflow it runs. */
   async findCurrentByName(organizationId: string, name: string): Promise<CurrentWorkflow | null> {
-    const rows = await this.db.query(`${CURRENT} WHERE w.organization_id = $1 AND w.name = $2`, [organizationId, name]);
+    const rows = await this.manager.query(`${CURRENT} WHERE w.organization_id = $1 AND w.name = $2`, [organizationId, name]);
     return rows.length ? toCurrent(rows[0]) : null;
   }
 
-  async findById(organizationId: string, id: string, manager: EntityManager = this.db.manager): Promise<Workflow | null> {
+  async findById(organizationId: string, id: string, manager: EntityManager = this.manager): Promise<Workflow | null> {
     return manager.findOneBy(Workflow, { organizationId, id });
   }
 
@@ -107,7 +107,7 @@ export class WorkflowsRepository {
 
   /** Versions reach the organization through their workflow. */
   private versionsOf(organizationId: string, workflowId: string) {
-    return this.db
+    return this.manager
       .getRepository(WorkflowVersion)
       .createQueryBuilder('v')
       .innerJoin(Workflow, 'w', 'w.id = v.workflowId')
@@ -118,7 +118,7 @@ export class WorkflowsRepository {
     await uniqueName(workflow.name, () => manager.insert(Workflow, workflow));
   }
 
-  async update(organizationId: string, id: string, changes: Partial<Workflow>, manager: EntityManager = this.db.manager): Promise<void> {
+  async update(organizationId: string, id: string, changes: Partial<Workflow>, manager: EntityManager = this.manager): Promise<void> {
     await uniqueName(changes.name, () => manager.update(Workflow, { organizationId, id }, changes));
   }
 
@@ -127,7 +127,7 @@ export class WorkflowsRepository {
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.db.getRepository(Workflow).delete({ organizationId, id });
+    const result = await this.manager.getRepository(Workflow).delete({ organizationId, id });
     return (result.affected ?? 0) > 0;
   }
 }
