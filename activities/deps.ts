@@ -1,5 +1,5 @@
 import type { VendorBaseUrls } from '../src/config/config';
-import type { DataSourcesService } from '../src/data-sources/data-sources.service';
+import type { FeedSourcesService } from '../src/data-sources/feed-sources.service';
 import type { FeedSyncsRepository } from '../src/data-feeds/feed-syncs.repository';
 import type { ListingDeletionsRepository } from '../src/data-feeds/listing-deletions.repository';
 import type { DatabaseDiagnostics } from '../src/db/database-diagnostics';
@@ -42,7 +42,7 @@ export interface ActivityDeps {
    * about to expire or just rejected), and where each vendor's API is.
    */
   feeds: {
-    sources: Pick<DataSourcesService, 'get' | 'recordSync'>;
+    sources: Pick<FeedSourcesService, 'get' | 'recordSync'>;
     connections: {
       byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined>;
       /**

@@ -141,7 +141,7 @@ describe('POST /dashboards/data-feeds/toggle', () => {
     expectError(await as(app, org.tokens.viewer).post('/dashboards/data-feeds/toggle').send(base), 403, 'missing_permission');
     // None of them created anything.
     expect((await as(app, org.ownerToken).get('/dashboards/data-sources')).body).toEqual([]);
-    expect(await services.dataSources.findFeedSource(org.organizationId, 'twilio:calls', connection.id)).toBeNull();
+    expect(await services.feedSources.findFeedSource(org.organizationId, 'twilio:calls', connection.id)).toBeNull();
   });
 
   it('deleting a feed source deletes its schedule', async () => {

@@ -140,7 +140,7 @@ describe('listing and revoking', () => {
     const custom = await share(from, { tableName: table, sharedToOrganizationId: to.organizationId });
     const feedTable = uniqueName('calls');
     await h.services.dataStores.createTable(from.organizationId, feedTable);
-    await h.services.dataSources.createFeedSource(from.organizationId, from.ownerId, {
+    await h.services.feedSources.createFeedSource(from.organizationId, from.ownerId, {
       name: 'Calls',
       type: 'twilio:calls',
       connectionId: '00000000-0000-4000-8000-000000000001',

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ActivityDeps } from '../../activities/deps';
 import { createOutboundHttp } from '../outbound/outbound-http';
 import { StepError } from '../../activities/steps/step-errors';
@@ -10,9 +10,10 @@ import type { MasterKeyring } from '../crypto/master-keyring';
 import { DatabaseDiagnostics } from '../db/database-diagnostics';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
 import { DataSourcesService } from '../data-sources/data-sources.service';
+import { FeedSourcesService } from '../data-sources/feed-sources.service';
 import { FeedSyncsRepository } from '../data-feeds/feed-syncs.repository';
 import { ListingDeletionsRepository } from '../data-feeds/listing-deletions.repository';
-import { dataStoresService } from '../data-stores/data-stores.service';
+import { dataStoresService, type DataStoresService } from '../data-stores/data-stores.service';
 import { NotFoundError } from '../errors/errors';
 import { SharesRepository } from '../shares/shares.repository';
 import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
@@ -109,7 +110,7 @@ export function createActivityDeps(infra: {
     seals: new StepOutputSeals(box),
     retention: { daysByPlan: executionRetentionDays(infra.config.retention.executionDays) },
     feeds: {
-      sources: new DataSourcesService(new DataSourcesRepository(infra.db.manager), dataStores, new SharesRepository(infra.db.manager)),
+      sources: feedSources(infra.db.manager, dataStores),
       connections: connectionsById,
       listings: new ListingDeletionsRepository(infra.db),
       history: new FeedSyncsRepository(infra.db),
@@ -117,4 +118,10 @@ export function createActivityDeps(infra: {
     },
     close: () => http.close(),
   };
+}
+
+/** The feed sources a sync run reads and records its progress in. */
+function feedSources(manager: EntityManager, dataStores: DataStoresService): FeedSourcesService {
+  const repository = new DataSourcesRepository(manager);
+  return new FeedSourcesService(new DataSourcesService(repository, dataStores, new SharesRepository(manager)), repository);
 }

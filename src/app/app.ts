@@ -75,7 +75,7 @@ export function createApp(services: Services): Express {
   registerWebhookTriggerRoutes(ctx, services.webhookTriggers, services.scheduleTriggers, services.config.http.webhookBaseUrl);
   registerScheduleTriggerRoutes(ctx, services.scheduleTriggers);
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);
-  registerDataSourceRoutes(ctx, services.dataSources);
+  registerDataSourceRoutes(ctx, services.dataSources, services.sourceMembers);
   registerAnalyticsRoutes(ctx, services.analytics);
   registerShareRoutes(ctx, services.shares);
   registerProxyRoutes(ctx, services.proxy);

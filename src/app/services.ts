@@ -25,6 +25,8 @@ import { WidgetDataService } from '../dashboards/widget-data.service';
 import { WidgetSources } from '../dashboards/widget-sources';
 import { DataSourcesRepository } from '../data-sources/data-sources.repository';
 import { DataSourcesService } from '../data-sources/data-sources.service';
+import { FeedSourcesService } from '../data-sources/feed-sources.service';
+import { SourceMembersService } from '../data-sources/source-members.service';
 import { AccessTokensRepository } from '../auth/access-tokens.repository';
 import { PrincipalCache } from '../auth/principal-cache';
 import type { Config, OAuthTokenUrls } from '../config/config';
@@ -146,8 +148,11 @@ export function createServices(infra: Infrastructure) {
   const replyResolver = new ReplyResolver(executionsRepository, new SealedResponseVault(new SealedResponsesRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
   const taskQueue = infra.config.temporal.taskQueue;
+  const sourceMembers = new SourceMembersService(dataSources, dataSourcesRepository);
+  const feedSources = new FeedSourcesService(dataSources, dataSourcesRepository);
   const dataFeeds = new DataFeedsService(
     dataSources,
+    feedSources,
     dataStores,
     connections,
     new FeedSchedules(infra.temporal.client, taskQueue),
@@ -200,6 +205,8 @@ export function createServices(infra: Infrastructure) {
     executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),
     dataStores,
     dataSources,
+    sourceMembers,
+    feedSources,
     dataFeeds,
     feedSyncHistory,
     shares,
@@ -234,11 +241,14 @@ function packageInstallScope(environments: EnvironmentsService): InstallScopeFac
   const liquid = createLiquid();
   return (manager) => {
     const stores = dataStoresService(manager);
+    const sourcesRepository = new DataSourcesRepository(manager);
+    const dataSources = new DataSourcesService(sourcesRepository, stores, new SharesRepository(manager));
     return {
       packages: new PackagesRepository(manager),
       workflows: new WorkflowsService(new WorkflowsRepository(manager), environments, liquid),
       dataStores: stores,
-      dataSources: new DataSourcesService(new DataSourcesRepository(manager), stores, new SharesRepository(manager)),
+      dataSources,
+      sourceMembers: new SourceMembersService(dataSources, sourcesRepository),
       dashboards: new DashboardsRepository(manager),
     };
   };

@@ -1,6 +1,7 @@
 import type { ConnectionsService } from '../connections/connections.service';
 import type { AnalyticsSource, SyncConfig } from '../data-sources/analytics-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
+import type { FeedSourcesService } from '../data-sources/feed-sources.service';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors';
 import type { FeedDefinition } from './feed-definition';
@@ -37,9 +38,10 @@ const notSyncable = (code: string, message: string) => new AppError(500, code, m
  */
 export class DataFeedsService {
   constructor(
-    private readonly dataSources: Pick<
-      DataSourcesService,
-      'get' | 'update' | 'createFeedSource' | 'findFeedSource' | 'recordSync' | 'setFeedConnectionName' | 'setFeedConnection'
+    private readonly dataSources: Pick<DataSourcesService, 'get' | 'update'>,
+    private readonly feedSources: Pick<
+      FeedSourcesService,
+      'createFeedSource' | 'findFeedSource' | 'recordSync' | 'setFeedConnectionName' | 'setFeedConnection'
     >,
     private readonly dataStores: Pick<DataStoresService, 'createTable'>,
     private readonly connections: Pick<ConnectionsService, 'get'>,
@@ -65,14 +67,14 @@ export class DataFeedsService {
     }
     if (!body.enabled) {
       // Off needs no live connection: one deleted or renamed since must not keep the feed on.
-      const existing = isUuid(body.connectionId) ? await this.dataSources.findFeedSource(organizationId, feed.key, body.connectionId) : null;
+      const existing = isUuid(body.connectionId) ? await this.feedSources.findFeedSource(organizationId, feed.key, body.connectionId) : null;
       if (!existing) return { enabled: false, dataSourceId: null };
       await this.schedules.pause(existing.id, `Data feed ${feed.key} toggled off`);
       if (existing.enabled) await this.dataSources.update(organizationId, existing.id, { enabled: false });
       return { enabled: false, dataSourceId: existing.id };
     }
     await this.checkConnection(organizationId, feed, body);
-    const existing = await this.dataSources.findFeedSource(organizationId, feed.key, body.connectionId);
+    const existing = await this.feedSources.findFeedSource(organizationId, feed.key, body.connectionId);
     // On again without an interval keeps the one set before.
     const interval = this.interval(body.syncIntervalMinutes ?? existing?.syncConfig?.syncIntervalMinutes);
     const source = existing ?? (await this.createSource(organizationId, userId, feed, body, interval));
@@ -81,9 +83,9 @@ export class DataFeedsService {
     if (existing) {
       if (!existing.enabled) await this.dataSources.update(organizationId, existing.id, { enabled: true });
       // The connection may have been renamed since: the source shows its current name (runs find it by id).
-      if (existing.connectionName !== body.connectionName) await this.dataSources.setFeedConnectionName(organizationId, existing.id, body.connectionName);
+      if (existing.connectionName !== body.connectionName) await this.feedSources.setFeedConnectionName(organizationId, existing.id, body.connectionName);
     }
-    if (existing || body.lookbackMinutes !== undefined) await this.dataSources.recordSync(organizationId, source.id, settings);
+    if (existing || body.lookbackMinutes !== undefined) await this.feedSources.recordSync(organizationId, source.id, settings);
     const syncConfig = { ...source.syncConfig!, ...settings };
     const target = { organizationId, dataSourceId: source.id, feedKey: feed.key };
     await this.schedules.activate(target, interval);
@@ -109,7 +111,7 @@ export class DataFeedsService {
     }
     await this.checkConnection(organizationId, feed, body);
     if (source.connectionId !== body.connectionId || source.connectionName !== body.connectionName) {
-      await this.dataSources.setFeedConnection(organizationId, source.id, { id: body.connectionId, name: body.connectionName });
+      await this.feedSources.setFeedConnection(organizationId, source.id, { id: body.connectionId, name: body.connectionName });
     }
     const attached = await this.dataSources.get(organizationId, dataSourceId);
     if (attached.enabled) {
@@ -231,7 +233,7 @@ export class DataFeedsService {
       if (!(err instanceof ConflictError && err.code === 'table_exists')) throw err;
     });
     try {
-      return await this.dataSources.createFeedSource(organizationId, userId, {
+      return await this.feedSources.createFeedSource(organizationId, userId, {
         name: `${feed.title} (${body.connectionName})`,
         type: feed.key,
         connectionId: body.connectionId,
@@ -241,7 +243,7 @@ export class DataFeedsService {
         syncIntervalMinutes: interval,
       });
     } catch (err) {
-      const winner = await this.dataSources.findFeedSource(organizationId, feed.key, body.connectionId);
+      const winner = await this.feedSources.findFeedSource(organizationId, feed.key, body.connectionId);
       if (!winner) throw err;
       return winner;
     }

@@ -16,13 +16,14 @@ import {
 } from './data-sources.schemas';
 import { presentDataSource } from './data-sources.presenter';
 import type { DataSourcesService } from './data-sources.service';
+import type { SourceMembersService } from './source-members.service';
 
 const tags = ['Data sources'];
 const BASE = '/dashboards/data-sources';
 const Deleted = z.object({ deleted: z.literal(true) });
 
 /** Data sources (interface.md 4.5): reads need dashboards:view, changes dashboards:admin. */
-export function registerDataSourceRoutes(ctx: RouteContext, service: DataSourcesService): void {
+export function registerDataSourceRoutes(ctx: RouteContext, service: DataSourcesService, members: SourceMembersService): void {
   const one = { description: 'The data source', schema: DataSourceSchema };
 
   defineRoute(ctx, {
@@ -130,7 +131,7 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     body: CalculatedFieldBody,
     summary: 'Add a calculated field (arithmetic over number fields)',
     responses: { 201: { description: 'The calculated field', schema: CalculatedField } },
-    handler: async ({ auth, params, body }) => ({ status: 201, body: await service.addCalculatedField(auth.organizationId, params.dataSourceId, body) }),
+    handler: async ({ auth, params, body }) => ({ status: 201, body: await members.addCalculatedField(auth.organizationId, params.dataSourceId, body) }),
   });
 
   defineRoute(ctx, {
@@ -149,7 +150,7 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     },
     handler: async ({ auth, params, body }) => ({
       status: 201,
-      body: { values: await service.previewExpression(auth.organizationId, params.dataSourceId, body.expression) },
+      body: { values: await members.previewExpression(auth.organizationId, params.dataSourceId, body.expression) },
     }),
   });
 
@@ -164,7 +165,7 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     responses: { 200: { description: 'The calculated field', schema: CalculatedField } },
     handler: async ({ auth, params, body }) => ({
       status: 200,
-      body: await service.updateCalculatedField(auth.organizationId, params.dataSourceId, params.fieldId, body),
+      body: await members.updateCalculatedField(auth.organizationId, params.dataSourceId, params.fieldId, body),
     }),
   });
 
@@ -177,7 +178,7 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     summary: 'Delete a calculated field; widgets naming it match nothing afterwards',
     responses: { 200: { description: 'Deleted', schema: Deleted } },
     handler: async ({ auth, params }) => {
-      await service.deleteCalculatedField(auth.organizationId, params.dataSourceId, params.fieldId);
+      await members.deleteCalculatedField(auth.organizationId, params.dataSourceId, params.fieldId);
       return { status: 200, body: { deleted: true } };
     },
   });
@@ -191,7 +192,7 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     body: WindowDimensionBody,
     summary: 'Add a window dimension (row_number over the whole source)',
     responses: { 201: { description: 'The window dimension', schema: WindowDimension } },
-    handler: async ({ auth, params, body }) => ({ status: 201, body: await service.addWindowDimension(auth.organizationId, params.dataSourceId, body) }),
+    handler: async ({ auth, params, body }) => ({ status: 201, body: await members.addWindowDimension(auth.organizationId, params.dataSourceId, body) }),
   });
 
   defineRoute(ctx, {
@@ -205,7 +206,7 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     responses: { 200: { description: 'The window dimension', schema: WindowDimension } },
     handler: async ({ auth, params, body }) => ({
       status: 200,
-      body: await service.updateWindowDimension(auth.organizationId, params.dataSourceId, params.fieldId, body),
+      body: await members.updateWindowDimension(auth.organizationId, params.dataSourceId, params.fieldId, body),
     }),
   });
 
@@ -218,7 +219,7 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     summary: 'Delete a window dimension',
     responses: { 200: { description: 'Deleted', schema: Deleted } },
     handler: async ({ auth, params }) => {
-      await service.deleteWindowDimension(auth.organizationId, params.dataSourceId, params.fieldId);
+      await members.deleteWindowDimension(auth.organizationId, params.dataSourceId, params.fieldId);
       return { status: 200, body: { deleted: true } };
     },
   });

@@ -4,22 +4,13 @@ import type { SharesRepository } from '../shares/shares.repository';
 import { newId, newSuid } from '../ids';
 import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
 import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
-import type {
-  CalculatedField,
-  CreateDataSourceBody,
-  Expression,
-  PatchDataSourceBody,
-  RecordSchema,
-  RecordSchemaInput,
-  WindowDimension,
-} from './data-sources.schemas';
+import type { CalculatedField, CreateDataSourceBody, PatchDataSourceBody, RecordSchema, RecordSchemaInput } from './data-sources.schemas';
 import { newFieldsFrom } from './field-inference';
-import { calculatedFieldIssues, expressionIssues, modelIssues, windowDimensionIssues, windowUnsupportedReason } from './schema-rules';
+import { modelIssues } from './schema-rules';
 import { physicalShape, SERVING_ENGINE, servingRelationName, timeField } from './serving-relation';
 
-/** Records read by refresh-schema, and rows shown by a calculated-field preview. */
+/** Records read by refresh-schema. */
 const SAMPLE_SIZE = 1000;
-const PREVIEW_ROWS = 20;
 
 function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []): RecordSchema {
   return {
@@ -70,22 +61,13 @@ function assertKeepsSharedData(source: AnalyticsSource, next: RecordSchema, gran
     throw shareDependency(source.dataStoreTableName, grants, `removing or retyping field(s) ${lost.join(', ')} would drop data from what is shared`);
 }
 
-function throwIfAny(issues: FieldIssue[], message: string): void {
+/** 400 with every issue found, or nothing. */
+export function throwIfAny(issues: FieldIssue[], message: string): void {
   if (issues.length > 0) throw new ValidationError(message, issues);
 }
 
-/** A feed-backed source as the data feeds create it. */
-export interface FeedSourceInput {
-  name: string;
-  type: string;
-  connectionId: string;
-  connectionName: string;
-  dataStoreTableName: string;
-  recordSchema: RecordSchemaInput;
-  syncIntervalMinutes: number;
-}
-
-interface NewSource {
+/** What a new source is made of, whoever creates it. */
+export interface NewSource {
   name: string;
   type: string;
   dataStoreTableName: string;
@@ -107,8 +89,10 @@ export const MAX_LOOKUP_IDS = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Data sources over data store tables: their model (fields, calculated
- * fields, window dimensions) and the life of their serving relations.
+ * Data sources over data store tables: creating, changing and deleting them,
+ * who may read them (shares), and the life of their serving relations. Their
+ * calculated fields and window dimensions are SourceMembersService's; the
+ * sources data feeds fill are FeedSourcesService's.
  */
 export class DataSourcesService {
   constructor(
@@ -206,25 +190,8 @@ export class DataSourcesService {
     );
   }
 
-  /**
-   * The data source a data feed fills: of the feed's type, bound to the
-   * connection it syncs through, over a table the caller has created.
-   */
-  createFeedSource(organizationId: string, userId: string | null, feed: FeedSourceInput): Promise<AnalyticsSource> {
-    return this.build(organizationId, userId, {
-      ...feed,
-      enabled: true,
-      hotPathMode: 'retain',
-      syncConfig: { syncIntervalMinutes: feed.syncIntervalMinutes, lastSyncAt: null, lastSyncStatus: null },
-    });
-  }
-
-  private build(
-    organizationId: string,
-    userId: string | null,
-    input: NewSource,
-    guard?: Parameters<DataSourcesRepository['create']>[1],
-  ): Promise<AnalyticsSource> {
+  /** A new source of any kind, its model checked, its serving relation built (the feed sources create theirs through it). */
+  build(organizationId: string, userId: string | null, input: NewSource, guard?: Parameters<DataSourcesRepository['create']>[1]): Promise<AnalyticsSource> {
     const recordSchema = toRecordSchema(input.recordSchema);
     throwIfAny(modelIssues(recordSchema, []), 'Invalid calculated fields');
     const id = newId();
@@ -361,84 +328,11 @@ export class DataSourcesService {
     await this.change(organizationId, id, () => 'reindex');
   }
 
-  async addCalculatedField(organizationId: string, id: string, body: Omit<CalculatedField, 'id'>): Promise<CalculatedField> {
-    const field = { id: newId(), ...body };
-    await this.change(organizationId, id, (source) => {
-      throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, body), 'Invalid calculated field');
-      source.recordSchema = { ...source.recordSchema, calculatedFields: [...source.recordSchema.calculatedFields, field] };
-      return 'none';
-    });
-    return field;
-  }
-
-  /** The expression over the first rows of the source, in key order; nothing is saved. */
-  async previewExpression(organizationId: string, id: string, expression: Expression): Promise<Array<number | null>> {
-    const source = await this.get(organizationId, id);
-    await this.assertReadable([source]);
-    throwIfAny(expressionIssues(source.recordSchema, expression), 'Invalid expression');
-    return this.repository.preview(source, expression, PREVIEW_ROWS);
-  }
-
-  /** Changes attributes; a rename leaves widgets naming the old name as they are (they then match nothing). */
-  async updateCalculatedField(organizationId: string, id: string, fieldId: string, patch: Partial<Omit<CalculatedField, 'id'>>): Promise<CalculatedField> {
-    let updated: CalculatedField | undefined;
-    await this.change(organizationId, id, (source) => {
-      const current = source.recordSchema.calculatedFields.find((c) => c.id === fieldId);
-      if (!current) throw new NotFoundError('Calculated field');
-      const next = { ...current, ...patch };
-      throwIfAny(calculatedFieldIssues(source.recordSchema, source.windowDimensions, next), 'Invalid calculated field');
-      source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.map((c) => (c.id === fieldId ? next : c)) };
-      updated = next;
-      return 'none';
-    });
-    return updated!;
-  }
-
-  async deleteCalculatedField(organizationId: string, id: string, fieldId: string): Promise<void> {
-    await this.change(organizationId, id, (source) => {
-      if (!source.recordSchema.calculatedFields.some((c) => c.id === fieldId)) throw new NotFoundError('Calculated field');
-      source.recordSchema = { ...source.recordSchema, calculatedFields: source.recordSchema.calculatedFields.filter((c) => c.id !== fieldId) };
-      return 'none';
-    });
-  }
-
-  /** Window dimensions have indexes of their own (partition and order), so each change re-indexes. */
-  async addWindowDimension(organizationId: string, id: string, body: Omit<WindowDimension, 'id'>): Promise<WindowDimension> {
-    const dimension = { id: newId(), ...body };
-    await this.change(organizationId, id, (source) => {
-      const unsupported = windowUnsupportedReason(source);
-      if (unsupported) throw new ValidationError(`This source cannot have window dimensions: ${unsupported}`, undefined, 'window_unsupported');
-      throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, body), 'Invalid window dimension');
-      source.windowDimensions = [...source.windowDimensions, dimension];
-      return 'reindex';
-    });
-    return dimension;
-  }
-
-  async updateWindowDimension(organizationId: string, id: string, fieldId: string, patch: Partial<Omit<WindowDimension, 'id'>>): Promise<WindowDimension> {
-    let updated: WindowDimension | undefined;
-    await this.change(organizationId, id, (source) => {
-      const current = source.windowDimensions.find((w) => w.id === fieldId);
-      if (!current) throw new NotFoundError('Window dimension');
-      const next = { ...current, ...patch };
-      throwIfAny(windowDimensionIssues(source.recordSchema, source.windowDimensions, next), 'Invalid window dimension');
-      source.windowDimensions = source.windowDimensions.map((w) => (w.id === fieldId ? next : w));
-      updated = next;
-      return 'reindex';
-    });
-    return updated!;
-  }
-
-  async deleteWindowDimension(organizationId: string, id: string, fieldId: string): Promise<void> {
-    await this.change(organizationId, id, (source) => {
-      if (!source.windowDimensions.some((w) => w.id === fieldId)) throw new NotFoundError('Window dimension');
-      source.windowDimensions = source.windowDimensions.filter((w) => w.id !== fieldId);
-      return 'reindex';
-    });
-  }
-
-  /** One change to a source, on its locked row (see DataSourcesRepository.update); 404 when it is not the caller's. */
-  private async change(organizationId: string, id: string, apply: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource> {
+  /**
+   * One change to a source, on its locked row (see DataSourcesRepository.update);
+   * 404 when it is not the caller's. Its members (SourceMembersService) change through it too.
+   */
+  async change(organizationId: string, id: string, apply: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource> {
     // A re-index or rebuild takes the owner table's lock (and a rebuild refills from the owner's records): a closed source
     // gets neither, checked under the row lock, which a revocation also takes.
     const source = await this.repository.update(organizationId, id, apply, async (m, s) => {
@@ -446,26 +340,6 @@ export class DataSourcesService {
     });
     if (!source) throw new NotFoundError('Data source');
     return source;
-  }
-
-  /** The organization's own source of data feed `type` on a connection, or null. */
-  findFeedSource(organizationId: string, type: string, connectionId: string): Promise<AnalyticsSource | null> {
-    return this.repository.findFeedSource(organizationId, type, connectionId);
-  }
-
-  /** Records a sync's progress in the source's syncConfig (merged, not replaced); false when the source is gone. */
-  recordSync(organizationId: string, id: string, patch: Partial<SyncConfig>): Promise<boolean> {
-    return this.repository.mergeSyncConfig(organizationId, id, patch);
-  }
-
-  /** A feed source's connection was renamed: its runs find the connection by the new name. */
-  setFeedConnectionName(organizationId: string, id: string, connectionName: string): Promise<void> {
-    return this.repository.setFeedConnectionName(organizationId, id, connectionName);
-  }
-
-  /** Reattaches a feed source to another connection (its table, records and dashboards stay); ConflictError feed_source_exists. */
-  setFeedConnection(organizationId: string, id: string, connection: { id: string; name: string }): Promise<void> {
-    return this.repository.setFeedConnection(organizationId, id, connection);
   }
 
   /** Called after a source is deleted (data feeds delete its schedule); one listener, whose failures are logged (the delete has committed). */

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { DashboardsRepository } from '../dashboards/dashboards.repository';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
+import type { SourceMembersService } from '../data-sources/source-members.service';
 import type { DataStoresService } from '../data-stores/data-stores.service';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { PackagesRepository } from './packages.repository';
@@ -26,6 +27,7 @@ export interface InstallScope {
   workflows: WorkflowsService;
   dataStores: DataStoresService;
   dataSources: DataSourcesService;
+  sourceMembers: SourceMembersService;
   dashboards: DashboardsRepository;
 }
 

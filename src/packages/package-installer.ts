@@ -177,7 +177,7 @@ async function putDataSource(
       }),
     );
     for (const [j, w] of def.windowDimensions.entries())
-      await under(`${at}.windowDimensions.${j}`, () => s.dataSources.addWindowDimension(organizationId, created.id, w));
+      await under(`${at}.windowDimensions.${j}`, () => s.sourceMembers.addWindowDimension(organizationId, created.id, w));
     return created.id;
   }
 
@@ -190,7 +190,7 @@ async function putDataSource(
   const unchanged = (w: WindowDimension) => wanted.has(w.name) && canonical({ ...w, id: undefined }) === canonical(wanted.get(w.name));
   // Windows that go or change are dropped before the schema changes (they may name fields it removes) and added back after it.
   for (const w of current.windowDimensions.filter((w) => !unchanged(w)))
-    await under(at, () => s.dataSources.deleteWindowDimension(organizationId, current.id, w.id));
+    await under(at, () => s.sourceMembers.deleteWindowDimension(organizationId, current.id, w.id));
   await under(at, () =>
     s.dataSources.update(organizationId, current.id, {
       name: def.name,
@@ -200,7 +200,7 @@ async function putDataSource(
   );
   const kept = new Set(current.windowDimensions.filter(unchanged).map((w) => w.name));
   for (const [j, w] of def.windowDimensions.entries()) {
-    if (!kept.has(w.name)) await under(`${at}.windowDimensions.${j}`, () => s.dataSources.addWindowDimension(organizationId, current.id, w));
+    if (!kept.has(w.name)) await under(`${at}.windowDimensions.${j}`, () => s.sourceMembers.addWindowDimension(organizationId, current.id, w));
   }
   return current.id;
 }
