@@ -31,6 +31,11 @@ const noActivities = {
   message: 'Only the composition root (src/app) and the worker factory (src/temporal/worker.ts) import activities; shared code lives in src/.',
   allowTypeImports: true,
 };
+// The one door to Cube (cube/semantic-layer.ts): outside cube/, nothing else of cube/ and nothing of Cube's packages.
+const cubeDoor = {
+  group: ['**/cube/*', '!**/cube/semantic-layer', '@cubejs-backend/*', '@cubejs-backend/**'],
+  message: 'Outside cube/, use Cube through cube/semantic-layer.ts only (its SemanticLayer interface).',
+};
 const restricted = (...patterns) => ['error', { paths: persistence, patterns: [persistenceDeep, ...patterns] }];
 
 export default tseslint.config(
@@ -44,18 +49,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       'no-restricted-imports': 'off',
-      '@typescript-eslint/no-restricted-imports': restricted(noTestCode, noCompositionRoot, noActivities),
+      '@typescript-eslint/no-restricted-imports': restricted(noTestCode, noCompositionRoot, noActivities, cubeDoor),
     },
   },
   {
     // src/infra starts the embedded PostgreSQL server itself, before any pool exists.
     files: ['src/**/*.repository.ts', 'src/**/*.entity.ts', 'src/db/**', 'src/infra/**', 'migrations/**'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [noTestCode, noCompositionRoot, noActivities] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [noTestCode, noCompositionRoot, noActivities, cubeDoor] }] },
   },
   {
     // The composition roots: they build everything else (src/temporal/worker.ts registers the activities).
     files: ['src/main.ts', 'src/app/**', 'src/cli/**', 'src/temporal/worker.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': restricted(noTestCode) },
+    rules: { '@typescript-eslint/no-restricted-imports': restricted(noTestCode, cubeDoor) },
   },
   {
     // cube/ sits below the domains: src/analytics and src/data-sources call it, so it may only take their types.
@@ -95,7 +100,7 @@ export default tseslint.config(
   {
     files: tests,
     rules: {
-      '@typescript-eslint/no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [cubeDoor] }],
       // Tests reach into private members and loose JSON on purpose.
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
@@ -104,6 +109,28 @@ export default tseslint.config(
   {
     // The unit tier runs without the stack (jest.config.ts); a test that needs it belongs in test/ as an integration test.
     files: ['src/**/*.test.ts', 'activities/**/*.test.ts', 'workflows/**/*.test.ts', 'workflows/**/*.fixture.ts', 'cube/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/test/harness', '**/test/factories', '**/test/global-setup', '**/db/data-source', '**/infra/*'],
+              message: 'Unit tests run without PostgreSQL or Temporal: move this test to test/*.integration.test.ts.',
+            },
+            cubeDoor,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The tests of cube/ (cube/*.test.ts, test/cube-*.test.ts) may reach behind the door: it is what they test.
+    files: ['test/cube-*.test.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
+  },
+  {
+    files: ['cube/**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

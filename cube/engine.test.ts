@@ -1,7 +1,7 @@
 import { createLogger } from '../src/logging/logger';
 import { FairScheduler } from '../src/analytics/fair-scheduler';
-import { CubeEngine, CubeQueryError, modelVersion } from './engine';
-import type { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
+import { CubeEngine } from './engine';
+import { CubeQueryError } from './query-refusals';
 
 const context = { organizationId: 'org', modelVersion: 'v1' };
 
@@ -67,17 +67,6 @@ describe('CubeEngine.load under a scheduler', () => {
     await second;
     expect(secondRan).toBe(true);
     await engine.shutdown();
-  });
-});
-
-describe('modelVersion', () => {
-  it('changes when a source changes, is added or removed', () => {
-    const s = (id: string, at: number) => ({ id, updatedAt: new Date(at) }) as AnalyticsSource;
-    const base = modelVersion([s('a', 1), s('b', 2)]);
-    expect(modelVersion([s('a', 1), s('b', 2)])).toBe(base);
-    expect(modelVersion([s('a', 1), s('b', 3)])).not.toBe(base);
-    expect(modelVersion([s('a', 1)])).not.toBe(base);
-    expect(modelVersion([s('a', 1), s('b', 2), s('c', 0)])).not.toBe(base);
   });
 });
 

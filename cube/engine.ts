@@ -1,47 +1,12 @@
-import { createHash } from 'node:crypto';
 import { CubejsServerCore } from '@cubejs-backend/server-core';
 import { PostgresDriver } from '@cubejs-backend/postgres-driver';
-import type { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
-import type { Logger } from '../src/logging/logger';
 import { cubeModel } from './model';
 import { applyCubeNativeWorkarounds } from './native-workarounds';
-import { markRefusals } from './query-refusals';
+import { CubeQueryError, markRefusals } from './query-refusals';
 import { applyCubeQueueWorkaround } from './queue-workaround';
+import type { CubeContext, CubeLoadAnswer, CubeMetaCube, CubeQuery, CubeSqlAnswer, SemanticLayer, SemanticLayerOptions } from './semantic-layer';
 
-/** What Cube knows of the caller: its organization and the version of that organization's model. */
-export interface CubeContext {
-  organizationId: string;
-  /** Changes whenever a data source of the organization changes; Cube recompiles the model then. */
-  modelVersion: string;
-}
-
-/** A query as Cube's REST API takes it. */
-export type CubeQuery = Record<string, unknown>;
-
-/** Cube's answer to a load, as its REST API gives it. */
-export interface CubeLoadAnswer {
-  data: Array<Record<string, unknown>>;
-  annotation: Record<string, unknown>;
-  query: CubeQuery;
-}
-
-/** A measure or dimension as Cube's meta lists it: the fields this service reads. */
-export interface CubeMetaMember {
-  name: string;
-  title: string;
-  shortTitle?: string;
-  type: string;
-  isVisible?: boolean;
-  meta?: Record<string, unknown>;
-}
-
-/** A cube as Cube's meta lists it: the fields this service reads. */
-export interface CubeMetaCube {
-  name: string;
-  title?: string;
-  measures: CubeMetaMember[];
-  dimensions: CubeMetaMember[];
-}
+export type CubeEngineOptions = SemanticLayerOptions;
 
 /**
  * The gateway methods the engine calls. Each answers through the request's `res`
@@ -52,40 +17,6 @@ type Gateway = Record<'load' | 'sql' | 'meta', (request: Record<string, unknown>
 
 /** Asking again this long past the statement timeout, the query has surely ended (a short wait in Cube's queue included). */
 const CONTINUE_WAIT_MARGIN_MS = 60_000;
-
-/**
- * A failure Cube answered. `refused`: Cube refused the query itself, while
- * reading it or building its SQL (query-refusals.ts), so the caller can fix
- * it; otherwise the failure came from running it (the database: a timeout, a
- * lost connection) or from Cube's internals.
- */
-export class CubeQueryError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly refused = false,
-  ) {
-    super(message);
-  }
-}
-
-/** The model version of a set of sources: a hash of their ids and last changes. */
-export function modelVersion(sources: AnalyticsSource[]): string {
-  const hash = createHash('sha256');
-  for (const s of sources) hash.update(`${s.id}:${s.updatedAt.getTime()};`);
-  return hash.digest('base64url');
-}
-
-export interface CubeEngineOptions {
-  databaseUrl: string;
-  /** Connections of Cube's pool; its queue runs as many queries at once. */
-  poolSize: number;
-  /** Every statement on Cube's pool ends after this. */
-  statementTimeoutMs: number;
-  logger: Logger;
-  /** The organization's data sources, read when Cube compiles its model. */
-  loadSources: (organizationId: string) => Promise<AnalyticsSource[]>;
-}
 
 /**
  * The driver's pg pool. The driver runs `SET statement_timeout` from
@@ -109,7 +40,7 @@ function analyticsDriver(options: CubeEngineOptions): PostgresDriver {
  * no other organization's cubes and never learns their names. It generates
  * the SQL and runs it on its own small pool, caching results in memory.
  */
-export class CubeEngine {
+export class CubeEngine implements SemanticLayer {
   private readonly core: CubejsServerCore;
   private readonly gateway: Gateway;
   private driver?: PostgresDriver;
@@ -162,8 +93,8 @@ export class CubeEngine {
   }
 
   /** The SQL and parameters Cube would run, without running it (no row limit unless the query has one). */
-  sql(context: CubeContext, query: CubeQuery): Promise<{ sql: [string, unknown[]]; aliasNameToMember: Record<string, string> }> {
-    return this.call<{ sql: { sql: [string, unknown[]]; aliasNameToMember: Record<string, string> } }>('sql', context, {
+  sql(context: CubeContext, query: CubeQuery): Promise<CubeSqlAnswer> {
+    return this.call<{ sql: CubeSqlAnswer }>('sql', context, {
       query,
       disableLimitEnforcing: true,
     }).then((r) => r.sql);

@@ -14,6 +14,22 @@
  * compilation of the model itself, keeps its own error.
  */
 
+/**
+ * A failure Cube answered. `refused`: Cube refused the query itself, while
+ * reading it or building its SQL (markRefusals below), so the caller can fix
+ * it; otherwise the failure came from running it (the database: a timeout, a
+ * lost connection) or from Cube's internals.
+ */
+export class CubeQueryError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly refused = false,
+  ) {
+    super(message);
+  }
+}
+
 /** Cube refused the query while reading it or building its SQL. */
 export class QueryRefused extends Error {
   /** The duck type by which Cube's gateway recognises a UserError (and answers 400 with `type: 'UserError'`). */

@@ -1,5 +1,4 @@
-import { modelVersion } from '../cube/engine';
-import { UNEXPLAINED_REFUSAL } from '../cube/query-refusals';
+import { modelVersion, UNEXPLAINED_REFUSAL } from '../cube/semantic-layer';
 import { as, expectError, expectStatus, type Harness, startHarness } from './harness';
 import { createTestOrg, seedRecords, type TestOrg, uniqueName } from './factories';
 

@@ -1,4 +1,4 @@
-import { CubeQueryError } from '../../cube/engine';
+import { CubeQueryError } from '../../cube/semantic-layer';
 import { AppError, ValidationError } from '../errors/errors';
 import { cubeFailure } from './analytics-limits';
 import { AnalyticsQuery } from './analytics.schemas';

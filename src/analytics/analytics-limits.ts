@@ -1,4 +1,4 @@
-import { CubeQueryError } from '../../cube/engine';
+import { CubeQueryError } from '../../cube/semantic-layer';
 import type { Config } from '../config/config';
 import { AppError, TooManyRequestsError } from '../errors/errors';
 import { STATEMENT_TIMEOUT_MESSAGE } from '../db/database-errors';

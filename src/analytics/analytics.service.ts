@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { type CubeContext, type CubeEngine, type CubeMetaMember, type CubeQuery, modelVersion } from '../../cube/engine';
+import { type CubeContext, type CubeMetaMember, type CubeQuery, modelVersion, type SemanticLayer } from '../../cube/semantic-layer';
 import type { AnalyticsSource } from '../data-sources/analytics-source.entity';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import { timeField } from '../data-sources/serving-relation';
@@ -41,7 +41,7 @@ export const EMPTY_ANNOTATION = { measures: {}, dimensions: {}, segments: {}, ti
 export class AnalyticsService {
   constructor(
     private readonly dataSources: DataSourcesService,
-    private readonly engine: CubeEngine,
+    private readonly engine: SemanticLayer,
     private readonly exporter: CsvExporter,
     readonly slots: AnalyticsSlots,
     private readonly logger: Logger,

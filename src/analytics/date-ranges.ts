@@ -1,7 +1,6 @@
-import { dateParser } from '@cubejs-backend/api-gateway/dist/src/dateParser';
+import { CUBE_GRANULARITIES, parseCubeDateRange } from '../../cube/semantic-layer';
 
-/** The granularities Cube 0.35 accepts on a time dimension (api-gateway query.js). */
-export const CUBE_GRANULARITIES = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+export { CUBE_GRANULARITIES };
 
 /** A date range Cube can read, as the local date-times it resolves it to, or why it cannot. */
 export type RangeReading = { ok: true; from: string; to: string } | { ok: false; reason: string };
@@ -15,7 +14,7 @@ export type RangeReading = { ok: true; from: string; to: string } | { ok: false;
 export function readRelativeRange(phrase: string, timezone: string, now: Date): RangeReading {
   let range: unknown;
   try {
-    range = dateParser(phrase, timezone, now);
+    range = parseCubeDateRange(phrase, timezone, now);
   } catch (err) {
     // Cube's UserError says "Can't parse date: '…'"; some phrases (`from 2024-01-01 to soon`) make it fail with a TypeError instead.
     const reason = err instanceof Error && err.message.startsWith("Can't parse date") ? `Cube says: ${err.message}` : 'Cube cannot read it as a date range';

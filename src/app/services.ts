@@ -8,7 +8,7 @@ import { FeedSyncsRepository } from '../data-feeds/feed-syncs.repository';
 import type { Connection as TemporalConnection, Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
-import { CubeEngine } from '../../cube/engine';
+import { createSemanticLayer } from '../../cube/semantic-layer';
 import { analyticsSlots } from '../analytics/analytics-limits';
 import { AnalyticsService } from '../analytics/analytics.service';
 import { CsvExporter } from '../analytics/csv-export';
@@ -127,7 +127,7 @@ export function createServices(infra: Infrastructure) {
   // Cube compiles an organization's model from its sources when that organization's sources change.
   const databaseUrl = (infra.db.options as PostgresConnectionOptions).url!;
   const limits = infra.config.analytics;
-  const cube = new CubeEngine({
+  const cube = createSemanticLayer({
     databaseUrl,
     poolSize: limits.poolSize,
     statementTimeoutMs: limits.statementTimeoutMs,
