@@ -381,20 +381,36 @@ describe.each(['openai', 'anthropic'] as const)('%s', (provider) => {
   });
 });
 
-test('the stub holds a request until released: the model call waits for it, and is answered then', async () => {
-  const base = await newRun('openai', [lookupTool()]);
-  llm.script([{ text: 'Held answer.' }]);
-  const release = llm.holdNext();
-  let settled = false;
-  const pending = agent.agentModelCall({ ...base, subSeq: 1, iteration: 1 }).finally(() => (settled = true));
-  await release.arrived;
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(settled).toBe(false);
-  expect(await subSteps(base)).toEqual([]);
-  release();
-  expect(await pending).toMatchObject({ toolCalls: [] });
-  expect(await subStep(base, 'model-1')).toMatchObject({ output: { text: 'Held answer.' } });
-});
+test.each(['openai', 'anthropic'] as const)(
+  '%s: a model call sends the connection key, model and prompts to the provider, and records the turn only once the provider has answered',
+  async (provider) => {
+    const base = await newRun(provider, [lookupTool()]);
+    llm.script([{ text: 'Held answer.' }]);
+    // The stub is the vendor: it holds its answer, so what the service sent and recorded before it can be read.
+    const release = llm.holdNext();
+    const pending = agent.agentModelCall({ ...base, subSeq: 1, iteration: 1 });
+    await release.arrived;
+    const sent = llm.requests.at(-1)!;
+    if (provider === 'openai') {
+      expect(sent.path).toBe('/v1/chat/completions');
+      expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(sent.body.messages.slice(0, 2)).toEqual([
+        { role: 'system', content: 'You help the support team.' },
+        { role: 'user', content: 'What plan is customer c-17 on?' },
+      ]);
+    } else {
+      expect(sent.path).toBe('/v1/messages');
+      expect(sent.headers['x-api-key']).toBe(KEY);
+      expect(JSON.stringify(sent.body.system)).toContain('You help the support team.');
+      expect(JSON.stringify(sent.body.messages)).toContain('What plan is customer c-17 on?');
+    }
+    expect(sent.body.model).toBe(MODELS[provider]);
+    expect(await subSteps(base)).toEqual([]);
+    release();
+    expect(await pending).toMatchObject({ toolCalls: [] });
+    expect(await subStep(base, 'model-1')).toMatchObject({ status: 'completed', output: { text: 'Held answer.', toolCalls: [] } });
+  },
+);
 
 describe('workflow tools', () => {
   /** A run whose model asked for the workflow tool `enrich` once, with `args`. */

@@ -2,6 +2,7 @@ import request from 'supertest';
 import Ajv2020 from 'ajv/dist/2020';
 import { as, type Harness, startHarness } from './harness';
 import { createTestOrg, type TestOrg } from './factories';
+import { validateOpenApi } from './openapi-validator';
 
 let h: Harness;
 beforeAll(async () => {
@@ -249,6 +250,9 @@ describe('API reference', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    // Checked against the OpenAPI 3.1 schema itself; the same validator refuses a 3.1 document without info.title.
+    expect(await validateOpenApi(doc)).toEqual({ valid: true, version: '3.1' });
+    expect(await validateOpenApi({ ...doc, info: { version: doc.info.version } })).toMatchObject({ valid: false, version: '3.1' });
     expect(typeof doc.info?.title).toBe('string');
     expect(typeof doc.info?.version).toBe('string');
     expect(doc.paths).toBeDefined();

@@ -45,8 +45,6 @@ const runsOf = async (triggerId: string): Promise<ExecutionSummary[]> =>
 
 const describeSchedule = (scheduleId: string) => h.services.temporal.client.schedule.getHandle(scheduleId).describe();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const issuePaths = (res: { body: { error: { details?: Array<{ path: string }> } } }) => (res.body.error.details ?? []).map((d) => d.path);
 
 /** The schedules Temporal holds for a workflow, by the WorkflowName search attribute. */
@@ -100,6 +98,8 @@ test('an interval schedule starts runs with its static initial; they are listed 
 test('pause stops new runs, resume starts them again; Temporal shows the pause', async () => {
   const wf = await a.createWorkflow([returnStep('done', { ok: true })]);
   const trigger = await createSchedule(wf.id, { schedule: { intervalSeconds: 2 } });
+  // A control on the same 2-second beat that is never paused: its runs are the beats the paused trigger lets go by.
+  const control = await createSchedule(wf.id, { schedule: { intervalSeconds: 2 } });
   await eventually(
     () => runsOf(trigger.id),
     (r) => r.length >= 1,
@@ -108,11 +108,31 @@ test('pause stops new runs, resume starts them again; Temporal shows the pause',
   const paused = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: true });
   expect(paused.status).toBe(200);
   expect(paused.body.paused).toBe(true);
-  expect((await describeSchedule(trigger.temporalScheduleId)).state.paused).toBe(true);
-  await sleep(1500); // a run already due when the pause landed may still start
-  const before = (await runsOf(trigger.id)).length;
-  await sleep(6000);
-  expect((await runsOf(trigger.id)).length).toBe(before);
+  const atPause = await describeSchedule(trigger.temporalScheduleId);
+  expect(atPause.state.paused).toBe(true);
+  // When Temporal took the pause, by its own clock; beats are judged by their scheduled times on the same clock.
+  const pausedAt = atPause.info.lastUpdatedAt!.getTime();
+  const beatsAfterPause = async (scheduleId: string) =>
+    (await describeSchedule(scheduleId)).info.recentActions.filter((action) => action.scheduledAt.getTime() > pausedAt);
+  // Two beats after the pause started runs of the control ...
+  await eventually(
+    () => beatsAfterPause(control.temporalScheduleId),
+    (beats) => beats.length >= 2,
+    30_000,
+  );
+  await owner().delete(`/schedule-triggers/${control.id}`);
+  // ... and none of the paused trigger: no action taken for them, and no run listed beyond the actions Temporal took before the pause.
+  const after = await describeSchedule(trigger.temporalScheduleId);
+  expect(after.info.recentActions.filter((action) => action.scheduledAt.getTime() > pausedAt)).toEqual([]);
+  const before = after.info.numActionsTaken;
+  expect(
+    (
+      await eventually(
+        () => runsOf(trigger.id),
+        (r) => r.length >= before,
+      )
+    ).length,
+  ).toBe(before);
 
   const resumed = await owner().patch(`/schedule-triggers/${trigger.id}`).send({ paused: false });
   expect(resumed.body.paused).toBe(false);

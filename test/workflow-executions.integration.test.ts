@@ -2,7 +2,7 @@ import { as, expectError, quietTemporalRuntime, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { httpStep as baseHttpStep, returnStep, startWorkflowHarness, type Execution, type Step, type WorkflowApi } from './workflow-api';
 import type { Role } from '../src/auth/roles';
-import { createTestOrg, type TestOrg } from './factories';
+import { createTestOrg, type TestOrg, waitFor } from './factories';
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -145,11 +145,22 @@ describe('listing executions', () => {
 
 describe('reading one execution', () => {
   test("a completed run shows its status, timing and each step's rendered input and output", async () => {
+    const hold = stub.gate();
     const wf = await a.createWorkflow([
       { stepId: 'fetch', stepType: 'core.http', input: { url: `${stub.url}/items/{{ initial.item }}`, searchParams: { q: '{{ initial.q }}' } } },
+      { stepId: 'hold', stepType: 'core.http', input: { url: hold.url } },
       returnStep('answer', { url: '{{ fetch.body.url }}' }),
     ]);
-    const ran = await a.runAndWait(wf.id, { item: 'abc', q: 'x y' });
+    // The timing is judged by the test's own clock: the run lies between `before` and `after`, and spans the hold, which lasts at least `held`.
+    const before = Date.now();
+    const running = a.runAndWait(wf.id, { item: 'abc', q: 'x y' });
+    await hold.arrived;
+    const arrived = Date.now();
+    await waitFor(() => Date.now() - arrived >= 50, { intervalMs: 10, what: '50 ms of holding' });
+    const held = Date.now() - arrived;
+    hold.open();
+    const ran = await running;
+    const after = Date.now();
     const e = await a.readExecution(ran.id);
     expect(e).toMatchObject({
       id: ran.id,
@@ -161,10 +172,16 @@ describe('reading one execution', () => {
       error: null,
       rerunOf: null,
     });
-    expect(Date.parse(e.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(e.startedAt));
-    expect(e.durationMs).toBe(Date.parse(e.finishedAt!) - Date.parse(e.startedAt));
-    expect(stepIds(e)).toEqual(['fetch', 'answer']);
-    const [fetch, answer] = e.steps!;
+    const within = (x: { startedAt: string; finishedAt: string | null; durationMs: number | null }) => ({
+      startedAfterBefore: Date.parse(x.startedAt) >= before,
+      finishedBeforeAfter: Date.parse(x.finishedAt!) <= after,
+      durationAtMostTheWindow: x.durationMs! <= after - before,
+    });
+    const inWindow = { startedAfterBefore: true, finishedBeforeAfter: true, durationAtMostTheWindow: true };
+    expect(within(e)).toEqual(inWindow);
+    expect(e.durationMs).toBeGreaterThanOrEqual(held);
+    expect(stepIds(e)).toEqual(['fetch', 'hold', 'answer']);
+    const [fetch, holding, answer] = e.steps!;
     expect(fetch).toMatchObject({
       stepType: 'core.http',
       status: 'completed',
@@ -173,7 +190,12 @@ describe('reading one execution', () => {
       output: { status: 200, body: { method: 'GET', url: '/items/abc?q=x+y' } },
       error: null,
     });
-    expect(fetch.durationMs).toBe(Date.parse(fetch.finishedAt) - Date.parse(fetch.startedAt));
+    expect(within(fetch)).toEqual(inWindow);
+    // The fetch ended before the hold's request reached the stub.
+    expect(Date.parse(fetch.finishedAt)).toBeLessThanOrEqual(arrived);
+    expect(fetch.durationMs).toBeGreaterThanOrEqual(0);
+    expect(within(holding)).toEqual(inWindow);
+    expect(holding.durationMs).toBeGreaterThanOrEqual(held);
     expect(answer).toMatchObject({ stepType: 'core.return', status: 'completed', output: { statusCode: 200, body: { url: '/items/abc?q=x+y' } } });
   });
 

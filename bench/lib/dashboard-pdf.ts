@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import PDFDocument from 'pdfkit';
@@ -11,7 +12,9 @@ import { fmt, percentile } from './stats';
  * and the peak RSS and heap of each render (memory should stay flat across
  * them), beside a baseline measured in the same run: pdfkit writing the same
  * text (titles, card values, every table cell) at fixed positions, with no
- * HTML parsing, layout or charts. Aim (issue 13): under 2 s a render on a
+ * HTML parsing, layout or charts. Each prints how long the event loop was
+ * held at most: renderPdf lays out in slices of about 15 ms, the baseline
+ * writes in one go. Aim (issue 13): under 2 s a render on a
  * 2-core machine, memory flat across 10 renders.
  */
 
@@ -124,6 +127,8 @@ export interface PdfRun {
   bytes: number;
   peakRss: number;
   peakHeap: number;
+  /** The longest the event loop waited for a turn during the run (ms): renderPdf works in slices, the baseline in one go. */
+  loopMaxMs: number;
 }
 
 /** Runs `op` `runCount` times, sampling memory every 5 ms while each runs. */
@@ -140,12 +145,19 @@ async function measure(runCount: number, op: () => Promise<number>): Promise<Pdf
       peakHeap = Math.max(peakHeap, m.heapUsed);
     };
     const timer = setInterval(sample, 5);
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    // The monitor's timer starts on the next turn; a run that never yields (the baseline) would otherwise go unseen.
+    await new Promise((resolve) => setTimeout(resolve, 10));
     const started = performance.now();
     const bytes = await op();
     const ms = performance.now() - started;
+    // ... and records a delay when it next runs.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    loop.disable();
     clearInterval(timer);
     sample();
-    runs.push({ ms, bytes, peakRss, peakHeap });
+    runs.push({ ms, bytes, peakRss, peakHeap, loopMaxMs: loop.max / 1e6 });
   }
   return runs;
 }
@@ -154,6 +166,14 @@ function report(name: string, runs: PdfRun[]) {
   const ms = runs.map((r) => r.ms);
   console.log(
     `  ${name.padEnd(26)} p50 ${fmt.ms(percentile(ms, 50)).padStart(9)}   max ${fmt.ms(Math.max(...ms)).padStart(9)}   PDF ${(runs[0].bytes / 1024).toFixed(0)} KB`,
+  );
+  console.log(
+    `  ${''.padEnd(26)} event loop held at most ${fmt.ms(Math.max(...runs.map((r) => r.loopMaxMs)))} (p50 of the runs' longest ${fmt.ms(
+      percentile(
+        runs.map((r) => r.loopMaxMs),
+        50,
+      ),
+    )})`,
   );
   console.log(`  ${''.padEnd(26)} peak RSS by render  ${runs.map((r) => fmt.mb(r.peakRss)).join(' ')}`);
   console.log(`  ${''.padEnd(26)} peak heap by render ${runs.map((r) => fmt.mb(r.peakHeap)).join(' ')}`);

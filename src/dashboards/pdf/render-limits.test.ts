@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { PassThrough } from 'node:stream';
+import PDFDocument from 'pdfkit';
 import { PNG } from 'pngjs';
 import { PdfInputInvalid, PdfInputTooLarge } from './pdf-errors';
 import { DEFAULT_PDF_LIMITS, type PdfLimits } from './pdf-limits';
@@ -170,17 +171,54 @@ describe('renderPdf: streaming', () => {
     return `<h1>Big</h1>${chart.repeat(20)}<table><thead><tr><th>A</th><th>B</th><th>C</th><th>D</th></tr></thead>${rows}</table>`;
   };
 
-  it('leaves the event loop free while it lays out a 2,000-row table and 20 charts', async () => {
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    delay.enable();
-    const pdf = await render(big());
-    delay.disable();
-    expect(isPdf(pdf)).toBe(true);
-    // Slices are 15 ms; allow for a slow, shared machine and for the parse and block building, which are not sliced.
-    expect(delay.max / 1e6).toBeLessThan(600);
+  /** Spies on pdfkit's documents: pages added, images drawn and documents finished, each by the document that did it. */
+  const spyOnDocuments = () => {
+    const spies = {
+      addPage: jest.spyOn(PDFDocument.prototype, 'addPage'),
+      image: jest.spyOn(PDFDocument.prototype, 'image'),
+      end: jest.spyOn(PDFDocument.prototype, 'end'),
+    };
+    const by = (spy: jest.SpyInstance, doc: unknown) => spy.mock.contexts.filter((c) => c === doc).length;
+    return {
+      /** The document a render made: the one whose constructor added the first page after `pagesBefore` pages were added. */
+      docAfter: (pagesBefore: number) => spies.addPage.mock.contexts[pagesBefore],
+      pagesAdded: () => spies.addPage.mock.calls.length,
+      pages: (doc: unknown) => by(spies.addPage, doc),
+      images: (doc: unknown) => by(spies.image, doc),
+      ended: (doc: unknown) => by(spies.end, doc) > 0,
+    };
+  };
+  afterEach(() => jest.restoreAllMocks());
+
+  const once = (emitter: NodeJS.EventEmitter, event: string) => new Promise<void>((resolve) => emitter.once(event, () => resolve()));
+
+  it('lays out in slices: other work gets event loop turns between the pages of a 2,000-row table and 20 charts', async () => {
+    // How long the loop is held is a figure of `npm run bench:dashboards` (bench/lib/dashboard-pdf.ts), beside pdfkit alone.
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    const turnsAtPage: number[] = [];
+    const addPage = PDFDocument.prototype.addPage;
+    jest.spyOn(PDFDocument.prototype, 'addPage').mockImplementation(function (this: PDFKit.PDFDocument, ...args) {
+      turnsAtPage.push(turns);
+      return addPage.apply(this, args);
+    });
+    setImmediate(count);
+    try {
+      expect(isPdf(await render(big()))).toBe(true);
+    } finally {
+      counting = false;
+    }
+    expect(turnsAtPage.length).toBeGreaterThan(10);
+    // Had the render held the loop from its first page to its last, every page would have seen the same count.
+    expect(new Set(turnsAtPage).size).toBeGreaterThan(1);
   });
 
   it('pauses while nobody reads, so a stalled reader does not make it buffer the document', async () => {
+    const documents = spyOnDocuments();
     // Twelve different images of noise: about 3 MB of PDF that does not compress.
     const noise = Array.from({ length: 12 }, () => {
       const png = new PNG({ width: 300, height: 300, colorType: 2 });
@@ -188,18 +226,47 @@ describe('renderPdf: streaming', () => {
       return `<img src="${dataUri('image/png', PNG.sync.write(png, { colorType: 2, filterType: 0 }))}">`;
     });
     const stream = await renderPdf(noise.join(''));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const buffered = stream.readableLength;
-    expect(buffered).toBeLessThan(1024 * 1024);
+    const doc = documents.docAfter(0);
+    // The render waits for 'drain' only when its reader is behind: the moment it starts to wait is the pause.
+    // Had it written the whole document without waiting, the stream would have finished (taken the last byte) first.
+    const paused = new Promise<'paused'>((resolve) => {
+      const pause = (event: string | symbol) => {
+        if (event !== 'drain') return;
+        stream.off('newListener', pause);
+        resolve('paused');
+      };
+      stream.on('newListener', pause);
+    });
+    expect(await Promise.race([paused, once(stream, 'finish').then(() => 'finished')])).toBe('paused');
+    // The stream is the renderer's PassThrough: what waits on either side of it is what is buffered.
+    const { readableLength, writableLength } = stream as PassThrough;
+    expect(readableLength + writableLength).toBeLessThan(1024 * 1024);
+    expect(documents.images(doc)).toBeLessThan(12);
     const pdf = await collect(stream);
+    expect(documents.images(doc)).toBe(12);
     expect(pdf.length).toBeGreaterThan(2.5 * 1024 * 1024);
     expect(isPdf(pdf)).toBe(true);
   });
 
-  it('stops when the stream is destroyed (the client went away)', async () => {
+  it('stops when the stream is destroyed (the client went away): no page is drawn after, and the document is never finished', async () => {
+    const documents = spyOnDocuments();
     const stream = await renderPdf(big());
-    stream.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(stream.destroyed).toBe(true);
+    const doc = documents.docAfter(0);
+    // Read as a client does, and go away once the third page is under way.
+    stream.on('data', () => {
+      if (documents.pages(doc) >= 3) stream.destroy();
+    });
+    await once(stream, 'close');
+    const pagesAtClose = documents.pages(doc);
+    expect(pagesAtClose).toBeGreaterThanOrEqual(3);
+
+    // A whole render of the same HTML gives the loop to the first render between each of its slices: had that one gone on, it would have drawn more.
+    const pagesBefore = documents.pagesAdded();
+    expect(isPdf(await render(big()))).toBe(true);
+    const whole = documents.docAfter(pagesBefore);
+    expect(documents.ended(whole)).toBe(true);
+    expect(documents.pages(whole)).toBeGreaterThan(pagesAtClose);
+    expect(documents.pages(doc)).toBe(pagesAtClose);
+    expect(documents.ended(doc)).toBe(false);
   });
 });
