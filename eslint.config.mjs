@@ -36,6 +36,11 @@ const cubeDoor = {
   group: ['**/cube/*', '!**/cube/semantic-layer', '@cubejs-backend/*', '@cubejs-backend/**'],
   message: 'Outside cube/, use Cube through cube/semantic-layer.ts only (its SemanticLayer interface).',
 };
+// The unit tier (jest.config.ts) runs without PostgreSQL; the workflow tests start only a Temporal dev server of their own.
+const noStack = {
+  group: ['**/test/harness', '**/test/factories', '**/test/global-setup', '**/db/data-source', '**/infra/*'],
+  message: 'Unit tests run without PostgreSQL or the shared stack: move this test to test/*.integration.test.ts.',
+};
 const restricted = (...patterns) => ['error', { paths: persistence, patterns: [persistenceDeep, ...patterns] }];
 
 export default tseslint.config(
@@ -113,13 +118,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['**/test/harness', '**/test/factories', '**/test/global-setup', '**/db/data-source', '**/infra/*'],
-              message: 'Unit tests run without PostgreSQL or Temporal: move this test to test/*.integration.test.ts.',
-            },
-            cubeDoor,
-          ],
+          patterns: [noStack, cubeDoor],
         },
       ],
     },
@@ -135,12 +134,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['**/test/harness', '**/test/factories', '**/test/global-setup', '**/db/data-source', '**/infra/*'],
-              message: 'Unit tests run without PostgreSQL or Temporal: move this test to test/*.integration.test.ts.',
-            },
-          ],
+          patterns: [noStack],
         },
       ],
     },
