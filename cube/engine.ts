@@ -4,7 +4,7 @@ import { cubeModel } from './model';
 import { applyCubeNativeWorkarounds } from './native-workarounds';
 import { CubeQueryError, markRefusals } from './query-refusals';
 import { applyCubeQueueWorkaround } from './queue-workaround';
-import type { CubeContext, CubeLoadAnswer, CubeMetaCube, CubeQuery, CubeSqlAnswer, SemanticLayer, SemanticLayerOptions } from './semantic-layer';
+import type { CubeContext, CubeLoadAnswer, CubeMetaCube, CubeQuery, CubeSqlAnswer, SemanticLayer, SemanticLayerOptions } from './semantic-layer.types';
 
 export type CubeEngineOptions = SemanticLayerOptions;
 
