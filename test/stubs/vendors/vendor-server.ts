@@ -26,8 +26,8 @@ export interface VendorServer {
 
 /**
  * One vendor API on its own port: every request is recorded (with the
- * vendor's name), waits the shared delay, then takes a forced failure if one
- * is queued, else the vendor's router answers.
+ * vendor's name) and takes a forced failure if one is queued, waits the
+ * shared delay, then answers with the failure or the vendor's router.
  */
 export async function startVendorServer(
   vendor: VendorName,
@@ -38,9 +38,11 @@ export async function startVendorServer(
   const failures: FailAnswer[] = [];
   const fallback: StubHandler = async (req, res) => {
     shared.requests.push({ ...req, vendor });
+    // Taken as the request arrives, not after the delay: a request still held from an earlier test must not take a
+    // failure queued for the next one.
+    const forced = failures.shift();
     const delay = shared.delayMs();
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-    const forced = failures.shift();
     if (!forced) return route(req, res);
     if (forced.status === 0) return res.destroy();
     return failure(forced, res);
