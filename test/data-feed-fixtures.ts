@@ -120,3 +120,19 @@ export function sync(app: Express, org: TestOrg, id: string, body: Json = {}) {
 export function callListRequests(stubs: VendorStubs) {
   return stubs.requests.filter((r) => r.vendor === 'twilio' && r.path.endsWith('/Calls.json'));
 }
+
+/** A `custom` data source (no feed) over a new table of the organization; returns its id. */
+export async function customSource(app: Express, org: TestOrg): Promise<string> {
+  const table = uniqueName('plain');
+  expectStatus(await as(app, org.ownerToken).post('/data-stores/tables').send({ tableName: table }), 201);
+  const res = await as(app, org.ownerToken)
+    .post('/dashboards/data-sources')
+    .send({
+      name: 'Plain',
+      type: 'custom',
+      dataStoreTableName: table,
+      recordSchema: { name: 'plain', fields: { at: { type: 'date', label: 'At', timeDimension: true } } },
+    });
+  expectStatus(res, 201);
+  return res.body.id;
+}

@@ -3,6 +3,7 @@ import { createTestOrg, uniqueName, type TestOrg } from './factories';
 import { getSource, settledSource, startFeedStack, sync, syncRunClosed, toggle, type FeedStack } from './data-feed-fixtures';
 import { startOAuthTokenStub, type Grant, type OAuthTokenStub, type TokenVendor } from './stubs/oauth-token-stub';
 import { httpStep, stepOf, workflowApi } from './workflow-api';
+import { TokenRefreshLeases } from '../src/connections/token-refresh-leases.repository';
 
 type Json = Record<string, any>;
 
@@ -125,10 +126,17 @@ describe('OAuth access tokens of feed connections', () => {
     const held = grant.hold();
     const { org, connection, id } = await oauthFeed('hubspot', grant);
     await held.arrived;
-    // The worker's refresh is in flight: the API's own OAuthTokens waits for it rather than sending a second one.
+    // The worker's refresh is in flight and holds the lease: the API's own OAuthTokens finds it taken and waits on it
+    // (it polls the lease) rather than sending a second request.
+    const polled = new Promise<void>((resolve) => {
+      const spy = jest.spyOn(TokenRefreshLeases.prototype, 'held').mockImplementation(async function (this: TokenRefreshLeases, ...args) {
+        resolve();
+        spy.mockRestore();
+        return TokenRefreshLeases.prototype.held.apply(this, args);
+      });
+    });
     const fromApi = stack.h.services.oauthTokens.current(org.organizationId, connection.id);
-    // Time for the API call to find the lease taken and start waiting on it (a missed race would only make the test pass vacuously, never fail).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await polled;
     held.release();
     const found = await fromApi;
     expect((await settledSource(stack.h.app, org, id)).syncConfig.lastSyncStatus).toBe('success');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { as, createConnection, expectError, expectStatus } from './harness';
 import { createTestOrg, uniqueName } from './factories';
-import { getSource, orgWithTwilio, startFeedStack, syncRunClosed, toggle, toggleTwilioOn, sync, type FeedStack } from './data-feed-fixtures';
+import { customSource, getSource, orgWithTwilio, startFeedStack, syncRunClosed, toggle, toggleTwilioOn, sync, type FeedStack } from './data-feed-fixtures';
 
 /** Toggling feeds on and off (interface.md 3, 4.4): sources, tables and schedules, and every status of the toggle and sync routes. */
 let stack: FeedStack;
@@ -173,18 +173,8 @@ describe('POST /dashboards/data-sources/{id}/sync refusals', () => {
     expectError(await sync(app, org, id, { startDate: 'yesterday' }), 400, 'validation_failed');
     expectError(await as(app, org.tokens.viewer).post(`/dashboards/data-sources/${id}/sync`).send({}), 403, 'missing_permission');
 
-    const table = uniqueName('plain');
-    expectStatus(await as(app, org.ownerToken).post('/data-stores/tables').send({ tableName: table }), 201);
-    const custom = await as(app, org.ownerToken)
-      .post('/dashboards/data-sources')
-      .send({
-        name: 'Plain',
-        type: 'custom',
-        dataStoreTableName: table,
-        recordSchema: { name: 'plain', fields: { at: { type: 'date', label: 'At', timeDimension: true } } },
-      });
-    expectStatus(custom, 201);
-    expectError(await sync(app, org, custom.body.id), 500, 'no_sync_workflow');
+    const customId = await customSource(app, org);
+    expectError(await sync(app, org, customId), 500, 'no_sync_workflow');
 
     expectStatus(await as(app, org.ownerToken).patch(`/dashboards/data-sources/${id}`).send({ enabled: false }), 200);
     const disabled = await sync(app, org, id);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { as, createConnection, expectError, expectStatus } from './harness';
 import { createTestOrg, eventually, uniqueName, type TestOrg } from './factories';
-import { getSource, settledSource, startFeedStack, sync, syncRunClosed, tableRecords, toggle, type FeedStack } from './data-feed-fixtures';
+import { customSource, getSource, settledSource, startFeedStack, sync, syncRunClosed, tableRecords, toggle, type FeedStack } from './data-feed-fixtures';
 
 type Json = Record<string, any>;
 
@@ -287,18 +287,8 @@ describe('a source whose connection was deleted', () => {
       'missing_permission',
     );
 
-    const table = uniqueName('plain');
-    expectStatus(await as(app, org.ownerToken).post('/data-stores/tables').send({ tableName: table }), 201);
-    const custom = await as(app, org.ownerToken)
-      .post('/dashboards/data-sources')
-      .send({
-        name: 'Plain',
-        type: 'custom',
-        dataStoreTableName: table,
-        recordSchema: { name: 'plain', fields: { at: { type: 'date', label: 'At', timeDimension: true } } },
-      });
-    expectStatus(custom, 201);
-    expectError(await put(org, custom.body.id, connection), 400, 'not_a_feed_source');
+    const customId = await customSource(app, org);
+    expectError(await put(org, customId, connection), 400, 'not_a_feed_source');
   });
 });
 

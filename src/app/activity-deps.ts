@@ -74,14 +74,8 @@ export function createActivityDeps(infra: {
   /** A feed source's connection, by id within the organization (a renamed connection is still found). */
   const connectionsById = {
     async byId(organizationId: string, connectionId: string): Promise<ResolvedConnection | undefined> {
-      let connection: Connection;
-      try {
-        connection = await connections.get(organizationId, connectionId);
-      } catch (err) {
-        if (err instanceof NotFoundError) return undefined;
-        throw err;
-      }
-      return resolved(connection, await connections.configOf(connection));
+      const connection = await connections.find(organizationId, connectionId);
+      return connection ? resolved(connection, await connections.configOf(connection)) : undefined;
     },
     /**
      * As byId, with a usable OAuth access token: refreshed first when it is

@@ -20,14 +20,6 @@ export function feedTableName(feedKey: string, connectionId: string): string {
   return `feed_${feedKey.replace(/[^A-Za-z0-9]/g, '_')}_${connectionId.replace(/-/g, '')}`.slice(0, 63);
 }
 
-/** A catch handler: NotFoundError becomes `value`, anything else is thrown on. */
-const ifMissing =
-  <T>(value: T) =>
-  (err: unknown): T => {
-    if (err instanceof NotFoundError) return value;
-    throw err;
-  };
-
 /** A 500 the contract asks for (interface.md 4.5, 7): the sync cannot run for this source. */
 const notSyncable = (code: string, message: string) => new AppError(500, code, message);
 
@@ -44,7 +36,7 @@ export class DataFeedsService {
       'createFeedSource' | 'findFeedSource' | 'recordSync' | 'setFeedConnectionName' | 'setFeedConnection'
     >,
     private readonly dataStores: Pick<DataStoresService, 'createTable'>,
-    private readonly connections: Pick<ConnectionsService, 'get'>,
+    private readonly connections: Pick<ConnectionsService, 'get' | 'find'>,
     private readonly schedules: FeedSchedules,
     private readonly runs: FeedSyncRuns,
     private readonly settings: { defaultSyncIntervalMinutes: number },
@@ -163,7 +155,7 @@ export class DataFeedsService {
         `Data source "${source.name}" is disabled, so its sync is paused; toggle its feed on (POST /dashboards/data-feeds/toggle with enabled: true), which also resumes its schedule`,
       );
     }
-    const connection = source.connectionId ? await this.connections.get(source.organizationId, source.connectionId).catch(ifMissing(undefined)) : undefined;
+    const connection = source.connectionId ? await this.connections.find(source.organizationId, source.connectionId) : null;
     if (!connection) {
       throw notSyncable(
         'source_without_connection',

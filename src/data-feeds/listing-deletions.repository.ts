@@ -37,12 +37,8 @@ export class ListingDeletionsRepository {
     return count;
   }
 
-  /** Forgets what the source's listings saw, all but `keep` (a sync run ends, or a new one clears what an interrupted one left). */
-  async forget(organizationId: string, dataSourceId: string, keep: string[] = []): Promise<void> {
-    await this.db.query(`DELETE FROM feed_sync_seen WHERE organization_id = $1 AND data_source_id = $2 AND NOT (listing_id = ANY($3::uuid[]))`, [
-      organizationId,
-      dataSourceId,
-      keep,
-    ]);
+  /** Forgets what the source's listings saw (a sync run ends, or a new one clears what an interrupted one left). */
+  async forget(organizationId: string, dataSourceId: string): Promise<void> {
+    await this.db.query(`DELETE FROM feed_sync_seen WHERE organization_id = $1 AND data_source_id = $2`, [organizationId, dataSourceId]);
   }
 }

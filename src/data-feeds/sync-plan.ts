@@ -25,8 +25,8 @@ export function planSync(input: {
   const { feed, window, now } = input;
   const listing = feed.deletions.kind === 'listing';
   const phases: SyncPhase[] = [{ kind: 'window', window, listingId: listing ? input.newId() : null, cursor: null }];
-  const last = input.config?.lastReconciledAt ? Date.parse(input.config.lastReconciledAt) : NaN;
-  const due = input.trigger !== 'backfill' && !(now.getTime() - last < RECONCILE_EVERY_HOURS * HOUR_MS);
+  const last = input.config?.lastReconciledAt;
+  const due = input.trigger !== 'backfill' && (!last || now.getTime() - Date.parse(last) >= RECONCILE_EVERY_HOURS * HOUR_MS);
   if (!due) return { phases, reconciles: false };
   if (feed.deletions.kind === 'keys') return { phases: [...phases, { kind: 'keys', after: null }], reconciles: true };
   const from = now.getTime() - feed.deletions.reconcileWindowDays * DAY_MS;
