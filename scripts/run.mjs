@@ -50,6 +50,43 @@ function exec(cmd, args, env = {}) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
+/** Newest modification time under `dir` (files only), 0 when it does not exist. */
+function newestMtime(target) {
+  if (!fs.existsSync(target)) return 0;
+  const stat = fs.statSync(target);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...fs.readdirSync(target).map((name) => newestMtime(path.join(target, name))));
+}
+
+/** The web console (console/): built with Vite when its sources, or the chart module it shares with the server, changed since the last build. */
+function buildConsole() {
+  const stamp = path.join(root, 'console/dist/.built');
+  const inputs = ['console/src', 'console/index.html', 'console/vite.config.mts', 'src/dashboards/charts', 'package-lock.json'];
+  const newest = Math.max(...inputs.map((p) => newestMtime(path.join(root, p))));
+  if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= newest) return;
+  run(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'console/vite.config.mts', '--logLevel', 'warn']);
+  fs.writeFileSync(stamp, '');
+}
+
+/**
+ * The browser the console's end-to-end tests drive (Playwright's own download
+ * cannot work here): Debian's chromium, installed with apt when missing and we
+ * are root; CHROMIUM_PATH names another.
+ */
+function installBrowser() {
+  if (process.env.CHROMIUM_PATH || fs.existsSync('/usr/bin/chromium')) return;
+  if (process.getuid?.() !== 0 || !fs.existsSync('/usr/bin/apt-get')) {
+    console.error("The console tests need Chromium: install Debian's `chromium` package, or set CHROMIUM_PATH to a Chromium or Chrome binary.");
+    process.exit(1);
+  }
+  run('apt-get', ['update', '-qq']);
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
 const command = process.argv[2];
 const rest = process.argv.slice(3);
 installNodeModules();
@@ -59,6 +96,8 @@ if (command !== 'install' && command !== 'build') {
   linkPostgresLibraries();
   installTemporalCli();
 }
+if (['setup', 'start', 'test', 'build', 'bench'].includes(command)) buildConsole();
+if (command === 'test' || command === 'setup') installBrowser();
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
 /** The layer rules (eslint.config.mjs) and the formatting, both at zero findings. */

@@ -27,6 +27,8 @@ import { createRegistry, generateOpenApiDocument } from '../openapi/registry';
 import { registerOrganizationRoutes } from '../organizations/organizations.routes';
 import { registerInvitationRoutes } from '../organizations/invitations.routes';
 import { registerTokenRoutes } from '../auth/tokens.routes';
+import { registerSessionRoutes } from '../auth/sessions.routes';
+import { registerConsole } from '../console/console.routes';
 import { requestLog } from '../http/request-log';
 import { assertSafeInput } from '../http/json-guard';
 import type { Services } from './services';
@@ -59,7 +61,7 @@ export function createApp(services: Services): Express {
   const ctx: RouteContext = {
     router,
     registry,
-    ...createAuthenticate(services.tokens, services.principalCache),
+    ...createAuthenticate(services.tokens, services.consoleSessions, services.principalCache),
     jsonBody: jsonBodyWithLimit(services.config.http.bodyLimit),
     jsonBodyWithLimit,
     unguardedJsonBody: jsonParser(services.config.http.bodyLimit),
@@ -69,6 +71,7 @@ export function createApp(services: Services): Express {
   registerOrganizationRoutes(ctx, services.organizations);
   registerInvitationRoutes(ctx, services.invitations);
   registerTokenRoutes(ctx, services.tokenService);
+  registerSessionRoutes(ctx, services.sessions, services.config.http.publicBaseUrl);
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
   registerWorkflowRoutes(ctx, services.workflows);
@@ -99,6 +102,7 @@ export function createApp(services: Services): Express {
     ...(swaggerUi.serve as unknown as RequestHandler[]),
     swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler,
   );
+  registerConsole(app, services.config.console);
   registerWebhookHost(app, { host: services.webhookHost, bodyLimit: services.config.webhooks.bodyLimit });
   app.use(router);
   app.use(notFoundRoute);

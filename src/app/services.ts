@@ -28,6 +28,8 @@ import { DataSourcesService } from '../data-sources/data-sources.service';
 import { FeedSourcesService } from '../data-sources/feed-sources.service';
 import { SourceMembersService } from '../data-sources/source-members.service';
 import { AccessTokensRepository } from '../auth/access-tokens.repository';
+import { ConsoleSessionsRepository } from '../auth/console-sessions.repository';
+import { SessionsService } from '../auth/sessions.service';
 import { PrincipalCache } from '../auth/principal-cache';
 import type { Config, OAuthTokenUrls } from '../config/config';
 import { ConnectionsRepository } from '../connections/connections.repository';
@@ -116,6 +118,7 @@ export function createServices(infra: Infrastructure) {
   const tokens = new AccessTokensRepository(infra.db, () => principalCache.clear());
   const organizationsRepository = new OrganizationsRepository(infra.db);
   const tokenService = new TokensService(tokens, organizationsRepository);
+  const consoleSessions = new ConsoleSessionsRepository(infra.db, () => principalCache.clear());
   const workflows = new WorkflowsService(new WorkflowsRepository(infra.db.manager), environments, createLiquid());
   const triggersRepository = new WebhookTriggersRepository(infra.db);
   const executionsRepository = new ExecutionsRepository(infra.db);
@@ -183,6 +186,8 @@ export function createServices(infra: Infrastructure) {
     principalCache,
     catalog,
     tokenService,
+    consoleSessions,
+    sessions: new SessionsService(tokens, consoleSessions),
     organizations: new OrganizationsService(organizationsRepository, tokenService, keys, shares, () => principalCache.clear()),
     invitations: new InvitationsService(organizationsRepository, new InvitationsRepository(infra.db), tokenService),
     connections,

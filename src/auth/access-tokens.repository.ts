@@ -16,7 +16,25 @@ export interface TokenPrincipal {
   issuerRole: Role | null;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** Set when the principal came from a console session (the cookie) rather than the token itself. */
+  session?: { id: string; expiresAt: Date };
 }
+
+/**
+ * A token with its membership and, for a delegated token, its issuer's
+ * membership: what authentication needs, in one round trip. Tokens are
+ * deleted with their membership, so the inner join also drops removed members.
+ */
+export const PRINCIPAL_SELECT = `
+  SELECT t.id AS "tokenId", t.user_id AS "userId", t.organization_id AS "organizationId", o.suid AS "organizationSuid",
+         m.role, t.kind, t.issued_by AS "issuedBy", im.role AS "issuerRole", t.expires_at AS "expiresAt", t.last_used_at AS "lastUsedAt"
+    FROM access_tokens t
+    JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.user_id
+    JOIN organizations o ON o.id = t.organization_id
+    LEFT JOIN memberships im ON t.kind = 'delegated' AND im.organization_id = t.organization_id AND im.user_id = t.issued_by`;
+
+/** The token is neither revoked nor expired. */
+export const LIVE_TOKEN = `t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`;
 
 export class AccessTokensRepository {
   constructor(
@@ -25,23 +43,9 @@ export class AccessTokensRepository {
     private readonly revoked: () => void = () => undefined,
   ) {}
 
-  /**
-   * In one round trip: the live (not revoked, not expired) token with this
-   * hash, with its membership and, for a delegated token, its issuer's
-   * membership. Undefined when there is no such token (its membership is
-   * gone too: tokens are deleted with their membership).
-   */
+  /** The principal of the live token with this hash; undefined when there is none (revoked, expired, or its membership gone). */
   async findPrincipal(hash: string): Promise<TokenPrincipal | undefined> {
-    const rows: TokenPrincipal[] = await this.db.query(
-      `SELECT t.id AS "tokenId", t.user_id AS "userId", t.organization_id AS "organizationId", o.suid AS "organizationSuid",
-              m.role, t.kind, t.issued_by AS "issuedBy", im.role AS "issuerRole", t.expires_at AS "expiresAt", t.last_used_at AS "lastUsedAt"
-         FROM access_tokens t
-         JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.user_id
-         JOIN organizations o ON o.id = t.organization_id
-         LEFT JOIN memberships im ON t.kind = 'delegated' AND im.organization_id = t.organization_id AND im.user_id = t.issued_by
-        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`,
-      [hash],
-    );
+    const rows: TokenPrincipal[] = await this.db.query(`${PRINCIPAL_SELECT} WHERE t.token_hash = $1 AND ${LIVE_TOKEN}`, [hash]);
     return rows[0];
   }
 

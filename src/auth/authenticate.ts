@@ -1,8 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../errors/errors';
 import type { AuthContext } from '../http/request-context';
-import { type AccessTokensRepository } from './access-tokens.repository';
+import { type AccessTokensRepository, type TokenPrincipal } from './access-tokens.repository';
+import type { ConsoleSessionsRepository } from './console-sessions.repository';
 import type { PrincipalCache } from './principal-cache';
+import { csrfAllows, readSessionCookie } from './session-cookie';
 import { outranks, ROLE_PERMISSIONS } from './roles';
 import { hashToken } from './token-secret';
 
@@ -12,20 +14,38 @@ export const ORGANIZATION_HEADER = 'x-organization-id';
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * Resolves `Authorization: Bearer <token>` to a user acting in the one
- * organization the token belongs to. 401 for a missing or dead token, and for
- * a delegated token whose issuer no longer outranks its user; 403 when
- * X-Organization-Id names any organization but the token's own.
+ * Resolves the caller to a user acting in the one organization its token
+ * belongs to: `Authorization: Bearer <token>`, or else the console's session
+ * cookie, which stands for one token and dies with it. 401 for a missing or
+ * dead token or session, and for a delegated token whose issuer no longer
+ * outranks its user; 403 when X-Organization-Id names any organization but the
+ * token's own, and for a cookie-authenticated write without the session's
+ * CSRF token.
  */
-export function createAuthenticate(tokens: AccessTokensRepository, cache: PrincipalCache) {
-  async function resolve(req: Request): Promise<AuthContext> {
+export function createAuthenticate(tokens: AccessTokensRepository, sessions: ConsoleSessionsRepository, cache: PrincipalCache) {
+  async function principalOf(req: Request): Promise<TokenPrincipal> {
     const header = req.headers.authorization;
+    const sessionSecret = header === undefined ? readSessionCookie(req) : undefined;
+    if (sessionSecret !== undefined) {
+      const hash = hashToken(sessionSecret);
+      const principal = await cache.lookup(`session:${hash}`, () => sessions.findPrincipal(hash));
+      if (!principal) throw new UnauthorizedError('Your console session has ended (signed out, expired, or its token revoked); sign in again', 'session_ended');
+      // SameSite=Strict keeps other sites' requests cookieless; the token is the second lock, for old browsers and same-site attackers.
+      if (!csrfAllows(req, sessionSecret)) {
+        throw new ForbiddenError('A console write must carry the X-CSRF-Token header that GET /session answers', 'csrf_failed');
+      }
+      return principal;
+    }
     const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match) throw new UnauthorizedError(header ? 'Authorization header must be "Bearer <token>"' : 'Missing access token');
-
     const hash = hashToken(match[1]);
     const principal = await cache.lookup(hash, () => tokens.findPrincipal(hash));
     if (!principal) throw new UnauthorizedError('Access token is invalid, expired or revoked');
+    return principal;
+  }
+
+  async function resolve(req: Request): Promise<AuthContext> {
+    const principal = await principalOf(req);
     // A delegated token is only as good as the member who vouched for it: gone, or no longer senior, and it stops.
     if (principal.kind === 'delegated' && (!principal.issuerRole || !outranks(principal.issuerRole, principal.role))) {
       throw new UnauthorizedError('Access token is invalid, expired or revoked');
@@ -50,6 +70,7 @@ export function createAuthenticate(tokens: AccessTokensRepository, cache: Princi
       organizationSuid: principal.organizationSuid,
       role: principal.role,
       permissions: new Set(ROLE_PERMISSIONS[principal.role]),
+      session: principal.session,
     };
   }
 
@@ -61,7 +82,7 @@ export function createAuthenticate(tokens: AccessTokensRepository, cache: Princi
     },
     /** Routes open to anyone that act differently for a caller who presents a token (accepting an invitation). */
     async authenticateIfPresent(req: Request, _res: Response, next: NextFunction): Promise<void> {
-      if (req.headers.authorization !== undefined) req.auth = await resolve(req);
+      if (req.headers.authorization !== undefined || readSessionCookie(req) !== undefined) req.auth = await resolve(req);
       next();
     },
   };

@@ -83,4 +83,5 @@ export class PrincipalCache {
   }
 }
 
-const expired = (p: TokenPrincipal) => p.expiresAt !== null && new Date(p.expiresAt).getTime() <= Date.now();
+const expired = (p: TokenPrincipal) =>
+  (p.expiresAt !== null && new Date(p.expiresAt).getTime() <= Date.now()) || (p.session !== undefined && new Date(p.session.expiresAt).getTime() <= Date.now());

@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * A new secret: 32 random bytes, so a fast hash is safe to store. The prefix
- * tells kinds apart at a glance (`fbt_` access tokens, `fbi_` invitation codes).
+ * tells kinds apart at a glance (`fbt_` access tokens, `fbi_` invitation codes, `fbs_` console sessions).
  */
-export function generateToken(kind: 'fbt_' | 'fbi_' = 'fbt_'): { token: string; hash: string; prefix: string } {
+export function generateToken(kind: 'fbt_' | 'fbi_' | 'fbs_' = 'fbt_'): { token: string; hash: string; prefix: string } {
   const token = kind + randomBytes(32).toString('base64url');
   return { token, hash: hashToken(token), prefix: token.slice(0, kind.length + 6) };
 }

@@ -15,6 +15,8 @@ const envSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default(path.resolve(process.cwd(), '.data')),
+  /** The console's built files (scripts/run.mjs builds them at install time). */
+  CONSOLE_DIR: z.string().default('console/dist'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5433),
   TEMPORAL_ADDRESS: z
@@ -102,6 +104,7 @@ export interface Config {
   http: { host: string; port: number; bodyLimit: string; publicBaseUrl?: string; webhookBaseUrl: string };
   logLevel: string;
   dataDir: string;
+  console: { assetsDir: string };
   database: {
     url?: string;
     embeddedPort: number;
@@ -229,6 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
+    console: { assetsDir: path.resolve(e.CONSOLE_DIR) },
     database: {
       url: e.DATABASE_URL,
       embeddedPort: e.EMBEDDED_POSTGRES_PORT,

@@ -34,8 +34,8 @@ export class DuplicateNameError extends ValidationError {
 }
 
 export class UnauthorizedError extends AppError {
-  constructor(message = 'Missing or invalid access token') {
-    super(401, 'unauthorized', message);
+  constructor(message = 'Missing or invalid access token', code = 'unauthorized') {
+    super(401, code, message);
   }
 }
 

@@ -13,6 +13,8 @@ export interface AuthContext {
   organizationSuid: string;
   role: Role;
   permissions: ReadonlySet<Permission>;
+  /** The console session the request came through (the cookie), when it did; undefined for a bearer token. */
+  session?: { id: string; expiresAt: Date };
 }
 
 declare module 'express-serve-static-core' {

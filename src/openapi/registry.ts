@@ -22,6 +22,12 @@ export function createRegistry(): OpenAPIRegistry {
     scheme: 'bearer',
     description: 'An access token (`fbt_…`). `X-Organization-Id` picks the active organization.',
   });
+  registry.registerComponent('securitySchemes', 'consoleSession', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'flowbase_session',
+    description: 'The console\'s session (POST /session), standing for one access token. Writes also need the `X-CSRF-Token` header GET /session answers.',
+  });
   return registry;
 }
 

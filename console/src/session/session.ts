@@ -1,0 +1,26 @@
+import { createContext, useContext } from 'react';
+
+/** The signed-in person as GET /session answers (src/auth/sessions.schemas.ts). */
+export interface Session {
+  csrfToken: string;
+  expiresAt: string;
+  user: { id: string; email: string; name: string | null };
+  organization: { id: string; suid: string; name: string };
+  role: 'owner' | 'admin' | 'developer' | 'analyst' | 'viewer';
+  permissions: string[];
+}
+
+export interface SessionState {
+  session: Session;
+  /** Whether the role holds a permission: pages hide what the API would refuse. */
+  can(permission: string): boolean;
+  signOut(): Promise<void>;
+}
+
+export const SessionContext = createContext<SessionState | undefined>(undefined);
+
+export function useSession(): SessionState {
+  const state = useContext(SessionContext);
+  if (!state) throw new Error('useSession outside the signed-in console');
+  return state;
+}
