@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 // workflows/*.fixture.ts: the workflow unit tests' Temporal environment, test code that the bundle never imports.
 const tests = ['**/*.test.ts', 'workflows/**/*.fixture.ts', 'test/**', 'bench/**'];
@@ -44,12 +45,35 @@ const noStack = {
 const restricted = (...patterns) => ['error', { paths: persistence, patterns: [persistenceDeep, ...patterns] }];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', '.scratch/**', 'bench-results/**', 'coverage/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.tools/**', '.scratch/**', 'bench-results/**', 'coverage/**', 'dist/**', 'console/dist/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
   {
+    // The console runs in the browser: DOM globals, React's rules of hooks, and only the public API (src/ code but the shared chart module stays out).
+    files: ['console/**/*.{ts,tsx,mts}'],
+    languageOptions: { globals: globals.browser },
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src/**', '!**/src/dashboards/charts/**'],
+              message: 'The console is a client of the public API: it imports no server code (the chart module is shared through @charts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.ts'],
+    ignores: ['console/**'],
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],

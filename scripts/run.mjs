@@ -123,6 +123,7 @@ if (command === 'setup') {
   lint();
 } else if (command === 'test') {
   run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
+  run(bin('tsc'), ['--noEmit', '-p', 'console/tsconfig.json']);
   lint();
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
 } else {

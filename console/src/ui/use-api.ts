@@ -1,48 +1,57 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 
 export interface Loaded<T> {
   data: T | undefined;
   error: unknown;
+  /** True until the answer for the current key (and generation) arrives; the previous data stays shown meanwhile. */
   loading: boolean;
   /** Loads again (after a write, or on a timer). */
   reload(): void;
 }
 
+/** `fn` as of the last render, for effects and timers that must not restart when it changes. */
+function useLatest<T>(fn: T) {
+  const ref = useRef(fn);
+  useLayoutEffect(() => {
+    ref.current = fn;
+  });
+  return ref;
+}
+
 /**
  * Loads what `load` answers whenever `key` changes, cancelling the request
  * that was in flight. `key` is whatever the request depends on (a path with
- * its query), so a filter change is one new request, never two racing.
+ * its query), so a filter change is one new request, never two racing; null
+ * loads nothing.
  */
 export function useApi<T>(key: string | null, load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: key !== null });
+  const [state, setState] = useState<{ data?: T; error?: unknown; answered?: string }>({});
   const [generation, setGeneration] = useState(0);
-  const loadRef = useRef(load);
-  loadRef.current = load;
+  const loadRef = useLatest(load);
+  const request = key === null ? null : `${generation}:${key}`;
 
   useEffect(() => {
-    if (key === null) return;
+    if (request === null) return;
     const controller = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
     loadRef.current(controller.signal).then(
-      (data) => setState({ data, loading: false }),
+      (data) => setState({ data, answered: request }),
       (error: unknown) => {
-        if (!controller.signal.aborted) setState((s) => ({ data: s.data, error, loading: false }));
+        if (!controller.signal.aborted) setState((s) => ({ data: s.data, error, answered: request }));
       },
     );
     return () => controller.abort();
-  }, [key, generation]);
+  }, [request, loadRef]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
-  return { data: state.data, error: state.error, loading: state.loading, reload };
+  return { data: state.data, error: state.error, loading: request !== null && state.answered !== request, reload };
 }
 
 /** Calls `tick` every `ms` while `active`; used to refresh lists while runs are in flight. */
 export function useInterval(tick: () => void, ms: number, active: boolean): void {
-  const tickRef = useRef(tick);
-  tickRef.current = tick;
+  const tickRef = useLatest(tick);
   useEffect(() => {
     if (!active) return;
     const id = setInterval(() => tickRef.current(), ms);
     return () => clearInterval(id);
-  }, [ms, active]);
+  }, [ms, active, tickRef]);
 }
