@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { METHODS } from 'node:http';
+import path from 'node:path';
 import request from 'supertest';
 import type { Express } from 'express';
 import { ROLES, type Permission, type Role } from '../src/auth/roles';
@@ -113,6 +115,9 @@ export const textOf = (res: request.Response) => res.text ?? (Buffer.isBuffer(re
 export const show = (res: request.Response) => `${res.status} ${textOf(res).slice(0, 300)}`;
 export const errorCode = (res: request.Response) => res.body?.error?.code;
 
+/** One file of the console's build (npm test builds it first): hashed names change with every build. */
+const consoleAsset = () => fs.readdirSync(path.resolve(__dirname, '../console/dist/assets')).find((f) => f.endsWith('.js'));
+
 const r = (method: string, path: string, access: Access, build: RouteCase['build'], extra: Partial<RouteCase> = {}): RouteCase => ({
   method,
   path,
@@ -143,6 +148,16 @@ export const ROUTES: RouteCase[] = [
   r('USE', '/docs', 'public', () => ({ method: 'GET', url: '/docs/' })),
   r('ALL', '/w/@:organizationSuid/:triggerName', 'public', ({ a }) => ({ method: 'POST', url: a.trigger.path, body: {} })),
   r('GET', '/healthz', 'public', () => ({ url: '/healthz' })),
+  // The web console (README "Web console"): its pages and files are public; what they show comes from the API, with a session.
+  r('GET', '/', 'public', () => ({ url: '/' })),
+  r('USE', '/console', 'public', () => ({ method: 'GET', url: '/console/runs' })),
+  r('GET', '/console', 'public', () => ({ url: '/console' })),
+  r('GET', '/console/{*page}', 'public', () => ({ url: '/console/dashboards' })),
+  r('USE', '/console/assets', 'public', () => ({ method: 'GET', url: `/console/assets/${consoleAsset()}` })),
+  // Console sign-in: a token for a session cookie. GET answers who a bearer caller is too; DELETE ends a session (400 for a bearer token).
+  r('POST', '/session', 'public', ({ a }) => ({ url: '/session', body: { token: a.org.tokens.viewer } })),
+  r('GET', '/session', 'member', () => ({ url: '/session' })),
+  r('DELETE', '/session', 'member', () => ({ url: '/session' })),
 
   // Organizations, members, invitations, tokens (README "Access").
   r('GET', '/organizations', 'member', () => ({ url: '/organizations' })),

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { UnauthorizedError } from '../errors/errors';
+import { ValidationError } from '../errors/errors';
 import { defineRoute, type RouteContext } from '../http/route';
 import { readSessionCookie, SESSION_COOKIE } from './session-cookie';
 import { SessionSchema, SignedOutSchema, SignInBody } from './sessions.schemas';
@@ -26,7 +26,7 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
     },
     handler: async ({ body }, req, res: Response) => {
       const { secret, session } = await sessions.signIn(body.token);
-      res.cookie(SESSION_COOKIE, secret, { ...cookieOptions(req, publicBaseUrl), expires: session.expiresAt });
+      res.cookie(SESSION_COOKIE, secret, { ...cookieOptions(req, publicBaseUrl), expires: session.expiresAt ?? undefined });
       return { status: 201, body: session };
     },
   });
@@ -36,13 +36,12 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
     path: '/session',
     permission: null,
     tags,
-    summary: 'Who is signed in to the console, and the CSRF token its writes must carry (a page reload asks here again)',
+    summary:
+      'Who is signed in to the console, and the CSRF token its writes must carry (a page reload asks here again). A bearer token caller gets who it is, with no CSRF token.',
     responses: { 200: { description: 'The session', schema: SessionSchema } },
     handler: async ({ auth }, req) => {
-      const secret = readSessionCookie(req);
-      if (!auth.session || !secret)
-        throw new UnauthorizedError('No console session: this request carries a bearer token, not the session cookie', 'no_session');
-      return { status: 200, body: await sessions.current(auth, secret, auth.session.expiresAt) };
+      const secret = auth.session ? readSessionCookie(req) : undefined;
+      return { status: 200, body: await sessions.current(auth, secret, auth.session?.expiresAt ?? auth.tokenExpiresAt) };
     },
   });
 
@@ -52,9 +51,15 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
     permission: null,
     tags,
     summary: 'Sign out: ends the session on the server at once and clears the cookie',
-    responses: { 200: { description: 'Signed out', schema: SignedOutSchema } },
+    responses: { 200: { description: 'Signed out', schema: SignedOutSchema }, 400: { description: 'The request carries a bearer token, not a session' } },
     handler: async ({ auth }, req, res: Response) => {
-      if (!auth.session) throw new UnauthorizedError('No console session: this request carries a bearer token, not the session cookie', 'no_session');
+      if (!auth.session) {
+        throw new ValidationError(
+          'This request carries a bearer token, not a console session; to end a token, revoke it (DELETE /tokens/{id})',
+          undefined,
+          'no_session',
+        );
+      }
       await sessions.signOut(auth.session.id);
       res.clearCookie(SESSION_COOKIE, cookieOptions(req, publicBaseUrl));
       return { status: 200, body: { signedOut: true as const } };

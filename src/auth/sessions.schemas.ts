@@ -9,8 +9,11 @@ export const SignInBody = z
 
 export const SessionSchema = z
   .object({
-    csrfToken: z.string().openapi({ description: 'Send as the X-CSRF-Token header on every write made with the session cookie' }),
-    expiresAt: z.date().openapi({ description: 'When the session ends by itself (never after its token)' }),
+    csrfToken: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Send as the X-CSRF-Token header on every write made with the session cookie; null for a caller with a bearer token' }),
+    expiresAt: z.date().nullable().openapi({ description: 'When the session (or, for a bearer token, the token) ends by itself; null: never' }),
     user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable() }),
     organization: z.object({ id: z.uuid(), suid: z.string(), name: z.string() }),
     role: z.enum(ROLES),

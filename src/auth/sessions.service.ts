@@ -10,8 +10,8 @@ import { generateToken, hashToken } from './token-secret';
 export const SESSION_LIFETIME_MS = 12 * 3_600_000;
 
 export interface ConsoleSession {
-  csrfToken: string;
-  expiresAt: Date;
+  csrfToken: string | null;
+  expiresAt: Date | null;
   user: { id: string; email: string; name: string | null };
   organization: { id: string; suid: string; name: string };
   role: Role;
@@ -48,8 +48,8 @@ export class SessionsService {
     return { secret: secret.token, session: await this.describe(principal, secret.token, expiresAt) };
   }
 
-  /** The signed-in session of a request that came with the cookie. */
-  async current(identity: Identity, secret: string, expiresAt: Date): Promise<ConsoleSession> {
+  /** Who the caller is: the signed-in session of a request that came with the cookie (`secret`), or a bearer token's holder. */
+  async current(identity: Identity, secret: string | undefined, expiresAt: Date | null): Promise<ConsoleSession> {
     return this.describe(identity, secret, expiresAt);
   }
 
@@ -57,11 +57,11 @@ export class SessionsService {
     await this.sessions.end(sessionId);
   }
 
-  private async describe(identity: Identity, secret: string, expiresAt: Date): Promise<ConsoleSession> {
+  private async describe(identity: Identity, secret: string | undefined, expiresAt: Date | null): Promise<ConsoleSession> {
     const names = await this.sessions.names(identity.userId, identity.organizationId);
     if (!names) throw new UnauthorizedError('Your console session has ended; sign in again', 'session_ended');
     return {
-      csrfToken: csrfTokenFor(secret),
+      csrfToken: secret === undefined ? null : csrfTokenFor(secret),
       expiresAt,
       user: { id: identity.userId, ...names.user },
       organization: { id: identity.organizationId, ...names.organization },

@@ -132,7 +132,11 @@ function registerOpenApi<B extends z.ZodType | undefined, P extends AnyObject | 
     description: spec.permission ? `Permission: \`${spec.permission}\`.` : undefined,
     tags: spec.tags,
     // `{}` first: the token is optional.
-    security: authenticated ? [{ accessToken: [] }, { consoleSession: [] }] : spec.optionalAuthentication ? [{}, { accessToken: [] }, { consoleSession: [] }] : [],
+    security: authenticated
+      ? [{ accessToken: [] }, { consoleSession: [] }]
+      : spec.optionalAuthentication
+        ? [{}, { accessToken: [] }, { consoleSession: [] }]
+        : [],
     request: {
       params: spec.params,
       query: spec.query,

@@ -26,7 +26,7 @@ export function createRegistry(): OpenAPIRegistry {
     type: 'apiKey',
     in: 'cookie',
     name: 'flowbase_session',
-    description: 'The console\'s session (POST /session), standing for one access token. Writes also need the `X-CSRF-Token` header GET /session answers.',
+    description: "The console's session (POST /session), standing for one access token. Writes also need the `X-CSRF-Token` header GET /session answers.",
   });
   return registry;
 }

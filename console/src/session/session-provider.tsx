@@ -10,7 +10,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [status, setStatus] = useState<Status>({ kind: 'loading' });
 
   const adopt = useCallback((session: Session) => {
-    configureClient({ csrfToken: session.csrfToken });
+    configureClient({ csrfToken: session.csrfToken ?? undefined });
     setStatus({ kind: 'signed-in', session });
   }, []);
 

@@ -2,8 +2,9 @@ import { createContext, useContext } from 'react';
 
 /** The signed-in person as GET /session answers (src/auth/sessions.schemas.ts). */
 export interface Session {
-  csrfToken: string;
-  expiresAt: string;
+  /** Null only for a bearer token caller, which the console never is. */
+  csrfToken: string | null;
+  expiresAt: string | null;
   user: { id: string; email: string; name: string | null };
   organization: { id: string; suid: string; name: string };
   role: 'owner' | 'admin' | 'developer' | 'analyst' | 'viewer';
