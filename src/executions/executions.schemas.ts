@@ -12,6 +12,17 @@ export const StepValueParams = ExecutionIdParams.extend({ stepId: z.string().min
 export const ExecutionsQuery = PageQuery.extend({
   workflowId: z.uuid({ message: 'must be a UUID' }).optional(),
   status: z.enum(EXECUTION_STATUSES).optional(),
+  mode: z
+    .enum(EXECUTION_MODES)
+    .optional()
+    .openapi({
+      description:
+        "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool)",
+    }),
+  triggerId: z
+    .uuid({ message: 'must be a UUID' })
+    .optional()
+    .openapi({ description: "Runs of this webhook or schedule trigger (reruns of its runs included); another organization's trigger matches nothing" }),
   startedAfter: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started at or after' }),
   startedBefore: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started before' }),
 });
