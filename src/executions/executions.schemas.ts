@@ -12,13 +12,10 @@ export const StepValueParams = ExecutionIdParams.extend({ stepId: z.string().min
 export const ExecutionsQuery = PageQuery.extend({
   workflowId: z.uuid({ message: 'must be a UUID' }).optional(),
   status: z.enum(EXECUTION_STATUSES).optional(),
-  mode: z
-    .enum(EXECUTION_MODES)
-    .optional()
-    .openapi({
-      description:
-        "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool)",
-    }),
+  mode: z.enum(EXECUTION_MODES).optional().openapi({
+    description:
+      "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool)",
+  }),
   triggerId: z
     .uuid({ message: 'must be a UUID' })
     .optional()
