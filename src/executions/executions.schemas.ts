@@ -98,7 +98,25 @@ const executionFields = {
   durationMs: z.number().int().nullable(),
 };
 
-export const ExecutionSchema = z.object({ ...executionFields, input: JsonObject, steps: z.array(StepSchema).optional() }).openapi('Execution');
+export const TemporalLinkSchema = z
+  .object({
+    namespace: z.string(),
+    workflowId: z.string().openapi({ description: 'The Temporal workflow id: the execution id' }),
+    runId: z.string().nullable().openapi({
+      description:
+        'Known when this read asked Temporal about the run (it was recorded as running); else null. The workflow id alone names the run: the service never reuses one',
+    }),
+    url: z.url().nullable().openapi({
+      description:
+        "The run in the Temporal Web UI (TEMPORAL_UI_URL; without a run id, the UI opens the workflow id's latest run); null when no UI is configured",
+      example: 'http://127.0.0.1:8233/namespaces/default/workflows/0199…',
+    }),
+  })
+  .openapi('ExecutionTemporalLink', { description: 'Where the run is in Temporal' });
+
+export const ExecutionSchema = z
+  .object({ ...executionFields, input: JsonObject, temporal: TemporalLinkSchema, steps: z.array(StepSchema).optional() })
+  .openapi('Execution');
 
 export const InputSummarySchema = z
   .object({
