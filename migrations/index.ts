@@ -27,6 +27,7 @@ import { ExecutionsByAge1763800002400 } from './1763800002400-ExecutionsByAge';
 import { ConnectionTokenRefreshLease1763800002500 } from './1763800002500-ConnectionTokenRefreshLease';
 import { CreateFeedSyncs1763800002600 } from './1763800002600-CreateFeedSyncs';
 import { CreateFeedSyncSeen1763800002700 } from './1763800002700-CreateFeedSyncSeen';
+import { ExecutionsByMode1763800002800 } from './1763800002800-ExecutionsByMode';
 import { CreateConsoleSessions1763800002900 } from './1763800002900-CreateConsoleSessions';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
@@ -60,5 +61,6 @@ export const migrations = [
   ConnectionTokenRefreshLease1763800002500,
   CreateFeedSyncs1763800002600,
   CreateFeedSyncSeen1763800002700,
+  ExecutionsByMode1763800002800,
   CreateConsoleSessions1763800002900,
 ];

@@ -93,6 +93,10 @@ test('an interval schedule starts runs with its static initial; they are listed 
   const described = await describeSchedule(trigger.temporalScheduleId);
   const attributes = Object.fromEntries(described.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value]));
   expect(attributes).toMatchObject({ OrganizationId: org.organizationId, WorkflowName: wf.name, TriggerName: trigger.name });
+  // Its runs are the trigger's and the mode's, and Temporal summarizes them as every run (no version: each run reads its own).
+  expect((await a.listExecutions({ triggerId: trigger.id, mode: 'schedule', status: 'completed' })).data.map((e) => e.id)).toContain(run.id);
+  const summary = await (await h.services.temporal.client.workflow.getHandle(run.id).describe()).staticSummary();
+  expect(summary).toBe(`${wf.name} (schedule, trigger ${trigger.name}, org ${org.organizationId})`);
   await owner().delete(`/schedule-triggers/${trigger.id}`);
 });
 

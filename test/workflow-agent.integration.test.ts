@@ -224,6 +224,12 @@ test('a workflow tool runs another workflow of the organization as a child run; 
   const childRun = await a.readExecution(runs.data[0].id);
   expect(childRun.input).toEqual({ subject: 'refund-xyzzy' });
   expect(stepOf(childRun, 'record').output.body.id).toBe('refund-xyzzy');
+  expect((await a.listExecutions({ mode: 'agent', workflowId: child.id })).data.map((e) => e.id)).toEqual([childRun.id]);
+
+  // Temporal summarizes the child as every run; its details say which tool call of which run started it.
+  const described = await h.services.temporal.client.workflow.getHandle(childRun.id).describe();
+  expect(await described.staticSummary()).toBe(`${child.name} v1 (agent, org ${org.organizationId})`);
+  expect(await described.staticDetails()).toContain(`Started by: tool open_ticket (call 1) of agent step helper in execution ${execution.id}`);
 
   // The conversation (arguments, the child's answer, the model's text) stays out of the parent's history.
   const history = await historyText(h.services.temporal.client, execution.id);

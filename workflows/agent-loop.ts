@@ -11,7 +11,7 @@ import {
   type AgentToolCallRequest,
   type AgentUsage,
 } from './agent.types';
-import { HTTP_DEFAULT_TIMEOUT_MS, INTERPRETER_WORKFLOW, type StepRequest, type StepResult } from './run.types';
+import { HTTP_DEFAULT_TIMEOUT_MS, INTERPRETER_WORKFLOW, runDetails, runSummary, type RunPresentation, type StepRequest, type StepResult } from './run.types';
 
 /** Regular activities heartbeat, so a dead worker is noticed in seconds (as the interpreter's steps do). */
 const HEARTBEAT = '5 seconds';
@@ -155,6 +155,12 @@ async function workflowToolCall(call: AgentChildPrepareRequest, organizationId: 
   }).agentChildPrepare(call);
   if (prepared.kind === 'refused') return;
   let outcome: AgentChildFinishRequest['outcome'];
+  const shown: RunPresentation = {
+    organizationId,
+    workflow: prepared.input.workflow,
+    mode: 'agent',
+    origin: `tool ${call.tool} (call ${call.toolCallNumber}) of agent step ${stepId} in execution ${call.run.executionId}`,
+  };
   try {
     await executeChild(INTERPRETER_WORKFLOW, {
       workflowId: prepared.executionId,
@@ -165,7 +171,9 @@ async function workflowToolCall(call: AgentChildPrepareRequest, organizationId: 
         { key: ORGANIZATION_ID, value: organizationId },
         { key: WORKFLOW_NAME, value: prepared.input.workflow.name },
       ],
-      staticSummary: `${prepared.input.workflow.name} v${prepared.input.workflow.version} (agent tool ${call.tool} of step ${stepId})`,
+      // Metadata only: replaying a history started with the earlier summary matches all the same.
+      staticSummary: runSummary(shown),
+      staticDetails: runDetails(shown),
     });
     outcome = { status: 'completed' };
   } catch (err) {

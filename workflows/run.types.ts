@@ -8,6 +8,44 @@ export type { StepDefinition };
 /** The Temporal workflow type every definition runs as. */
 export const INTERPRETER_WORKFLOW = 'runWorkflowDefinition';
 
+/** What Temporal's Web UI shows of a run, whichever way it started (runSummary, runDetails). */
+export interface RunPresentation {
+  organizationId: string;
+  /** The version is left out where it is not known yet (a schedule's runs read it as they begin). */
+  workflow: { id: string; name: string; version?: number };
+  /** An ExecutionMode (src/executions/executions.constants.ts). */
+  mode: string;
+  trigger?: { id: string; name: string };
+  /** What else started it, for the details: the run an agent's tool call came from, the execution a rerun reruns. */
+  origin?: string;
+}
+
+/**
+ * A run's one-line static summary in Temporal, alike for every start path:
+ * `orders v3 (webhook, trigger new-order, org <organization id>)`. The
+ * organization is named by its id: every start path (workflow code and
+ * schedules included) has it without a query, and it is what the
+ * OrganizationId search attribute filters by. Names are at most 100 ASCII
+ * characters, so it stays well below Temporal's 400-byte summary limit.
+ */
+export function runSummary(run: RunPresentation): string {
+  const version = run.workflow.version === undefined ? '' : ` v${run.workflow.version}`;
+  const trigger = run.trigger ? `, trigger ${run.trigger.name}` : '';
+  return `${run.workflow.name}${version} (${run.mode}${trigger}, org ${run.organizationId})`;
+}
+
+/** The run's static details in Temporal (a markdown list): the ids behind the summary's names, and its origin. */
+export function runDetails(run: RunPresentation): string {
+  const facts = [
+    `Workflow: ${run.workflow.name} (${run.workflow.id})${run.workflow.version === undefined ? '' : `, version ${run.workflow.version}`}`,
+    `Mode: ${run.mode}`,
+    ...(run.trigger ? [`Trigger: ${run.trigger.name} (${run.trigger.id})`] : []),
+    `Organization: ${run.organizationId}`,
+    ...(run.origin ? [`Started by: ${run.origin}`] : []),
+  ];
+  return facts.map((fact) => `- ${fact}`).join('\n');
+}
+
 /** A `core.http` step without `timeoutMs` waits this long (the activity and its Temporal timeout agree on it). */
 export const HTTP_DEFAULT_TIMEOUT_MS = 30_000;
 

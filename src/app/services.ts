@@ -207,7 +207,10 @@ export function createServices(infra: Infrastructure) {
       syncTimeoutMs,
     ),
     executionsRepository,
-    executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs),
+    executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs, {
+      namespace: infra.config.temporal.namespace,
+      uiUrl: infra.config.temporal.uiUrl,
+    }),
     dataStores,
     dataSources,
     sourceMembers,

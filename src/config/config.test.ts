@@ -47,4 +47,14 @@ describe('loadConfig', () => {
       /DATA_STORE_IMPORT_LIMIT.*\n.*DATA_STORE_PURGE_INTERVAL_SECONDS/,
     );
   });
+
+  test("the Temporal Web UI executions link to: the embedded dev server's, the one given, or none beside a real cluster", () => {
+    expect(loadConfig({}).temporal.uiUrl).toBe('http://127.0.0.1:8233');
+    expect(loadConfig({ EMBEDDED_TEMPORAL_UI_PORT: '18233' }).temporal.uiUrl).toBe('http://127.0.0.1:18233');
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.uiUrl).toBeUndefined();
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_UI_URL: 'https://temporal.example.com/ui/' }).temporal.uiUrl).toBe(
+      'https://temporal.example.com/ui',
+    );
+    expect(() => loadConfig({ TEMPORAL_UI_URL: 'javascript:alert(1)' })).toThrow(/TEMPORAL_UI_URL/);
+  });
 });

@@ -28,6 +28,8 @@ const envSchema = z.object({
   EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
   EMBEDDED_TEMPORAL_JOURNAL: z.enum(['wal', 'wal-normal', 'rollback']).default('wal'),
+  // Where an execution links to its run in the Temporal Web UI; unset: the embedded dev server's UI, or no link with TEMPORAL_ADDRESS set.
+  TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
   MASTER_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
@@ -119,6 +121,8 @@ export interface Config {
     taskQueue: string;
     embeddedPort: number;
     embeddedUiPort: number;
+    /** The Temporal Web UI's base URL (no trailing slash) that executions link to; undefined: no link. */
+    uiUrl?: string;
     /** How the embedded dev server's SQLite file commits (SQLITE_JOURNALS in infra/temporal-dev-server.ts). */
     embeddedJournal: 'wal' | 'wal-normal' | 'rollback';
   };
@@ -245,6 +249,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       embeddedPort: e.EMBEDDED_TEMPORAL_PORT,
       embeddedUiPort: e.EMBEDDED_TEMPORAL_UI_PORT,
+      // The embedded dev server serves its UI on 127.0.0.1 (src/infra/temporal-dev-server.ts); a real cluster's UI is only known if given.
+      uiUrl: e.TEMPORAL_UI_URL ? trimSlash(e.TEMPORAL_UI_URL) : e.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${e.EMBEDDED_TEMPORAL_UI_PORT}`,
       embeddedJournal: e.EMBEDDED_TEMPORAL_JOURNAL,
     },
     crypto: {

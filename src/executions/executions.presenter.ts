@@ -1,5 +1,6 @@
 import type { StepPart } from './executions.constants';
 import type { ExecutionRow, ListedExecution, ReadStep } from './executions.repository';
+import type { TemporalLink } from './executions.service';
 
 const head = (e: Omit<ExecutionRow, 'input'>) => ({
   id: e.id,
@@ -26,14 +27,16 @@ const reference = (executionId: string, stepId: string, part: StepPart, bytes: n
 });
 
 /**
- * An execution as the API shows it; step input and output were masked when
- * the step recorded them, and those over the inline limit are references.
+ * An execution as the API shows it, with where its run is in Temporal; step
+ * input and output were masked when the step recorded them, and those over
+ * the inline limit are references.
  */
-export function presentExecution(e: ExecutionRow, steps?: ReadStep[]) {
+export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?: ReadStep[]) {
   return {
     ...head(e),
     input: e.input,
     ...tail(e),
+    temporal,
     ...(steps
       ? {
           steps: steps.map((s) => ({

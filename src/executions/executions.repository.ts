@@ -64,6 +64,9 @@ export interface ReadStep extends StepRow {
 export interface ExecutionFilter {
   workflowId?: string;
   status?: ExecutionStatus;
+  mode?: ExecutionMode;
+  /** A webhook or schedule trigger's id; runs record it (reruns keep their original's). */
+  triggerId?: string;
   startedAfter?: Date;
   startedBefore?: Date;
   limit: number;
@@ -153,6 +156,8 @@ export class ExecutionsRepository {
     };
     if (f.workflowId) add('workflow_id = ?', f.workflowId);
     if (f.status) add('status = ?', f.status);
+    if (f.mode) add('mode = ?', f.mode);
+    if (f.triggerId) add('trigger_id = ?', f.triggerId);
     if (f.startedAfter) add('started_at >= ?', f.startedAfter);
     if (f.startedBefore) add('started_at < ?', f.startedBefore);
     const filter = where.join(' AND ');

@@ -14,6 +14,7 @@ import {
   TestRunBody,
 } from './executions.schemas';
 import { presentExecution, presentListedExecution } from './executions.presenter';
+import type { ExecutionRow, ReadStep } from './executions.repository';
 import type { ApiRun, ExecutionsService } from './executions.service';
 
 const tags = ['Executions'];
@@ -22,9 +23,13 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   const started = { 202: { description: 'Started; the run goes on', schema: StartedSchema } };
   const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
 
+  /** An execution with its steps (when read) and where its run is in Temporal. */
+  const present = ({ execution, steps, runId }: { execution: ExecutionRow; steps?: ReadStep[]; runId?: string }) =>
+    presentExecution(execution, service.temporalLink(execution.id, runId), steps);
+
   /** The ended execution, or 202 while it still runs (not waited for, or past the wait). */
   const presentRun = ({ executionId, read }: ApiRun) =>
-    read ? { status: 200, body: presentExecution(read.execution, read.steps) } : { status: 202, body: { executionId, status: 'running' } };
+    read ? { status: 200, body: present(read) } : { status: 202, body: { executionId, status: 'running' } };
 
   defineRoute(ctx, {
     method: 'post',
@@ -58,7 +63,7 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     permission: 'workflows:view',
     tags,
     query: ExecutionsQuery,
-    summary: 'Executions, newest first, filtered by workflow, status and start time',
+    summary: 'Executions, newest first, filtered by workflow, status, mode, trigger and start time',
     responses: {
       200: {
         description: 'Executions, each with a summary of its input instead of the input, without steps',
@@ -78,12 +83,9 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     tags,
     params: ExecutionIdParams,
     summary:
-      "One execution: status, timing, input, each step's rendered input and output (secrets masked; large ones as references), the error of a failed step",
+      "One execution: status, timing, input, each step's rendered input and output (secrets masked; large ones as references), the error of a failed step, and where its run is in Temporal (with a Web UI link)",
     responses: { 200: { description: 'The execution', schema: ExecutionSchema } },
-    handler: async ({ auth, params }) => {
-      const { execution, steps } = await service.get(auth.organizationId, params.id);
-      return { status: 200, body: presentExecution(execution, steps) };
-    },
+    handler: async ({ auth, params }) => ({ status: 200, body: present(await service.get(auth.organizationId, params.id)) }),
   });
 
   for (const part of STEP_PARTS) {
@@ -112,7 +114,7 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     params: ExecutionIdParams,
     summary: 'Cancel a running execution; it records "cancelled" as it stops',
     responses: { 200: { description: 'Cancellation requested', schema: ExecutionSchema } },
-    handler: async ({ auth, params }) => ({ status: 200, body: presentExecution(await service.cancel(auth.organizationId, params.id)) }),
+    handler: async ({ auth, params }) => ({ status: 200, body: present(await service.cancel(auth.organizationId, params.id)) }),
   });
 
   defineRoute(ctx, {

@@ -12,6 +12,14 @@ export const StepValueParams = ExecutionIdParams.extend({ stepId: z.string().min
 export const ExecutionsQuery = PageQuery.extend({
   workflowId: z.uuid({ message: 'must be a UUID' }).optional(),
   status: z.enum(EXECUTION_STATUSES).optional(),
+  mode: z.enum(EXECUTION_MODES).optional().openapi({
+    description:
+      "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool)",
+  }),
+  triggerId: z
+    .uuid({ message: 'must be a UUID' })
+    .optional()
+    .openapi({ description: "Runs of this webhook or schedule trigger (reruns of its runs included); another organization's trigger matches nothing" }),
   startedAfter: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started at or after' }),
   startedBefore: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started before' }),
 });
@@ -90,7 +98,25 @@ const executionFields = {
   durationMs: z.number().int().nullable(),
 };
 
-export const ExecutionSchema = z.object({ ...executionFields, input: JsonObject, steps: z.array(StepSchema).optional() }).openapi('Execution');
+export const TemporalLinkSchema = z
+  .object({
+    namespace: z.string(),
+    workflowId: z.string().openapi({ description: 'The Temporal workflow id: the execution id' }),
+    runId: z.string().nullable().openapi({
+      description:
+        'Known when this read asked Temporal about the run (it was recorded as running); else null. The workflow id alone names the run: the service never reuses one',
+    }),
+    url: z.url().nullable().openapi({
+      description:
+        "The run in the Temporal Web UI (TEMPORAL_UI_URL; without a run id, the UI opens the workflow id's latest run); null when no UI is configured",
+      example: 'http://127.0.0.1:8233/namespaces/default/workflows/0199…',
+    }),
+  })
+  .openapi('ExecutionTemporalLink', { description: 'Where the run is in Temporal' });
+
+export const ExecutionSchema = z
+  .object({ ...executionFields, input: JsonObject, temporal: TemporalLinkSchema, steps: z.array(StepSchema).optional() })
+  .openapi('Execution');
 
 export const InputSummarySchema = z
   .object({

@@ -20,10 +20,25 @@ const CLOSED: Record<string, ExecutionStatus> = {
   TIMED_OUT: 'timed_out',
 };
 
+/** Where a run is in Temporal, and its page in the Web UI (null without one configured). */
+export interface TemporalLink {
+  namespace: string;
+  workflowId: string;
+  runId: string | null;
+  url: string | null;
+}
+
+/** An execution read with its steps, and its Temporal run id when the read asked Temporal (it was recorded as running). */
+export interface ReadExecution {
+  execution: ExecutionRow;
+  steps: ReadStep[];
+  runId?: string;
+}
+
 /** A run through the API: its execution, read with its steps once the run ended within the wait. */
 export interface ApiRun {
   executionId: string;
-  read?: { execution: ExecutionRow; steps: ReadStep[] };
+  read?: ReadExecution;
 }
 
 /** Reading, listing, cancelling and re-running executions; every call is scoped to the organization. */
@@ -36,6 +51,8 @@ export class ExecutionsService {
     private readonly environments: EnvironmentsService,
     /** How long a caller that waits for a run waits at most. */
     private readonly syncTimeoutMs: number,
+    /** The namespace runs start in, and the Temporal Web UI's base URL (no trailing slash) when there is one. */
+    private readonly temporal: { namespace: string; uiUrl?: string },
   ) {}
 
   /**
@@ -64,10 +81,22 @@ export class ExecutionsService {
    * One execution with its steps. A run still "running" here is checked
    * against Temporal, which knows when an operator terminated it or it timed out.
    */
-  async get(organizationId: string, id: string): Promise<{ execution: ExecutionRow; steps: ReadStep[] }> {
-    let execution = await this.find(organizationId, id);
-    if (execution.status === 'running') execution = await this.reconcile(execution);
-    return { execution, steps: await this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET }) };
+  async get(organizationId: string, id: string): Promise<ReadExecution> {
+    const found = await this.find(organizationId, id);
+    const { execution, runId } = found.status === 'running' ? await this.reconcile(found) : { execution: found, runId: undefined };
+    const steps = await this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET });
+    return { execution, steps, ...(runId ? { runId } : {}) };
+  }
+
+  /**
+   * Where an execution's run is in Temporal: the execution id is its workflow
+   * id. The UI link names the run when its id is known; without it the UI
+   * opens the workflow id's latest run, which is this one (ids are never reused).
+   */
+  temporalLink(executionId: string, runId?: string): TemporalLink {
+    const { namespace, uiUrl } = this.temporal;
+    const path = `/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(executionId)}${runId ? `/${encodeURIComponent(runId)}` : ''}`;
+    return { namespace, workflowId: executionId, runId: runId ?? null, url: uiUrl ? `${uiUrl}${path}` : null };
   }
 
   /** One step's full input or output, as stored JSON text: what a reference in the execution points to. */
@@ -79,11 +108,12 @@ export class ExecutionsService {
   }
 
   /** Asks Temporal to cancel the run; the run records `cancelled` itself as it stops. */
-  async cancel(organizationId: string, id: string): Promise<ExecutionRow> {
-    const execution = await this.reconcile(await this.find(organizationId, id));
+  async cancel(organizationId: string, id: string): Promise<{ execution: ExecutionRow; runId?: string }> {
+    const reconciled = await this.reconcile(await this.find(organizationId, id));
+    const { execution } = reconciled;
     if (execution.status !== 'running') throw new ConflictError(`The execution is ${execution.status}, not running`, 'not_running');
     await this.client.workflow.getHandle(id).cancel();
-    return execution;
+    return reconciled;
   }
 
   /** Starts a new run with the original input and environment, on the workflow's current definition or the original version. */
@@ -133,13 +163,15 @@ export class ExecutionsService {
     return execution;
   }
 
-  private async reconcile(execution: ExecutionRow): Promise<ExecutionRow> {
+  /** The execution brought up to date with how its run closed in Temporal, and the run's id when Temporal answered. */
+  private async reconcile(execution: ExecutionRow): Promise<{ execution: ExecutionRow; runId?: string }> {
     const description = await this.client.workflow
       .getHandle(execution.id)
       .describe()
       .catch(() => undefined);
+    const runId = description?.runId;
     const closed = description && CLOSED[description.status.name];
-    if (!closed) return execution;
+    if (!closed) return { execution, runId };
     await this.repo.finish(
       execution.organizationId,
       execution.id,
@@ -147,6 +179,6 @@ export class ExecutionsService {
       closed === 'completed' ? null : { message: `The run was ${closed.replace('_', ' ')} in Temporal` },
       description.closeTime,
     );
-    return (await this.repo.findById(execution.organizationId, execution.id)) ?? execution;
+    return { execution: (await this.repo.findById(execution.organizationId, execution.id)) ?? execution, runId };
   }
 }

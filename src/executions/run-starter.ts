@@ -4,7 +4,16 @@ import { newId } from '../ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
 import type { Logger } from '../logging/logger';
 import type { StepDefinition } from '../workflows/definition.schemas';
-import { awaitReplyUpdate, INTERPRETER_WORKFLOW, type CallerReply, type RunInput, type RunResult } from '../../workflows/run.types';
+import {
+  awaitReplyUpdate,
+  INTERPRETER_WORKFLOW,
+  runDetails,
+  runSummary,
+  type CallerReply,
+  type RunInput,
+  type RunPresentation,
+  type RunResult,
+} from '../../workflows/run.types';
 import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
 import type { LocalReplies } from './local-replies';
 
@@ -213,6 +222,13 @@ export class RunStarter {
       initial: request.initial,
       steps: request.workflow.steps,
     };
+    const shown: RunPresentation = {
+      organizationId: request.organizationId,
+      workflow: input.workflow,
+      mode: request.mode,
+      trigger: request.trigger,
+      origin: request.rerunOf ? `a rerun of execution ${request.rerunOf}` : undefined,
+    };
     const options: WorkflowStartOptions = {
       workflowId: id,
       taskQueue: this.taskQueue,
@@ -224,7 +240,8 @@ export class RunStarter {
         ...(request.trigger ? [{ key: TRIGGER_NAME, value: request.trigger.name }] : []),
       ]),
       memo: { workflowId: request.workflow.id, version: request.workflow.version, mode: request.mode },
-      staticSummary: `${request.workflow.name} v${request.workflow.version} (${request.mode}${request.trigger ? `, trigger ${request.trigger.name}` : ''})`,
+      staticSummary: runSummary(shown),
+      staticDetails: runDetails(shown),
     };
     return { id, options };
   }

@@ -2,6 +2,7 @@ import { type Client, isGrpcServiceError, ScheduleNotFoundError, type ScheduleOp
 import { TypedSearchAttributes } from '@temporalio/common';
 import { type FieldIssue, ValidationError } from '../errors/errors';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
+import { runDetails, runSummary, type RunPresentation } from '../../workflows/run.types';
 import { SCHEDULED_RUN_WORKFLOW, scheduledRunId, triggerScheduleId, type ScheduledRunInput } from '../../workflows/scheduled-run.types';
 import type { OverlapPolicy, ScheduleTrigger } from './schedule-trigger.entity';
 
@@ -85,6 +86,13 @@ export class TriggerSchedules {
       { key: SEARCH_ATTRIBUTE_KEYS.TriggerName, value: trigger.name },
     ]);
     const input: ScheduledRunInput = { organizationId: trigger.organizationId, triggerId: trigger.id };
+    // No version: each run reads the workflow's current one as it begins (the execution records it).
+    const shown: RunPresentation = {
+      organizationId: trigger.organizationId,
+      workflow: { id: trigger.workflowId, name: workflowName },
+      mode: 'schedule',
+      trigger: { id: trigger.id, name: trigger.name },
+    };
     const spec: ScheduleOptions['spec'] = trigger.cron
       ? { cronExpressions: [trigger.cron], timezone: trigger.timezone }
       : { intervals: [{ every: `${trigger.intervalSeconds}s` }] };
@@ -97,7 +105,8 @@ export class TriggerSchedules {
         taskQueue: this.taskQueue,
         args: [input],
         typedSearchAttributes: searchAttributes,
-        staticSummary: `${workflowName} (schedule, trigger ${trigger.name})`,
+        staticSummary: runSummary(shown),
+        staticDetails: runDetails(shown),
       },
       policies: { overlap: OVERLAP[trigger.overlapPolicy], catchupWindow: `${trigger.catchupWindowSeconds}s` },
       typedSearchAttributes: searchAttributes,
