@@ -1,0 +1,248 @@
+/**
+ * `npm run bench:console`: what a person waits for in the web console (issue 26).
+ *
+ *   1. Download. The JavaScript (and CSS) a first visit fetches, gzipped as a
+ *      compressing proxy would send it: the sign-in page, then the first page
+ *      after sign-in (runs), then what opening a dashboard adds (its chunk and
+ *      ECharts). Measured in Chromium from the responses it received.
+ *   2. Dashboard drawing. N sales records (default 1,000,000, bench/lib/sales-source)
+ *      and a dashboard of 8 widgets over them (lines, area, bars, pie, stat
+ *      cards, table). Timed in Chromium: navigation to every tile drawn
+ *      (each tile says `data-widget-state="drawn"`), and, in the same
+ *      navigation, the duration of the page's own data call (resource
+ *      timing); the difference is what loading and drawing add. Beside it,
+ *      the baseline: the same batch data call (POST /dashboards/{id}/data)
+ *      made by this process over HTTP, alternating with the page loads. Every
+ *      call starts 1.1 s after the last, so Cube's 1-second result cache
+ *      answers none of them: each runs its queries in PostgreSQL.
+ *   3. The report: POST /dashboards/{id}/report.pdf for the same dashboard,
+ *      server-side charts through the PDF renderer, beside the data call
+ *      measured above (the report's own data part).
+ *
+ * Knobs: BENCH_RECORDS (1,000,000), BENCH_RUNS (10 of each), CHROMIUM_PATH.
+ * Results: bench-results/console-<time>.json.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { requestJson } from './lib/http-client';
+import { saveResults } from './lib/results';
+import { loadSalesSource } from './lib/sales-source';
+import { admin } from './lib/service';
+import { startBenchStack, type BenchStack } from './lib/stack';
+import { fmt, percentile } from './lib/stats';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+const TABLE = 'sales';
+const ZONE = 'Europe/Paris';
+const PAST_CACHE_MS = 1100;
+const CALL_TIMEOUT_MS = 300_000;
+/** The issue's aims: a first visit under 300 KB of gzipped JavaScript; drawing adds under 300 ms to the data call. */
+const AIM_FIRST_VISIT_BYTES = 300 * 1024;
+const AIM_DRAW_MS = 300;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const p50 = (xs: number[]) => percentile(xs, 50);
+const p95 = (xs: number[]) => percentile(xs, 95);
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+function widgetSpecs(rel: string) {
+  const m = (field: string) => `${rel}.${field}`;
+  return [
+    {
+      title: 'Orders per day, last 90 days',
+      chartType: 'line',
+      queryConfig: { measures: [m('count')], timeDimensions: [{ dimension: m('at'), granularity: 'day', dateRange: 'last 90 days' }] },
+    },
+    {
+      title: 'Revenue per week by category',
+      chartType: 'area',
+      queryConfig: {
+        measures: [m('amount')],
+        dimensions: [m('category')],
+        timeDimensions: [{ dimension: m('at'), granularity: 'week', dateRange: 'last 6 months' }],
+      },
+    },
+    {
+      title: 'Revenue by city',
+      chartType: 'bar',
+      queryConfig: { measures: [m('amount')], dimensions: [m('city')], order: { [m('amount')]: 'desc' }, limit: 20 },
+    },
+    { title: 'Orders by category', chartType: 'bar', queryConfig: { measures: [m('count')], dimensions: [m('category')] } },
+    { title: 'Revenue share by category', chartType: 'pie', queryConfig: { measures: [m('amount')], dimensions: [m('category')] } },
+    { title: 'Revenue', chartType: 'stat-card', queryConfig: { measures: [m('amount')] } },
+    { title: 'Orders', chartType: 'stat-card', queryConfig: { measures: [m('count')] } },
+    {
+      title: 'Top cities',
+      chartType: 'table',
+      queryConfig: { measures: [m('amount'), m('count')], dimensions: [m('city')], order: { [m('amount')]: 'desc' }, limit: 50 },
+    },
+  ];
+}
+
+/** Gzipped bytes of every script and stylesheet the page receives while `during` runs, by URL. */
+async function downloads(page: Page, during: () => Promise<void>): Promise<Map<string, number>> {
+  const seen = new Map<string, number>();
+  const pending: Promise<void>[] = [];
+  const listener = (response: import('playwright-core').Response) => {
+    const type = response.request().resourceType();
+    if (type !== 'script' && type !== 'stylesheet') return;
+    pending.push(
+      response.body().then(
+        (body) => void seen.set(new URL(response.url()).pathname, gzipSync(body, { level: 6 }).length),
+        () => undefined,
+      ),
+    );
+  };
+  page.on('response', listener);
+  await during();
+  await page.waitForLoadState('networkidle');
+  await Promise.all(pending);
+  page.off('response', listener);
+  return seen;
+}
+
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+const scripts = (m: Map<string, number>) => total(new Map([...m].filter(([p]) => p.endsWith('.js'))));
+
+async function signIn(page: Page, token: string) {
+  await page.getByRole('textbox', { name: 'Access token' }).fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** One timed dashboard load: navigation to every tile drawn, and the page's own data call within it. */
+async function loadDashboard(page: Page, id: string, widgets: number): Promise<{ totalMs: number; dataCallMs: number }> {
+  await page.goto('about:blank');
+  const started = Date.now();
+  await page.goto(`/console/dashboards/${id}`);
+  await page.waitForFunction(
+    (n) => {
+      const tiles = [...(globalThis as any).document.querySelectorAll('[data-widget-state]')];
+      return tiles.length === n && tiles.every((t: any) => t.dataset.widgetState === 'drawn');
+    },
+    widgets,
+    { timeout: CALL_TIMEOUT_MS, polling: 'raf' },
+  );
+  const totalMs = Date.now() - started;
+  const dataCallMs = await page.evaluate(() => {
+    const entries = (globalThis as any).performance.getEntriesByType('resource') as Array<{ name: string; duration: number }>;
+    const call = entries.filter((e) => /\/dashboards\/[^/]+\/data$/.test(new URL(e.name).pathname)).pop();
+    if (!call) throw new Error('the page made no /dashboards/{id}/data call');
+    return call.duration;
+  });
+  return { totalMs, dataCallMs };
+}
+
+async function main() {
+  const results: Record<string, unknown> = { records: RECORDS, runs: RUNS, cpus: os.cpus().length };
+  let stack: BenchStack | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    stack = await startBenchStack();
+    const s = stack;
+    if (!fs.existsSync(path.resolve('console/dist/index.html'))) throw new Error('console/dist is missing: npm run bench:console builds it (scripts/run.mjs)');
+    const org = await admin(s.env, ['create-org', '--name', 'Bench', '--email', 'bench@example.test']);
+    const call = async (method: string, p: string, body: unknown, expected: number) => {
+      const res = await requestJson(method, s.api(p), org.token, body, CALL_TIMEOUT_MS);
+      if (res.status !== expected) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(res.body).slice(0, 2000)}`);
+      return res.body;
+    };
+
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    s.onCleanup(() => browser.close());
+    context = await browser.newContext({ baseURL: s.api(''), viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+
+    // 1. Download, on an empty cache.
+    const signInPage = await downloads(page, async () => void (await page.goto('/console/')));
+    const firstPage = await downloads(page, () => signIn(page, org.token));
+    const firstVisit = new Map([...signInPage, ...firstPage]);
+    console.log(
+      `First visit (sign-in, then runs): ${kb(scripts(firstVisit))} of JavaScript gzipped, ${kb(total(firstVisit))} with CSS (aim: JavaScript under ${kb(AIM_FIRST_VISIT_BYTES)})`,
+    );
+    for (const [p, bytes] of [...firstVisit].sort((a, b) => b[1] - a[1])) console.log(`  ${kb(bytes).padStart(9)}  ${p}`);
+    results.download = { firstVisitScriptBytes: scripts(firstVisit), firstVisitBytes: total(firstVisit), files: Object.fromEntries(firstVisit) };
+
+    // 2. The dashboard.
+    const source = await loadSalesSource(s, org, TABLE, RECORDS);
+    const dashboard = await call('POST', '/dashboards', { name: 'Sales overview', timezone: ZONE }, 201);
+    const specs = widgetSpecs(source.rel);
+    for (const spec of specs) await call('POST', `/dashboards/${dashboard.id}/widgets`, { ...spec, dataSourceId: source.sourceId }, 201);
+    const dashboardChunks = await downloads(page, () => loadDashboard(page, dashboard.id, specs.length).then(() => undefined));
+    const added = new Map([...dashboardChunks].filter(([p]) => !firstVisit.has(p)));
+    console.log(`Opening a dashboard adds ${kb(scripts(added))} of JavaScript gzipped (its chunk and the charts), loaded after the first visit`);
+    results.download = { ...(results.download as object), dashboardAddsScriptBytes: scripts(added), dashboardFiles: Object.fromEntries(added) };
+
+    const batchMs: number[] = [];
+    const pageTotal: number[] = [];
+    const pageData: number[] = [];
+    const pageAdds: number[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      await sleep(PAST_CACHE_MS);
+      const t0 = performance.now();
+      const body = await call('POST', `/dashboards/${dashboard.id}/data`, {}, 201);
+      batchMs.push(performance.now() - t0);
+      const failed = (body.widgets as Array<{ error?: unknown }>).filter((w) => w.error);
+      if (failed.length > 0) throw new Error(`widgets failed: ${JSON.stringify(failed).slice(0, 1000)}`);
+      await sleep(PAST_CACHE_MS);
+      const load = await loadDashboard(page, dashboard.id, specs.length);
+      pageTotal.push(load.totalMs);
+      pageData.push(load.dataCallMs);
+      pageAdds.push(load.totalMs - load.dataCallMs);
+    }
+    const row = (label: string, xs: number[]) => `  ${label.padEnd(62)} p50 ${fmt.ms(p50(xs)).padStart(10)}   p95 ${fmt.ms(p95(xs)).padStart(10)}`;
+    console.log(`\nDashboard of ${specs.length} widgets over ${fmt.int(RECORDS)} records, ${RUNS} runs each (Cube's result cache never answers)`);
+    console.log(row('baseline: POST /dashboards/{id}/data from this process', batchMs));
+    console.log(row('console: navigation to every widget drawn', pageTotal));
+    console.log(row("  of which the page's own data call", pageData));
+    console.log(row('  loading and drawing (the rest)', pageAdds));
+    console.log(`  drawing adds ${fmt.ms(p50(pageAdds))} at p50 to the data call (aim: under ${AIM_DRAW_MS} ms)`);
+    results.dashboard = { widgets: specs.length, batchMs, pageTotalMs: pageTotal, pageDataCallMs: pageData, pageAddsMs: pageAdds };
+
+    // 3. The report PDF.
+    const reportMs: number[] = [];
+    let reportBytes = 0;
+    for (let i = 0; i < RUNS; i += 1) {
+      await sleep(PAST_CACHE_MS);
+      const t0 = performance.now();
+      const res = await fetch(s.api(`/dashboards/${dashboard.id}/report.pdf`), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${org.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ timezone: ZONE }),
+      });
+      const pdf = Buffer.from(await res.arrayBuffer());
+      reportMs.push(performance.now() - t0);
+      if (res.status !== 200 || !pdf.subarray(0, 5).equals(Buffer.from('%PDF-'))) throw new Error(`report: ${res.status} ${pdf.toString('utf8', 0, 500)}`);
+      reportBytes = pdf.length;
+    }
+    console.log(`\nReport PDF of the same dashboard (${kb(reportBytes)}), ${RUNS} runs`);
+    console.log(row('POST /dashboards/{id}/report.pdf (data, charts, PDF)', reportMs));
+    console.log(row('beside: its data part alone, POST /dashboards/{id}/data', batchMs));
+    console.log(`  charts and PDF add ${fmt.ms(p50(reportMs) - p50(batchMs))} at p50`);
+    results.report = { reportMs, reportBytes };
+    console.log(`\nResults: ${saveResults('console', results)}`);
+  } finally {
+    await context?.close().catch(() => undefined);
+    await stack?.cleanup();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
