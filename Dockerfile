@@ -20,6 +20,7 @@ ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=build /app/package.json /app/package-lock.json /app/.npmrc ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 USER node
 EXPOSE 3000
 # `node dist/src/main.js api|worker|all`; the admin CLI is `node dist/src/cli/admin.js`.
