@@ -133,14 +133,14 @@ function TileBody({ view, widget, hints }: { view: WidgetView | undefined; widge
       );
     case 'empty':
       return (
-        <div className="tile-status">
+        <div className="tile-status" tabIndex={0}>
           <p className="muted">{view.message}</p>
           <Hints hints={hints} />
         </div>
       );
     case 'error':
       return (
-        <div className="tile-status tile-error" role="alert">
+        <div className="tile-status tile-error" role="alert" tabIndex={0}>
           <p>{view.message}</p>
           <Hints hints={hints} />
         </div>

@@ -1,0 +1,211 @@
+import type { Locator, Page } from 'playwright-core';
+import { createTestOrg, type TestOrg } from './factories';
+import { accessibilityViolations, screenshot, startConsoleStack, type ConsoleStack } from './browser/console-browser';
+import { createDashboard, createSalesSource } from './dashboard-fixtures';
+import { as, expectStatus } from './harness';
+
+/**
+ * The dashboards area in a real browser: a dashboard over a data-store-backed
+ * source with known records, every chart type drawn with the right numbers,
+ * filters and the time zone in the URL, edit mode (drag saved through the
+ * layout route, a widget added through the form), a mistyped field's hint in
+ * its tile, and a viewer who sees no edit controls.
+ */
+
+type Json = Record<string, any>;
+
+let stack: ConsoleStack;
+let org: TestOrg;
+let dashboard: Json;
+let ds: string;
+const widgets: Record<string, Json> = {};
+
+/** Sales of 42 in all: EU 15, US 20, APAC 7; three hours on 10 March (UTC), one on the 11th. */
+const SALES = {
+  k1: { at: '2026-03-10T03:30:00Z', amount: 10, region: 'EU' },
+  k2: { at: '2026-03-10T05:15:00Z', amount: 20, region: 'US' },
+  k3: { at: '2026-03-10T05:45:00Z', amount: 5, region: 'EU' },
+  k4: { at: '2026-03-11T12:00:00Z', amount: 7, region: 'APAC' },
+};
+
+const owner = () => as(stack.harness.app, org.ownerToken);
+
+async function addWidget(title: string, chartType: string, queryConfig: Json, sourceId: string): Promise<Json> {
+  const res = await owner().post(`/dashboards/${dashboard.id}/widgets`).send({ title, chartType, dataSourceId: sourceId, queryConfig });
+  expectStatus(res, 201);
+  return res.body;
+}
+
+beforeAll(async () => {
+  stack = await startConsoleStack({ worker: false });
+  org = await createTestOrg(stack.harness.services);
+  const source = await createSalesSource(stack.harness.app, org, SALES, 'Web shop orders');
+  ds = source.servingRelation;
+  const m = (field: string) => `${ds}.${field}`;
+  // No fixed zone: each viewer's own, so the switch decides the hours.
+  dashboard = await createDashboard(stack.harness.app, org, { name: 'Sales overview', description: 'Orders of the web shop' });
+  expectStatus(
+    await owner()
+      .patch(`/dashboards/${dashboard.id}`)
+      .send({ filterConfig: [{ id: 'region', dataSourceId: source.id, dimension: 'region', label: 'Region' }] }),
+    200,
+  );
+  widgets.stat = await addWidget('Total sales', 'stat-card', { measures: [m('amount')] }, source.id);
+  widgets.line = await addWidget(
+    'Sales by hour',
+    'line',
+    { measures: [m('amount')], timeDimensions: [{ dimension: m('at'), granularity: 'hour' }] },
+    source.id,
+  );
+  widgets.bar = await addWidget('Sales by region', 'bar', { measures: [m('amount')], dimensions: [m('region')], order: { [m('region')]: 'asc' } }, source.id);
+  widgets.pie = await addWidget('Region share', 'pie', { measures: [m('amount')], dimensions: [m('region')] }, source.id);
+  widgets.table = await addWidget('Sales table', 'table', { measures: [m('amount')], dimensions: [m('region')], order: { [m('region')]: 'asc' } }, source.id);
+  widgets.broken = await addWidget('Broken widget', 'bar', { measures: [m('amuont')], dimensions: [m('region')] }, source.id);
+  const place = (w: Json, x: number, y: number, width: number, h: number) => ({ widgetId: w.id, x, y, w: width, h });
+  expectStatus(
+    await owner()
+      .patch(`/dashboards/${dashboard.id}/layout`)
+      .send({
+        layout: [
+          place(widgets.stat, 0, 0, 3, 2),
+          place(widgets.broken, 0, 2, 3, 3),
+          place(widgets.line, 3, 0, 9, 5),
+          place(widgets.bar, 0, 5, 6, 4),
+          place(widgets.pie, 6, 5, 6, 4),
+          place(widgets.table, 0, 9, 6, 4),
+        ],
+      }),
+    200,
+  );
+}, 180_000);
+afterAll(() => stack?.close());
+
+const tile = (page: Page, title: string) => page.locator('article.tile', { has: page.getByRole('heading', { name: title, exact: true }) });
+const statText = (page: Page) => tile(page, 'Total sales').locator('.stat-value');
+/** The texts of what `locator` finds, once there is at least one. */
+async function texts(locator: Locator): Promise<string[]> {
+  await locator.first().waitFor({ state: 'attached' });
+  return locator.allTextContents();
+}
+const axisTexts = (page: Page) => texts(tile(page, 'Sales by hour').locator('svg text'));
+
+test('the list shows the dashboard; a dashboard draws every widget with the right numbers', async () => {
+  const page = await stack.signedInPage(org.ownerToken);
+  await page.goto('/console/dashboards');
+  const row = page.getByRole('row', { name: /Sales overview/ });
+  await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe('Orders of the web shop');
+  await screenshot(page, 'dashboards-list');
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  await row.getByRole('link', { name: 'Sales overview' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Sales overview' }).waitFor();
+  await expect(statText(page).textContent()).resolves.toBe('42');
+  // Each chart is an SVG drawn by ECharts, named for assistive technology by its title and type.
+  for (const [title, type] of [
+    ['Sales by hour', 'line'],
+    ['Sales by region', 'bar'],
+    ['Region share', 'pie'],
+  ]) {
+    const chart = tile(page, title).getByRole('img', { name: `${title} (${type} chart)` });
+    await chart.locator('svg path').first().waitFor({ state: 'attached' });
+    expect(await chart.locator('svg path').count()).toBeGreaterThan(0);
+  }
+  await tile(page, 'Sales by region').locator('svg text', { hasText: 'APAC' }).waitFor();
+  await expect(texts(tile(page, 'Sales by region').locator('svg text'))).resolves.toEqual(expect.arrayContaining(['APAC', 'EU', 'US']));
+  const table = tile(page, 'Sales table').getByRole('table');
+  await expect(texts(table.getByRole('columnheader'))).resolves.toEqual(['Region', 'Amount']);
+  await expect(texts(table.getByRole('row', { name: /EU/ }).getByRole('cell'))).resolves.toEqual(['EU', '15']);
+  // Hours in the browser's zone (UTC in these tests).
+  await expect(axisTexts(page)).resolves.toEqual(expect.arrayContaining(['Mar 10, 2026, 03:00 AM', 'Mar 10, 2026, 05:00 AM']));
+
+  // The mistyped field: the tile says what matched nothing, and the validate endpoint's hint says what was meant.
+  const broken = tile(page, 'Broken widget');
+  await broken.getByText(`did you mean "${ds}.amount"?`, { exact: false }).waitFor();
+  await expect(broken.textContent()).resolves.toContain(`${ds}.amuont`);
+
+  await screenshot(page, 'dashboards-dashboard');
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await page.context().close();
+});
+
+test('a filter and the time zone switch redraw with new numbers, kept in the URL', async () => {
+  const page = await stack.signedInPage(org.ownerToken);
+  await page.goto(`/console/dashboards/${dashboard.id}`);
+  await expect(statText(page).textContent()).resolves.toBe('42');
+  await page.getByRole('combobox', { name: 'Region' }).selectOption('EU');
+  await page.waitForFunction(() => (globalThis as any).document.querySelector('.tile-stat-card .stat-value')?.textContent === '15');
+  expect(new URL(page.url()).searchParams.get('filter.region')).toBe('EU');
+  await expect(tile(page, 'Sales table').getByRole('row').count()).resolves.toBe(2);
+
+  await page.getByLabel('Time zone').selectOption('America/New_York');
+  await tile(page, 'Sales by hour').locator('svg text', { hasText: 'Mar 9, 2026, 11:00 PM' }).waitFor();
+  expect(await axisTexts(page)).not.toContain('Mar 10, 2026, 03:00 AM');
+  expect(new URL(page.url()).searchParams.get('tz')).toBe('America/New_York');
+
+  // Reload keeps both; back returns to the unfiltered dashboard.
+  await page.reload();
+  await expect(statText(page).textContent()).resolves.toBe('15');
+  await expect(page.getByLabel('Time zone').inputValue()).resolves.toBe('America/New_York');
+  await page.goBack();
+  await page.goBack();
+  await page.waitForFunction(() => (globalThis as any).document.querySelector('.tile-stat-card .stat-value')?.textContent === '42');
+  await page.context().close();
+});
+
+test('edit mode: a dragged tile is saved, a widget is added through the form', async () => {
+  const page = await stack.signedInPage(org.ownerToken);
+  await page.goto(`/console/dashboards/${dashboard.id}`);
+  await page.getByRole('button', { name: 'Edit dashboard' }).click();
+  const handle = tile(page, 'Sales table').locator('.tile-drag-handle');
+  await handle.waitFor();
+  await screenshot(page, 'dashboards-edit');
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  // Six columns to the right: into the free space beside the table, on the same row.
+  await handle.scrollIntoViewIfNeeded();
+  const gridBox = (await page.locator('.react-grid-layout').boundingBox())!;
+  const box = (await handle.boundingBox())!;
+  const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + gridBox.width / 2, start.y, { steps: 12 });
+  await page.mouse.up();
+  const saved = await waitForLayout((item) => item.x === 6);
+  expect(saved).toEqual(expect.objectContaining({ x: 6, y: 9, w: 6, h: 4 }));
+
+  await page.getByRole('button', { name: 'Add widget' }).click();
+  await page.getByLabel('Title').fill('Orders per region');
+  await page.getByLabel('Chart type').selectOption('table');
+  await page.getByLabel('Data source').selectOption({ label: 'Web shop orders' });
+  await page.getByRole('group', { name: 'Measures' }).getByLabel('Count', { exact: true }).check();
+  await page.getByRole('group', { name: 'Group by' }).getByLabel('Region').check();
+  await page.getByRole('button', { name: 'Add widget' }).last().click();
+  const added = tile(page, 'Orders per region');
+  await expect(texts(added.getByRole('row', { name: /APAC/ }).getByRole('cell'))).resolves.toEqual(['APAC', '1']);
+  const read = await owner().get(`/dashboards/${dashboard.id}`);
+  expect(read.body.widgets.map((w: Json) => w.title)).toContain('Orders per region');
+  await page.context().close();
+});
+
+/** The table's stored layout item, once it satisfies `done`. */
+async function waitForLayout(done: (item: Json) => boolean): Promise<Json> {
+  for (let i = 0; i < 50; i++) {
+    const res = await owner().get(`/dashboards/${dashboard.id}`);
+    const item = res.body.layout.find((l: Json) => l.widgetId === widgets.table.id);
+    if (done(item)) return item;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the layout was not saved');
+}
+
+test('a viewer sees the charts and no edit controls', async () => {
+  const page = await stack.signedInPage(org.tokens.viewer);
+  await page.goto(`/console/dashboards/${dashboard.id}?edit=1`);
+  await expect(statText(page).textContent()).resolves.toBe('42');
+  expect(await page.getByRole('button', { name: /Edit dashboard|Add widget|Delete/ }).count()).toBe(0);
+  expect(await page.locator('.tile-drag-handle').count()).toBe(0);
+  await page.goto('/console/dashboards');
+  await page.getByRole('link', { name: 'Sales overview' }).waitFor();
+  expect(await page.getByRole('button', { name: 'New dashboard' }).count()).toBe(0);
+  await page.context().close();
+});
