@@ -166,12 +166,10 @@ test('edit mode: a dragged tile is saved, a widget is added through the form', a
   const gridBox = (await page.locator('.react-grid-layout').boundingBox())!;
   const box = (await handle.boundingBox())!;
   const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  await page.mouse.move(start.x, start.y);
-  await page.mouse.down();
-  await page.mouse.move(start.x + gridBox.width / 2, start.y, { steps: 12 });
-  await page.mouse.up();
-  const saved = await waitForLayout((item) => item.x === 6);
-  expect(saved).toEqual(expect.objectContaining({ x: 6, y: 9, w: 6, h: 4 }));
+  const layoutSaved = page.waitForResponse((r) => r.url().endsWith('/layout') && r.request().method() === 'PATCH');
+  await drag(page, start, gridBox.width / 2);
+  expect((await layoutSaved).status()).toBe(200);
+  expect(await tableItem()).toEqual({ widgetId: widgets.table.id, x: 6, y: 9, w: 6, h: 4 });
 
   await page.getByRole('button', { name: 'Add widget' }).click();
   await page.getByLabel('Title').fill('Orders per region');
@@ -179,23 +177,46 @@ test('edit mode: a dragged tile is saved, a widget is added through the form', a
   await page.getByLabel('Data source').selectOption({ label: 'Web shop orders' });
   await page.getByRole('group', { name: 'Measures' }).getByLabel('Count', { exact: true }).check();
   await page.getByRole('group', { name: 'Group by' }).getByLabel('Region').check();
-  await page.getByRole('button', { name: 'Add widget' }).last().click();
+  await page.getByRole('button', { name: 'Save widget' }).click();
   const added = tile(page, 'Orders per region');
   await expect(texts(added.getByRole('row', { name: /APAC/ }).getByRole('cell'))).resolves.toEqual(['APAC', '1']);
-  const read = await owner().get(`/dashboards/${dashboard.id}`);
-  expect(read.body.widgets.map((w: Json) => w.title)).toContain('Orders per region');
+  const titles = async () => (await owner().get(`/dashboards/${dashboard.id}`)).body.widgets.map((w: Json) => w.title);
+  expect(await titles()).toContain('Orders per region');
+
+  // Deleting asks first.
+  await added.getByRole('button', { name: 'Delete Orders per region' }).click();
+  await added.getByRole('button', { name: 'Delete', exact: true }).click();
+  await added.waitFor({ state: 'detached' });
+  expect(await titles()).not.toContain('Orders per region');
+
+  // A layout the API refuses (it names a widget deleted meanwhile, elsewhere) is reported and the grid goes back to the stored one.
+  expectStatus(await owner().delete(`/dashboards/widgets/${widgets.bar.id}`), 200);
+  await handle.scrollIntoViewIfNeeded();
+  const moved = (await handle.boundingBox())!;
+  const refused = page.waitForResponse((r) => r.url().endsWith('/layout') && r.request().method() === 'PATCH');
+  await drag(page, { x: moved.x + moved.width / 2, y: moved.y + moved.height / 2 }, -gridBox.width / 2);
+  expect((await refused).status()).toBe(400);
+  await page.getByRole('alert').filter({ hasText: 'is not a widget of this dashboard' }).waitFor();
+  await page.waitForFunction((id) => {
+    const item = (globalThis as any).document.querySelector(`[data-widget-id="${id}"]`)?.parentElement;
+    return item && item.style.transform.startsWith('translate(') && !item.style.transform.startsWith('translate(0px');
+  }, widgets.table.id);
+  expect(await tableItem()).toEqual(expect.objectContaining({ x: 6, y: 9 }));
   await page.context().close();
 });
 
-/** The table's stored layout item, once it satisfies `done`. */
-async function waitForLayout(done: (item: Json) => boolean): Promise<Json> {
-  for (let i = 0; i < 50; i++) {
-    const res = await owner().get(`/dashboards/${dashboard.id}`);
-    const item = res.body.layout.find((l: Json) => l.widgetId === widgets.table.id);
-    if (done(item)) return item;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the layout was not saved');
+/** Drags by the mouse from `start`, `dx` pixels sideways, as a person does. */
+async function drag(page: Page, start: { x: number; y: number }, dx: number) {
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + dx, start.y, { steps: 12 });
+  await page.mouse.up();
+}
+
+/** The table widget's item of the stored layout. */
+async function tableItem(): Promise<Json> {
+  const res = await owner().get(`/dashboards/${dashboard.id}`);
+  return res.body.layout.find((l: Json) => l.widgetId === widgets.table.id);
 }
 
 test('a viewer sees the charts and no edit controls', async () => {
@@ -207,5 +228,26 @@ test('a viewer sees the charts and no edit controls', async () => {
   await page.goto('/console/dashboards');
   await page.getByRole('link', { name: 'Sales overview' }).waitFor();
   expect(await page.getByRole('button', { name: 'New dashboard' }).count()).toBe(0);
+  await page.context().close();
+});
+
+test('an admin creates a dashboard from the list and lands on it in edit mode', async () => {
+  const page = await stack.signedInPage(org.tokens.admin);
+  await page.goto('/console/dashboards');
+  await page.getByRole('button', { name: 'New dashboard' }).click();
+  await page.getByLabel('Name').fill('Regional review');
+  await page.getByLabel('Description').fill('Quarterly numbers');
+  await page.getByLabel('Time zone').selectOption('Europe/Paris');
+  await page.getByRole('button', { name: 'Create dashboard' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Regional review' }).waitFor();
+  await page.getByText('This dashboard has no widgets yet.').waitFor();
+  expect(new URL(page.url()).searchParams.get('edit')).toBe('1');
+  await page.getByRole('button', { name: 'Add widget' }).waitFor();
+  // A dashboard with its own zone shows it to everyone: the switch says so instead of changing it.
+  await expect(page.getByLabel('Time zone').isDisabled()).resolves.toBe(true);
+  const list = await as(stack.harness.app, org.tokens.admin).get('/dashboards');
+  expect(list.body.find((d: Json) => d.name === 'Regional review')).toEqual(
+    expect.objectContaining({ description: 'Quarterly numbers', timezone: 'Europe/Paris' }),
+  );
   await page.context().close();
 });

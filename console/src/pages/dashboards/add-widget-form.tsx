@@ -178,7 +178,7 @@ export function AddWidgetForm({ dashboardId, onAdded, onCancel }: Props) {
       )}
       <div className="form-actions">
         <button type="submit" className="primary" disabled={saving || !entry}>
-          {saving ? 'Adding…' : 'Add widget'}
+          {saving ? 'Saving…' : 'Save widget'}
         </button>
         <button type="button" onClick={onCancel}>
           Cancel
