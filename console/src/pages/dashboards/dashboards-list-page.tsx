@@ -72,7 +72,9 @@ export function DashboardsListPage() {
               ))}
             </tbody>
           </table>
-          <Pager offset={offset} limit={LIMIT} total={list.data.total} onChange={(o) => setParams(o === 0 ? {} : { offset: String(o) })} />
+          {list.data.total > LIMIT && (
+            <Pager offset={offset} limit={LIMIT} total={list.data.total} onChange={(o) => setParams(o === 0 ? {} : { offset: String(o) })} />
+          )}
         </>
       )}
     </Page>

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { widgetView, type WidgetView } from '@charts/index';
-import { chartTypeLabel, type Widget, type WidgetEntry } from './dashboard-api';
+import { chartTypeLabel, sourceAlias, type Widget, type WidgetEntry } from './dashboard-api';
 import { EChart } from './echart';
 
 interface Props {
@@ -90,7 +90,10 @@ export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCs
   );
 }
 
-function TileBody({ view, widget, hints }: { view: WidgetView | undefined; widget: Widget; hints: string[] }) {
+function TileBody({ view, widget, hints: fullHints }: { view: WidgetView | undefined; widget: Widget; hints: string[] }) {
+  // Fields of the widget's own source read as their plain names: `amount`, not `ds_<source id>.amount`.
+  const own = (text: string) => text.split(`${sourceAlias(widget.dataSourceId)}.`).join('');
+  const hints = fullHints.map(own);
   const label = `${widget.title} (${chartTypeLabel(widget.chartType).toLowerCase()} chart)`;
   if (!view) return <p className="tile-status muted">Loading…</p>;
   switch (view.kind) {
@@ -101,6 +104,7 @@ function TileBody({ view, widget, hints }: { view: WidgetView | undefined; widge
         <div className="stat" role="group" aria-label={label}>
           <p className="stat-value">{view.text}</p>
           <p className="stat-label">{view.label}</p>
+          <Hints hints={hints} />
         </div>
       );
     case 'table':
@@ -128,20 +132,19 @@ function TileBody({ view, widget, hints }: { view: WidgetView | undefined; widge
               ))}
             </tbody>
           </table>
-          {view.rows.length === 0 && <p className="tile-status muted">No rows</p>}
         </div>
       );
     case 'empty':
       return (
         <div className="tile-status" tabIndex={0}>
-          <p className="muted">{view.message}</p>
+          <p className="muted">{own(view.message)}</p>
           <Hints hints={hints} />
         </div>
       );
     case 'error':
       return (
         <div className="tile-status tile-error" role="alert" tabIndex={0}>
-          <p>{view.message}</p>
+          <p>{own(view.message)}</p>
           <Hints hints={hints} />
         </div>
       );
