@@ -146,6 +146,16 @@ test('a filter and the time zone switch redraw with new numbers, kept in the URL
   await page.reload();
   await expect(statText(page).textContent()).resolves.toBe('15');
   await expect(page.getByLabel('Time zone').inputValue()).resolves.toBe('America/New_York');
+
+  // Exports carry the same filters and zone: a widget's rows as CSV, the dashboard as the server's report PDF.
+  const csv = await downloaded(page, () => tile(page, 'Sales table').getByRole('button', { name: 'Export Sales table as CSV' }).click());
+  expect(csv.name).toMatch(/^Sales table.*\.csv$/);
+  expect(csv.body.toString('utf8').trim().split(/\r?\n/)).toEqual(['Region,Amount', 'EU,15']);
+  const reportRequest = page.waitForRequest((r) => r.url().endsWith(`/dashboards/${dashboard.id}/report.pdf`));
+  const pdf = await downloaded(page, () => page.getByRole('button', { name: 'Export PDF' }).click());
+  expect((await reportRequest).postDataJSON()).toEqual({ filters: { region: ['EU'] }, timezone: 'America/New_York' });
+  expect(pdf.name).toMatch(/\.pdf$/);
+  expect(pdf.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   await page.goBack();
   await page.goBack();
   await page.waitForFunction(() => (globalThis as any).document.querySelector('.tile-stat-card .stat-value')?.textContent === '42');
@@ -206,6 +216,17 @@ test('edit mode: a dragged tile is saved, a widget is added through the form', a
   expect(await tableItem()).toEqual(expect.objectContaining({ x: 6, y: 9 }));
   await page.context().close();
 });
+
+/** The file a click downloads: its name and bytes. */
+async function downloaded(page: Page, click: () => Promise<void>): Promise<{ name: string; body: Buffer }> {
+  const download = page.waitForEvent('download');
+  await click();
+  const file = await download;
+  const stream = await file.createReadStream();
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return { name: file.suggestedFilename(), body: Buffer.concat(chunks) };
+}
 
 /** Drags by the mouse from `start`, `dx` pixels sideways, as a person does. */
 async function drag(page: Page, start: { x: number; y: number }, dx: number) {
