@@ -12,6 +12,8 @@ const ROW_HEIGHT = 84;
 interface Props {
   layout: LayoutItem[];
   editing: boolean;
+  /** New data is on its way (the tiles keep showing the last answer meanwhile). */
+  busy: boolean;
   /** A drag or resize ended with this layout (compacted: no two items overlap). */
   onLayoutDone(layout: LayoutItem[]): void;
   /** The tile of each widget id in the layout. */
@@ -27,7 +29,7 @@ const fromGrid = (layout: Layout): LayoutItem[] => layout.map(({ i, x, y, w, h }
  * (the API refuses overlaps, layout-rules.ts). Dragging is by each tile's
  * handle, in edit mode only.
  */
-export function DashboardGrid({ layout, editing, onLayoutDone, tile }: Props) {
+export function DashboardGrid({ layout, editing, busy, onLayoutDone, tile }: Props) {
   const { width, containerRef, mounted } = useContainerWidth();
   const gridLayout = useMemo(() => toGrid(layout), [layout]);
   const dragConfig = useMemo(() => ({ enabled: editing, handle: '.tile-drag-handle' }), [editing]);
@@ -39,7 +41,7 @@ export function DashboardGrid({ layout, editing, onLayoutDone, tile }: Props) {
   const done = (next: Layout) => onLayoutDone(fromGrid(next));
 
   return (
-    <div ref={containerRef} className={editing ? 'grid editing' : 'grid'}>
+    <div ref={containerRef} className={editing ? 'grid editing' : 'grid'} aria-busy={busy}>
       {mounted && (
         <ReactGridLayout
           width={width}

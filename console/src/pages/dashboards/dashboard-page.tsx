@@ -187,6 +187,7 @@ export default function DashboardPage() {
         <DashboardGrid
           layout={layout}
           editing={editing}
+          busy={data.loading}
           onLayoutDone={(next) => void saveLayout(next)}
           tile={(widgetId) => {
             const widget = byId.get(widgetId)!;
