@@ -406,6 +406,8 @@ export const ROUTES: RouteCase[] = [
   r('DELETE', '/dashboards/widgets/:widgetId', 'dashboards:admin', async ({ a, fresh }) => ({ url: widgetIn(a, await fresh(a.make.widget)) })),
   r('POST', '/dashboards/widgets/:widgetId/data', 'dashboards:view', ({ a }) => ({ url: `${widgetIn(a)}/data`, body: {} })),
   r('POST', '/dashboards/:id/export-pdf', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/export-pdf`, body: { html: '<p>probe</p>' } })),
+  r('GET', '/dashboards/:id/report.pdf', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/report.pdf` })),
+  r('POST', '/dashboards/:id/report.pdf', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/report.pdf`, body: {} })),
   // Nothing saved; B naming A's source is told it belongs to another organization, and sees none of A's fields in the hints.
   r('POST', '/dashboards/validate', 'dashboards:view', ({ a }) => ({
     url: '/dashboards/validate',

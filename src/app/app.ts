@@ -7,6 +7,7 @@ import { registerDataSourceRoutes } from '../data-sources/data-sources.routes';
 import { registerDashboardRoutes } from '../dashboards/dashboards.routes';
 import { registerDashboardValidateRoutes } from '../dashboards/dashboard-validate.routes';
 import { registerDashboardPdfRoutes } from '../dashboards/dashboard-pdf.routes';
+import { registerDashboardReportRoutes } from '../dashboards/dashboard-report.routes';
 import { registerDashboardExportRoutes } from '../dashboards/dashboard-export.routes';
 import { registerPackageRoutes } from '../packages/packages.routes';
 import { registerShareRoutes } from '../shares/shares.routes';
@@ -87,6 +88,7 @@ export function createApp(services: Services): Express {
   // After the data source, analytics and share routes: /dashboards/:id must not take /dashboards/data-sources, /dashboards/data-feeds, /dashboards/shares, /dashboards/proxy or /dashboards/analytics/….
   registerDashboardValidateRoutes(ctx, services.dashboardValidation);
   registerDashboardPdfRoutes(ctx, services.dashboardPdf);
+  registerDashboardReportRoutes(ctx, services.dashboardReport);
   registerDashboardExportRoutes(ctx, services.dashboardExport, services.dashboardImport);
   registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
   registerExecutionRoutes(ctx, services.executions);

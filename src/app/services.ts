@@ -16,6 +16,7 @@ import { DashboardsRepository } from '../dashboards/dashboards.repository';
 import { DashboardsService } from '../dashboards/dashboards.service';
 import { DashboardValidationService } from '../dashboards/dashboard-validation.service';
 import { DashboardPdfService } from '../dashboards/dashboard-pdf.service';
+import { DashboardReportService } from '../dashboards/dashboard-report.service';
 import { DashboardExportService } from '../dashboards/dashboard-export.service';
 import { DashboardImportService } from '../dashboards/dashboard-import.service';
 import { PackagesRepository } from '../packages/packages.repository';
@@ -227,6 +228,7 @@ export function createServices(infra: Infrastructure) {
     widgetData: new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger),
     dashboardValidation: new DashboardValidationService(dataSources, analytics, dashboardsRepository),
     dashboardPdf: new DashboardPdfService(dashboards),
+    dashboardReport: new DashboardReportService(dashboards, new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger)),
     dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
     dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
     packages: new PackagesService(new PackagesRepository(infra.db.manager), packageInstallScope(environments)),

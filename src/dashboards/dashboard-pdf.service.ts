@@ -23,9 +23,6 @@ const RETRY_AFTER_SECONDS = 5;
  * the dashboard is read only to prove it is the caller's and to name the file.
  */
 export class DashboardPdfService {
-  private readonly renders = new Semaphore(PDF_RENDERS_AT_ONCE);
-  private waiting = 0;
-
   constructor(private readonly dashboards: Pick<DashboardsService, 'get'>) {}
 
   /**
@@ -42,16 +39,30 @@ export class DashboardPdfService {
     callerLeft: () => boolean = () => false,
   ) {
     const dashboard = await this.dashboards.get(organizationId, dashboardId);
-    if (this.waiting >= PDF_RENDERS_WAITING) {
-      throw new TooManyRequestsError('Too many PDF exports are waiting to render; try again shortly', 'pdf_busy', RETRY_AFTER_SECONDS);
-    }
-    this.waiting++;
-    await this.renders.run(async () => {
-      this.waiting--;
-      // A caller that left while waiting gets nothing: do not spend a render on it.
-      if (callerLeft()) return;
+    await renderInTurn(callerLeft, async () => {
       const pdf = await renderPdf(request.html, { title: request.title ?? dashboard.name, landscape: request.landscape, pageSize: request.pageSize });
       await write(pdfFileName(request.title, dashboard.name), pdf);
     });
   }
+}
+
+// One set of render slots per process, shared by the HTML export and the dashboard report.
+const renders = new Semaphore(PDF_RENDERS_AT_ONCE);
+let waiting = 0;
+
+/**
+ * Runs `render` in one of the process's PDF render slots (429 `pdf_busy` when
+ * PDF_RENDERS_WAITING requests already wait); a caller that left while
+ * waiting is not rendered for.
+ */
+export async function renderInTurn(callerLeft: () => boolean, render: () => Promise<void>): Promise<void> {
+  if (waiting >= PDF_RENDERS_WAITING) {
+    throw new TooManyRequestsError('Too many PDF exports are waiting to render; try again shortly', 'pdf_busy', RETRY_AFTER_SECONDS);
+  }
+  waiting++;
+  await renders.run(async () => {
+    waiting--;
+    if (callerLeft()) return;
+    await render();
+  });
 }

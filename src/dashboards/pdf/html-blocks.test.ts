@@ -1,7 +1,9 @@
 import { BlockBuilder, type BuiltBlock } from './html-blocks';
 import { parseHtml } from './html-tree';
-import type { TableBlock, TextBlock } from './layout-model';
+import type { TableBlock, TableCell, TextBlock } from './layout-model';
 import { DEFAULT_PDF_LIMITS } from './pdf-limits';
+
+const cellText = (cell: TableCell) => cell.runs.map((run) => run.text).join('');
 
 async function blocks(html: string): Promise<BuiltBlock[]> {
   return await new BlockBuilder(515, DEFAULT_PDF_LIMITS).build(await parseHtml(html, DEFAULT_PDF_LIMITS));
@@ -49,12 +51,28 @@ describe('HTML to blocks', () => {
     const [a] = (await blocks(
       '<table><thead><tr><th>H</th></tr></thead><tbody><tr><td>1</td></tr></tbody><tfoot><tr><td>F</td></tr></tfoot></table>',
     )) as TableBlock[];
-    expect(a.header.map((r) => r.map((c) => c.text))).toEqual([['H']]);
-    expect(a.body.map((r) => r.map((c) => c.text))).toEqual([['1'], ['F']]);
+    expect(a.header.map((r) => r.map(cellText))).toEqual([['H']]);
+    expect(a.body.map((r) => r.map(cellText))).toEqual([['1'], ['F']]);
     const [b] = (await blocks('<table><tr><th>K</th><th>V</th></tr><tr><td>a</td><td colspan="2"><b>b</b><br>c</td></tr></table>')) as TableBlock[];
-    expect(b.header[0].map((c) => c.text)).toEqual(['K', 'V']);
-    expect(b.body[0][1]).toMatchObject({ text: 'b\nc', colspan: 2, style: { bold: true } });
+    expect(b.header[0].map(cellText)).toEqual(['K', 'V']);
+    expect(b.body[0][1]).toMatchObject({ colspan: 2, style: { bold: false } });
+    expect(b.body[0][1].runs).toEqual([
+      { text: 'b\n', style: expect.objectContaining({ bold: true }) },
+      { text: 'c', style: expect.objectContaining({ bold: false }) },
+    ]);
     expect(b.columns).toBe(3);
+  });
+
+  it('keeps the inline style of each run of a cell, whitespace collapsed across runs', async () => {
+    const [t] = (await blocks(
+      '<table><tr><td style="font-size:9pt">  <span style="color:#666">Revenue</span> <br>\n <b style="font-size:28pt"> 1,234 </b> <i>EUR</i></td></tr></table>',
+    )) as TableBlock[];
+    expect(t.body[0][0].runs.map((r) => [r.text, r.style.fontSize, r.style.bold, r.style.italic])).toEqual([
+      ['Revenue\n', 9, false, false],
+      ['1,234 ', 28, true, false],
+      ['EUR', 9, false, true],
+    ]);
+    expect(t.body[0][0].runs[0].style.color.rgb).toEqual([102, 102, 102]);
   });
 
   it('emits page breaks for page-break-before/after and break-before/after, and collects images and charts', async () => {

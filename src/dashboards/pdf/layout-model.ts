@@ -36,7 +36,9 @@ export interface TextBlock extends BlockBase {
 }
 
 export interface TableCell {
-  text: string;
+  /** The cell's text in its inline styles (`<b style="font-size:28pt">` inside a cell keeps its size); `\n` is a line break. */
+  runs: Run[];
+  /** The cell's own style: of an empty line, and what its runs inherit. */
   style: TextStyle;
   align: TextAlign;
   colspan: number;

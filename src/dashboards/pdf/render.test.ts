@@ -149,3 +149,23 @@ describe('renderPdf: tables across pages', () => {
     for (const page of pages) expect(page.items.filter((i) => i.str === 'Key')).toHaveLength(1);
   });
 });
+
+describe('renderPdf: inline styles inside table cells', () => {
+  it('draws each run of a cell in its own style: the number of a KPI tile at 28pt under its label, the row as tall as both', async () => {
+    const html = `<table><tr>
+      <td><span style="font-size:9pt;color:#666666">Revenue</span><br><b style="font-size:28pt">1,234</b></td>
+      <td>Orders <i>this week</i><br><b style="font-size:20pt;color:#ff0000">56</b></td>
+    </tr><tr><td>below</td><td>row two</td></tr></table>`;
+    const [page] = (await inspectPdf(await render(html))).pages;
+    const item = (str: string) => page.items.find((i) => i.str === str)!;
+    expect(item('Revenue').size).toBe(9);
+    expect(item('1,234').size).toBe(28);
+    expect(item('56').size).toBe(20);
+    expect(item('this week').size).toBe(10);
+    // The number sits under its label, and the next row starts under the number (pdf.js y grows upwards).
+    expect(item('1,234').y).toBeLessThan(item('Revenue').y - 20);
+    expect(item('below').y).toBeLessThan(item('1,234').y - 5);
+    // The 20pt number keeps its own colour.
+    expect(countPixels(page, red)).toBeGreaterThan(40);
+  });
+});

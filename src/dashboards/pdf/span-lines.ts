@@ -1,9 +1,20 @@
 import type { TextAlign } from './css-style';
-import { selectFont, type FontSpan } from './pdf-fonts';
+import type { Run, TextStyle } from './layout-model';
+import { applyTextStyle, fontSpans, selectFont, type FontSpan } from './pdf-fonts';
 
-/** Part of a line in one font, with its width in points. */
+/** A stretch of text in one font and one style: a run of a paragraph or a table cell, cut by `fontSpans`. */
+export interface StyledSpan extends FontSpan {
+  style: TextStyle;
+}
+
+/** The runs as spans, each run cut where its characters need another font (DejaVu, a CJK fallback). */
+export function runSpans(runs: Run[]): StyledSpan[] {
+  return runs.flatMap((run) => fontSpans(run.text, run.style).map((span) => ({ ...span, style: run.style })));
+}
+
+/** Part of a line in one font and style, with its width in points. */
 interface LinePart {
-  span: FontSpan;
+  span: StyledSpan;
   text: string;
   width: number;
 }
@@ -12,6 +23,9 @@ export interface SpanLine {
   parts: LinePart[];
   /** Without the spaces at its end. */
   width: number;
+  /** The line's height and the distance from its top to the baseline: those of its largest text, so runs of several sizes share a baseline. */
+  height: number;
+  ascent: number;
 }
 
 /** Draws spans side by side on one line from (x, y), without wrapping; returns the width drawn. */
@@ -31,21 +45,23 @@ const WIDE = '\\u1100-\\u11ff\\u2e80-\\ua4cf\\uac00-\\ud7af\\uf900-\\ufaff\\ufe3
 const UNITS = new RegExp(`[^ ${WIDE}]+ *|[${WIDE}] *| +`, 'gu');
 
 /**
- * Breaks text in several fonts into lines at most `width` points wide: after
- * spaces, around wide characters, and inside a word only when the word alone
- * is too wide. For a table cell whose text mixes fonts, which pdfkit's own
- * line breaking (one font a call) cannot measure; `\n` ends a line.
+ * Breaks styled text (runs in several fonts and sizes) into lines at most
+ * `width` points wide: after spaces, around wide characters, and inside a
+ * word only when the word alone is too wide; `\n` ends a line. For a table
+ * cell, whose height must be known before it is drawn, which pdfkit's own
+ * line breaking (one font and size a call) cannot measure. `base` is the
+ * style of an empty line (the cell's own).
  */
-export function breakSpans(doc: PDFKit.PDFDocument, spans: FontSpan[], size: number, width: number): SpanLine[] {
+export function breakSpans(doc: PDFKit.PDFDocument, spans: StyledSpan[], width: number, base: TextStyle): SpanLine[] {
   const lines: SpanLine[] = [];
   let line: LinePart[] = [];
   let lineWidth = 0;
   const endLine = () => {
-    lines.push({ parts: line, width: trimmedWidth(doc, line, size) });
+    lines.push({ parts: line, width: trimmedWidth(doc, line), ...lineMetrics(doc, line, base) });
     line = [];
     lineWidth = 0;
   };
-  const place = (span: FontSpan, text: string, unitWidth: number) => {
+  const place = (span: StyledSpan, text: string, unitWidth: number) => {
     const last = line[line.length - 1];
     if (last && last.span === span) {
       last.text += text;
@@ -56,7 +72,7 @@ export function breakSpans(doc: PDFKit.PDFDocument, spans: FontSpan[], size: num
     lineWidth += unitWidth;
   };
   spans.forEach((span) => {
-    selectFont(doc, span.font, size);
+    selectFont(doc, span.font, span.style.fontSize);
     span.text.split('\n').forEach((segment, i) => {
       if (i > 0) endLine();
       for (const [unit] of segment.matchAll(UNITS)) {
@@ -84,43 +100,69 @@ export function breakSpans(doc: PDFKit.PDFDocument, spans: FontSpan[], size: num
   return lines;
 }
 
-function trimmedWidth(doc: PDFKit.PDFDocument, parts: LinePart[], size: number): number {
+/** Height and ascent of a line: of its largest part (an empty line: of `base`). */
+function lineMetrics(doc: PDFKit.PDFDocument, parts: LinePart[], base: TextStyle): { height: number; ascent: number } {
+  let height = 0;
+  let ascent = 0;
+  for (const { span } of parts.length > 0 ? parts : [{ span: { ...fontSpans(' ', base)[0], style: base } }]) {
+    selectFont(doc, span.font, span.style.fontSize);
+    height = Math.max(height, doc.currentLineHeight(true));
+    ascent = Math.max(ascent, ascentOf(span));
+  }
+  return { height, ascent };
+}
+
+/** From the top of a line of this span's size to its baseline, in points. */
+const ascentOf = (span: StyledSpan) => (span.font.font.ascent / span.font.font.unitsPerEm) * span.style.fontSize;
+
+function trimmedWidth(doc: PDFKit.PDFDocument, parts: LinePart[]): number {
   const last = parts[parts.length - 1];
   if (!last || !last.text.endsWith(' ')) return parts.reduce((sum, part) => sum + part.width, 0);
-  selectFont(doc, last.span.font, size);
+  selectFont(doc, last.span.font, last.span.style.fontSize);
   const trailing = last.width - doc.widthOfString(last.text.trimEnd());
   return parts.reduce((sum, part) => sum + part.width, 0) - trailing;
 }
 
+/** The height of lines drawn `gap` apart. */
+export const linesHeight = (lines: SpanLine[], gap: number) => lines.reduce((sum, line) => sum + line.height, 0) + gap * Math.max(0, lines.length - 1);
+
 /**
- * Draws lines from `breakSpans` from (x, y), `lineHeight` apart, aligned in
- * `width`; at most `maxLines`, the last one then ending in "…" (in `ellipsis`,
- * the style's own font).
+ * Draws lines from `breakSpans` from (x, y), `gap` apart, aligned in
+ * `width`, each part in its own style on the line's baseline; as many as fit
+ * in `height` (at least one), the last one then ending in "…".
  */
 export function drawSpanLines(
   doc: PDFKit.PDFDocument,
   lines: SpanLine[],
-  box: { x: number; y: number; width: number; lineHeight: number; maxLines: number; align: TextAlign; size: number; ellipsis: FontSpan['font'] },
+  box: { x: number; y: number; width: number; height: number; gap: number; align: TextAlign },
 ): void {
-  const shown = lines.slice(0, Math.max(1, box.maxLines));
-  if (shown.length < lines.length) shown[shown.length - 1] = withEllipsis(doc, shown[shown.length - 1], box.width, box.size, box.ellipsis);
-  shown.forEach((line, i) => {
+  let shown = 0;
+  for (let used = 0; shown < lines.length && (shown === 0 || used + lines[shown].height <= box.height + 0.01); shown++) used += lines[shown].height + box.gap;
+  const drawn = lines.slice(0, shown);
+  if (shown < lines.length) drawn[shown - 1] = withEllipsis(doc, drawn[shown - 1], box.width);
+  let top = box.y;
+  for (const line of drawn) {
     const free = Math.max(0, box.width - line.width);
-    const offset = box.align === 'center' ? free / 2 : box.align === 'right' ? free : 0;
-    drawSpans(
-      doc,
-      line.parts.map((part) => ({ ...part.span, text: part.text })),
-      box.x + offset,
-      box.y + i * box.lineHeight,
-      box.size,
-    );
-  });
+    let left = box.x + (box.align === 'center' ? free / 2 : box.align === 'right' ? free : 0);
+    for (const part of line.parts) {
+      const { span } = part;
+      applyTextStyle(doc, span.style, span.font);
+      const options = { lineBreak: false, oblique: span.oblique, underline: span.style.underline, strike: span.style.strike };
+      doc.text(part.text, left, top + line.ascent - ascentOf(span), options);
+      left += part.width;
+    }
+    top += line.height + box.gap;
+  }
 }
 
-/** The line cut so that "…" fits after it. */
-function withEllipsis(doc: PDFKit.PDFDocument, line: SpanLine, width: number, size: number, font: FontSpan['font']): SpanLine {
-  selectFont(doc, font, size);
-  const room = width - doc.widthOfString('…');
+/** The line cut so that "…" (in the style of its last part) fits after it. */
+function withEllipsis(doc: PDFKit.PDFDocument, line: SpanLine, width: number): SpanLine {
+  const lastSpan = line.parts[line.parts.length - 1]?.span;
+  if (!lastSpan) return line;
+  const ellipsisSpan: StyledSpan = { ...lastSpan, text: '…' };
+  selectFont(doc, ellipsisSpan.font, ellipsisSpan.style.fontSize);
+  const ellipsisWidth = doc.widthOfString('…');
+  const room = width - ellipsisWidth;
   const parts = line.parts.map((part) => ({ ...part }));
   let total = parts.reduce((sum, part) => sum + part.width, 0);
   while (parts.length > 0 && (total > room || parts[parts.length - 1].text.endsWith(' '))) {
@@ -128,7 +170,7 @@ function withEllipsis(doc: PDFKit.PDFDocument, line: SpanLine, width: number, si
     const chars = [...last.text];
     chars.pop();
     const text = chars.join('');
-    selectFont(doc, last.span.font, size);
+    selectFont(doc, last.span.font, last.span.style.fontSize);
     const narrower = doc.widthOfString(text);
     total -= last.width - narrower;
     if (text) {
@@ -138,6 +180,6 @@ function withEllipsis(doc: PDFKit.PDFDocument, line: SpanLine, width: number, si
       parts.pop();
     }
   }
-  const ellipsis: LinePart = { span: { text: '…', font, oblique: false }, text: '…', width: width - room };
-  return { parts: [...parts, ellipsis], width: total + ellipsis.width };
+  const ellipsis: LinePart = { span: ellipsisSpan, text: '…', width: ellipsisWidth };
+  return { ...line, parts: [...parts, ellipsis], width: total + ellipsis.width };
 }

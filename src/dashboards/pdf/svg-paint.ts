@@ -18,8 +18,29 @@ export interface SvgPaint {
   bold: boolean;
   italic: boolean;
   textAnchor: 'start' | 'middle' | 'end';
+  /** Where a text's y puts it, as pdfkit's `baseline` option: from `dominant-baseline` (ECharts centres its labels with `central`). */
+  baseline: TextBaseline;
   hidden: boolean;
 }
+
+export type TextBaseline = 'alphabetic' | 'svg-central' | 'svg-middle' | 'hanging' | 'mathematical' | 'top' | 'bottom';
+
+/** SVG's `dominant-baseline` (and `alignment-baseline`) values in pdfkit's terms; `auto` and unknown values: alphabetic. */
+const BASELINES: Record<string, TextBaseline> = {
+  auto: 'alphabetic',
+  alphabetic: 'alphabetic',
+  central: 'svg-central',
+  middle: 'svg-middle',
+  hanging: 'hanging',
+  mathematical: 'mathematical',
+  'text-before-edge': 'top',
+  'text-top': 'top',
+  'before-edge': 'top',
+  'text-after-edge': 'bottom',
+  'text-bottom': 'bottom',
+  'after-edge': 'bottom',
+  ideographic: 'bottom',
+};
 
 const BLACK: Rgba = { rgb: [0, 0, 0], alpha: 1 };
 
@@ -40,10 +61,11 @@ export const INITIAL_PAINT: SvgPaint = {
   bold: false,
   italic: false,
   textAnchor: 'start',
+  baseline: 'alphabetic',
   hidden: false,
 };
 
-/** Finds a gradient by id, for `url(#id)` paint. */
+/** Finds an element of the SVG by id: a gradient for `url(#id)` paint, a clipPath for `clip-path`. */
 export type GradientLookup = (id: string) => HtmlElement | undefined;
 
 const num = (value: string | undefined) => {
@@ -103,6 +125,8 @@ export function derivePaint(element: HtmlElement, parent: SvgPaint, gradient: Gr
   if (style !== undefined) paint.italic = style === 'italic' || style === 'oblique';
   const anchor = get('text-anchor');
   if (anchor === 'start' || anchor === 'middle' || anchor === 'end') paint.textAnchor = anchor;
+  const baseline = get('dominant-baseline') ?? get('alignment-baseline');
+  if (baseline !== undefined) paint.baseline = BASELINES[baseline.trim()] ?? 'alphabetic';
   const display = get('display');
   const visibility = get('visibility');
   paint.hidden = display === 'none' || visibility === 'hidden' || visibility === 'collapse';

@@ -43,7 +43,9 @@ const attr = (element: HtmlElement, name: string, fallback = 0) => {
  * meet), clipped to it. Shapes: rect, circle, ellipse, line, polyline,
  * polygon, path (pdfkit reads SVG path data), text/tspan; g and nested svg
  * with transforms; fill, stroke, stroke-width, opacities, dashes, line caps
- * and joins, fill-rule, font-size/weight/style, text-anchor. An element that
+ * and joins, fill-rule, font-size/weight/style, text-anchor,
+ * dominant-baseline; clip-path to a clipPath of rects and paths (what
+ * ECharts' SSR output uses for its plot area). An element that
  * cannot be drawn (bad numbers, unknown tags) is skipped; its children still
  * are for unknown containers.
  */
@@ -101,6 +103,7 @@ function drawNode(doc: PDFKit.PDFDocument, element: HtmlElement, parent: SvgPain
   doc.save();
   try {
     for (const m of transforms) if (finite(...m)) doc.transform(...m);
+    clipTo(doc, element.attrs['clip-path'], gradient);
     drawShape(doc, element, paint, gradient);
   } catch {
     // A shape pdfkit refused part-way (a number out of its range): end the unpainted path and go on.
@@ -173,6 +176,34 @@ function drawShape(doc: PDFKit.PDFDocument, element: HtmlElement, paint: SvgPain
   for (const child of element.children) if (isElement(child)) drawNode(doc, child, paint, gradient);
 }
 
+/**
+ * Clips to `clip-path="url(#id)"` when the id is a `<clipPath>`: the union of
+ * its rects and paths (in the user space of the clipped element, the
+ * default clipPathUnits, each with its own transform). Other shapes in a
+ * clipPath, and references to anything else, leave the element unclipped.
+ */
+function clipTo(doc: PDFKit.PDFDocument, value: string | undefined, lookup: GradientLookup): void {
+  const id = value && /^url\(\s*['"]?#([^'")\s]+)['"]?\s*\)/.exec(value.trim())?.[1];
+  const clip = id ? lookup(id) : undefined;
+  if (!clip || clip.tag !== 'clippath') return;
+  let shapes = 0;
+  for (const child of clip.children) {
+    if (!isElement(child) || (child.tag !== 'rect' && child.tag !== 'path')) continue;
+    const m = parseTransform(child.attrs.transform);
+    if (m.length > 0) continue; // a transformed clip shape would need its own matrix; rare, and drawing unclipped is the safe side
+    if (child.tag === 'path' && child.attrs.d) {
+      doc.path(child.attrs.d);
+      shapes++;
+    } else if (child.tag === 'rect') {
+      const [x, y, w, h] = [attr(child, 'x'), attr(child, 'y'), attr(child, 'width'), attr(child, 'height')];
+      if (!finite(x, y, w, h) || w <= 0 || h <= 0) continue;
+      doc.rect(x, y, w, h);
+      shapes++;
+    }
+  }
+  if (shapes > 0) doc.clip();
+}
+
 const hasPaint = (paint: SvgPaint) => paint.fill !== undefined || (paint.stroke !== undefined && paint.strokeWidth > 0);
 
 function paintPath(doc: PDFKit.PDFDocument, paint: SvgPaint): void {
@@ -209,7 +240,7 @@ function drawText(doc: PDFKit.PDFDocument, element: HtmlElement, paint: SvgPaint
     const shift = style.textAnchor === 'middle' ? width / 2 : style.textAnchor === 'end' ? width : 0;
     if (!finite(position.x - shift, position.y)) return;
     setFill(doc, style.fill, style.fillOpacity * style.opacity);
-    drawSpans(doc, spans, position.x - shift, position.y, style.fontSize, { baseline: 'alphabetic' });
+    drawSpans(doc, spans, position.x - shift, position.y, style.fontSize, { baseline: style.baseline });
     position.x += width;
   };
   const walk = (node: HtmlElement, style: SvgPaint) => {

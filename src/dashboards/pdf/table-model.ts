@@ -1,7 +1,7 @@
 import { parseColor, styleDeclarations, type TextAlign } from './css-style';
 import { deriveAlign, deriveTextStyle } from './element-style';
-import { isElement, textContent, type HtmlElement, type HtmlNode } from './html-tree';
-import type { TableBlock, TableCell, TextStyle } from './layout-model';
+import { isElement, type HtmlElement, type HtmlNode } from './html-tree';
+import type { Run, TableBlock, TableCell, TextStyle } from './layout-model';
 import { normalizeText } from './text-normalize';
 
 /** More columns than this cannot be read on a page; cells past it are left out. */
@@ -15,9 +15,10 @@ const hidden = (element: HtmlElement) => element.attrs.hidden !== undefined || /
 /**
  * A `<table>` as rows of text cells. Header rows are the `<thead>` rows or,
  * without one, a first row made only of `<th>`; they repeat on every page.
- * `<tfoot>` rows come last. A cell is drawn as its text in one style (the
- * style of its first text; `<th>` bold): markup inside a cell other than line
- * breaks degrades to its text, images to their alt text.
+ * `<tfoot>` rows come last. A cell is its text as runs in their inline
+ * styles, derived as a paragraph's are (`deriveTextStyle`: `<th>` bold, a
+ * `<b style="font-size:28pt">` inside it large); `<br>` and block elements
+ * inside it break lines, images degrade to their alt text.
  */
 export function* tableBlock(table: HtmlElement, style: TextStyle, align: TextAlign): Generator<void, { caption?: string; block: TableBlock }, void> {
   const header: HtmlElement[] = [];
@@ -26,7 +27,10 @@ export function* tableBlock(table: HtmlElement, style: TextStyle, align: TextAli
   let caption: string | undefined;
   for (const child of table.children) {
     if (!isElement(child) || hidden(child)) continue;
-    if (child.tag === 'caption') caption = cellText(child);
+    if (child.tag === 'caption')
+      caption = cellRuns(child, style)
+        .map((run) => run.text)
+        .join('');
     else if (child.tag === 'tr') body.push(child);
     else if (child.tag === 'thead' || child.tag === 'tbody' || child.tag === 'tfoot') {
       const rows = child.children.filter((row): row is HtmlElement => isElement(row) && row.tag === 'tr' && !hidden(row));
@@ -68,9 +72,10 @@ function rowCells(row: HtmlElement, style: TextStyle, align: TextAlign): TableCe
     if (!isElement(cell) || (cell.tag !== 'td' && cell.tag !== 'th') || hidden(cell)) continue;
     const css = styleDeclarations(cell.attrs.style);
     const colspan = Number.parseInt(cell.attrs.colspan ?? '1', 10);
+    const cellStyle = deriveTextStyle(cell, rowStyle, css);
     cells.push({
-      text: cellText(cell),
-      style: firstTextStyle(cell, deriveTextStyle(cell, rowStyle, css)),
+      runs: cellRuns(cell, cellStyle),
+      style: cellStyle,
       align: deriveAlign(cell, rowAlign, css),
       colspan: Number.isFinite(colspan) ? Math.min(MAX_TABLE_COLUMNS, Math.max(1, colspan)) : 1,
       background: parseColor(css.get('background-color') ?? css.get('background') ?? cell.attrs.bgcolor) ?? background,
@@ -79,35 +84,54 @@ function rowCells(row: HtmlElement, style: TextStyle, align: TextAlign): TableCe
   return cells;
 }
 
-/** The style of the first non-blank text in the cell, so `<td><b>Total</b></td>` is bold. */
-function firstTextStyle(cell: HtmlElement, style: TextStyle): TextStyle {
-  for (const child of cell.children) {
-    if (typeof child === 'string') {
-      if (child.trim() !== '') return style;
-    } else if (!hidden(child) && textContent(child).trim() !== '') {
-      return firstTextStyle(child, deriveTextStyle(child, style));
-    }
-  }
-  return style;
-}
-
-/** A cell's text: whitespace collapsed, `<br>` and block elements as line breaks, images as their alt text. */
-export function cellText(element: HtmlElement): string {
-  let raw = '';
-  const walk = (node: HtmlNode) => {
-    if (typeof node === 'string') {
-      raw += node.replace(/[ \t\n\r\f]+/g, ' ');
-      return;
-    }
-    if (hidden(node) || node.tag === 'svg') return;
-    if (node.tag === 'br') raw += '\n';
-    else if (node.tag === 'img') raw += node.attrs.alt ?? '';
-    else if (node.tag === 'td' || node.tag === 'th') raw += ' ';
-    if (LINE_TAGS.has(node.tag)) raw += '\n';
-    for (const child of node.children) walk(child);
-    if (LINE_TAGS.has(node.tag)) raw += '\n';
+/**
+ * A cell's text as runs, each in the style its elements give it (the same
+ * derivation as a paragraph's runs): whitespace collapsed across runs, `<br>`
+ * and block elements as line breaks, blank lines dropped, images as their
+ * alt text.
+ */
+export function cellRuns(element: HtmlElement, style: TextStyle): Run[] {
+  const lines: Run[][] = [[]];
+  const add = (text: string, at: TextStyle) => {
+    const line = lines[lines.length - 1];
+    const last = line[line.length - 1];
+    if (last && last.style === at) last.text += text;
+    else line.push({ text, style: at });
   };
-  for (const child of element.children) walk(child);
-  const lines = raw.split('\n').map((line) => line.replace(/ {2,}/g, ' ').trim());
-  return normalizeText(lines.filter((line) => line !== '').join('\n'));
+  const newLine = () => lines.push([]);
+  const walk = (node: HtmlNode, at: TextStyle) => {
+    if (typeof node === 'string') return add(node.replace(/[ \t\n\r\f]+/g, ' '), at);
+    if (hidden(node) || node.tag === 'svg') return;
+    const inner = deriveTextStyle(node, at);
+    if (node.tag === 'br') newLine();
+    else if (node.tag === 'img') add(node.attrs.alt ?? '', inner);
+    else if (node.tag === 'td' || node.tag === 'th') add(' ', inner);
+    if (LINE_TAGS.has(node.tag)) newLine();
+    for (const child of node.children) walk(child, inner);
+    if (LINE_TAGS.has(node.tag)) newLine();
+  };
+  for (const child of element.children) walk(child, style);
+  const runs: Run[] = [];
+  for (const line of lines) {
+    // Spaces collapse across runs; none at either end of a line.
+    const kept: Run[] = [];
+    let spaceBefore = true;
+    for (const run of line) {
+      let text = run.text.replace(/ {2,}/g, ' ');
+      if (spaceBefore && text.startsWith(' ')) text = text.slice(1);
+      if (!text) continue;
+      kept.push({ text: normalizeText(text), style: run.style });
+      spaceBefore = text.endsWith(' ');
+    }
+    while (kept.length > 0) {
+      const last = kept[kept.length - 1];
+      last.text = last.text.replace(/ +$/, '');
+      if (last.text) break;
+      kept.pop();
+    }
+    if (kept.length === 0) continue;
+    if (runs.length > 0) runs[runs.length - 1].text += '\n';
+    runs.push(...kept);
+  }
+  return runs;
 }

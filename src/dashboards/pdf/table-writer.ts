@@ -1,8 +1,8 @@
 import type { Rgba } from './css-style';
 import type { TableBlock, TableCell } from './layout-model';
 import type { PageWriter } from './page-writer';
-import { applyTextStyle, fontSpans, primaryFont, setFill, setStroke, spansWidth } from './pdf-fonts';
-import { breakSpans, drawSpanLines } from './span-lines';
+import { selectFont, setFill, setStroke } from './pdf-fonts';
+import { breakSpans, drawSpanLines, linesHeight, runSpans, type SpanLine, type StyledSpan } from './span-lines';
 
 const PAD = 3;
 const LINE_GAP = 1;
@@ -18,8 +18,9 @@ const ROWS_PER_STEP = 40;
  * fit and drawing the header rows again at the top of it. A generator: it
  * yields every few rows so the caller can give the event loop a turn.
  * A row taller than a page is cut to the page, its cells' text ending in "…".
- * A cell in one font is laid out by pdfkit; one whose text needs several
- * (a CJK name beside Latin text) by `breakSpans`.
+ * A cell's runs are laid out by `breakSpans`, which measures text in several
+ * fonts and sizes (a CJK name beside Latin text, a 28pt number under its
+ * label), so the row's height is known before it is drawn.
  */
 export function* drawTable(writer: PageWriter, block: TableBlock): Generator<void, void, void> {
   const { doc } = writer;
@@ -27,25 +28,27 @@ export function* drawTable(writer: PageWriter, block: TableBlock): Generator<voi
   const x0 = writer.left + block.indent;
   const widths = columnWidths(doc, block, Math.max(40, writer.contentWidth - block.indent));
   const tallest = writer.contentHeight;
-  let headerHeights = block.header.map((row) => rowHeight(doc, row, widths, tallest));
+  const headerRows = block.header.map((row) => layoutRow(doc, row, widths));
+  let headerHeights = headerRows.map((row) => Math.min(row.height, tallest));
   // A header taller than a third of the page is drawn once, not repeated.
   const repeat = headerHeights.reduce((a, b) => a + b, 0) <= tallest / 3;
   if (!repeat) headerHeights = headerHeights.map((h) => Math.min(h, tallest));
   const headerHeight = repeat ? headerHeights.reduce((a, b) => a + b, 0) : 0;
   const bodyTallest = tallest - headerHeight;
 
-  const drawHeader = () => block.header.forEach((row, i) => drawRow(writer, row, widths, x0, headerHeights[i], true));
-  const firstHeight = block.body.length > 0 ? rowHeight(doc, block.body[0], widths, bodyTallest) : 0;
-  writer.ensure(headerHeights.reduce((a, b) => a + b, 0) + firstHeight);
+  const drawHeader = () => block.header.forEach((row, i) => drawRow(writer, row, headerRows[i].lines, widths, x0, headerHeights[i], true));
+  const first = block.body.length > 0 ? layoutRow(doc, block.body[0], widths) : undefined;
+  writer.ensure(headerHeights.reduce((a, b) => a + b, 0) + Math.min(first?.height ?? 0, bodyTallest));
   drawHeader();
   for (let i = 0; i < block.body.length; i++) {
     const row = block.body[i];
-    const height = i === 0 ? firstHeight : rowHeight(doc, row, widths, bodyTallest);
+    const laid = i === 0 ? first! : layoutRow(doc, row, widths);
+    const height = Math.min(laid.height, bodyTallest);
     if (!writer.fits(height)) {
       writer.newPage();
       if (repeat) drawHeader();
     }
-    drawRow(writer, row, widths, x0, Math.min(height, writer.bottom - writer.y), false);
+    drawRow(writer, row, laid.lines, widths, x0, Math.min(height, writer.bottom - writer.y), false);
     if (i % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield;
   }
 }
@@ -63,24 +66,14 @@ function cellWidths(row: TableCell[], widths: number[]): number[] {
   return out;
 }
 
-function rowHeight(doc: PDFKit.PDFDocument, row: TableCell[], widths: number[], tallest: number): number {
-  let height = 0;
-  cellWidths(row, widths).forEach((width, i) => {
-    const cell = row[i];
-    const spans = fontSpans(cell.text, cell.style);
-    applyTextStyle(doc, cell.style, spans[0]?.font);
-    const inner = width - 2 * PAD;
-    const text = spans[0]?.text ?? '';
-    let textHeight: number;
-    if (spans.length > 1) textHeight = breakSpans(doc, spans, cell.style.fontSize, inner).length * (doc.currentLineHeight(true) + LINE_GAP) - LINE_GAP;
-    else if (!text.includes('\n') && doc.widthOfString(text) <= inner) textHeight = doc.currentLineHeight(true);
-    else textHeight = doc.heightOfString(text, { width: inner, lineGap: LINE_GAP });
-    height = Math.max(height, textHeight + 2 * PAD);
-  });
-  return Math.min(Math.max(height, 2 * PAD + 4), tallest);
+/** The lines of each cell of a row at its width, and the row's height (its tallest cell, at least a thin row). */
+function layoutRow(doc: PDFKit.PDFDocument, row: TableCell[], widths: number[]): { lines: SpanLine[][]; height: number } {
+  const lines = cellWidths(row, widths).map((width, i) => breakSpans(doc, runSpans(row[i].runs), width - 2 * PAD, row[i].style));
+  const height = Math.max(2 * PAD + 4, ...lines.map((cell) => linesHeight(cell, LINE_GAP) + 2 * PAD));
+  return { lines, height };
 }
 
-function drawRow(writer: PageWriter, row: TableCell[], widths: number[], x0: number, height: number, header: boolean): void {
+function drawRow(writer: PageWriter, row: TableCell[], lines: SpanLine[][], widths: number[], x0: number, height: number, header: boolean): void {
   const { doc } = writer;
   const y = writer.y;
   const cells = cellWidths(row, widths);
@@ -92,23 +85,7 @@ function drawRow(writer: PageWriter, row: TableCell[], widths: number[], x0: num
       setFill(doc, fill);
       doc.rect(x, y, width, height).fill();
     }
-    const spans = fontSpans(cell.text, cell.style);
-    applyTextStyle(doc, cell.style, spans[0]?.font);
-    const inner = { x: x + PAD, y: y + PAD, width: width - 2 * PAD, height: height - 2 * PAD };
-    if (spans.length === 1) {
-      const [{ text, oblique }] = spans;
-      doc.text(text, inner.x, inner.y, { width: inner.width, height: inner.height, align: cell.align, lineGap: LINE_GAP, ellipsis: true, oblique });
-    } else if (spans.length > 1) {
-      const lineHeight = doc.currentLineHeight(true) + LINE_GAP;
-      drawSpanLines(doc, breakSpans(doc, spans, cell.style.fontSize, inner.width), {
-        ...inner,
-        lineHeight,
-        maxLines: Math.floor((inner.height + LINE_GAP) / lineHeight),
-        align: cell.align,
-        size: cell.style.fontSize,
-        ellipsis: primaryFont(cell.style),
-      });
-    }
+    drawSpanLines(doc, lines[i], { x: x + PAD, y: y + PAD, width: width - 2 * PAD, height: height - 2 * PAD, gap: LINE_GAP, align: cell.align });
     x += width;
   });
   // One stroke per row: the row's box and the lines between its cells.
@@ -137,10 +114,7 @@ export function columnWidths(doc: PDFKit.PDFDocument, block: TableBlock, availab
     let column = 0;
     for (const cell of row) {
       if (column >= n) break;
-      if (cell.colspan === 1) {
-        const widest = Math.max(...cell.text.split('\n').map((line) => spansWidth(doc, fontSpans(line, cell.style), cell.style.fontSize)));
-        natural[column] = Math.max(natural[column], widest + 2 * PAD + 1);
-      }
+      if (cell.colspan === 1) natural[column] = Math.max(natural[column], widestLine(doc, runSpans(cell.runs)) + 2 * PAD + 1);
       column += cell.colspan;
     }
   }
@@ -152,4 +126,19 @@ export function columnWidths(doc: PDFKit.PDFDocument, block: TableBlock, availab
   const want = natural.map((w, i) => w - widths[i]);
   const wanted = want.reduce((a, b) => a + b, 0);
   return widths.map((w, i) => (wanted > 0 ? w + (spare * want[i]) / wanted : w));
+}
+
+/** The width of the widest hard line of the spans, each part at its own size. */
+function widestLine(doc: PDFKit.PDFDocument, spans: StyledSpan[]): number {
+  let widest = 0;
+  let line = 0;
+  for (const span of spans) {
+    selectFont(doc, span.font, span.style.fontSize);
+    span.text.split('\n').forEach((segment, i) => {
+      if (i > 0) line = 0;
+      line += doc.widthOfString(segment);
+      widest = Math.max(widest, line);
+    });
+  }
+  return widest;
 }

@@ -25,7 +25,14 @@ async function readPage(document, n) {
   const page = await document.getPage(n);
   const viewport = page.getViewport({ scale });
   const content = await page.getTextContent();
-  const items = content.items.filter((item) => 'str' in item).map((item) => ({ str: item.str, x: item.transform[4], y: item.transform[5] }));
+  const items = content.items
+    .filter((item) => 'str' in item) // The font size is the text matrix's vertical scale (pdf.js folds the font size into it).
+    .map((item) => ({
+      str: item.str,
+      x: item.transform[4],
+      y: item.transform[5],
+      size: Math.round(Math.hypot(item.transform[2], item.transform[3]) * 100) / 100,
+    }));
   const operators = await page.getOperatorList();
   const ops = {};
   operators.fnArray.forEach((fn, i) => {

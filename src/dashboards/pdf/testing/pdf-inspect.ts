@@ -12,7 +12,8 @@ export interface InspectedPage {
   height: number;
   /** The page's text items joined by spaces. */
   text: string;
-  items: { str: string; x: number; y: number }[];
+  /** Text items where they start (pdf.js coordinates: y grows upwards), with their font size in points. */
+  items: { str: string; x: number; y: number; size: number }[];
   /** How often each drawing operator occurs, e.g. `constructPath:fill`, `paintImageXObject`, `showText`. */
   ops: Record<string, number>;
   /** The page's pixels, RGBA, row by row from the top (empty when not drawn). */

@@ -1,0 +1,238 @@
+import { useCallback, useMemo, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { del, download, get, patch, post } from '../../api/client';
+import { useSession } from '../../session/session';
+import { ErrorBox } from '../../ui/error-box';
+import { Page } from '../../ui/page';
+import { useApi } from '../../ui/use-api';
+import { AddWidgetForm } from './add-widget-form';
+import { type Dashboard, type DashboardData, exportQuery, type LayoutItem, type ValidationResult, type Widget } from './dashboard-api';
+import { DashboardGrid } from './dashboard-grid';
+import { browserTimeZone, useDashboardParams } from './dashboard-params';
+import { FilterBar } from './filter-bar';
+import { WidgetTile } from './widget-tile';
+
+const sameLayout = (a: LayoutItem[], b: LayoutItem[]) =>
+  a.length === b.length &&
+  a.every((item) => b.some((o) => o.widgetId === item.widgetId && o.x === item.x && o.y === item.y && o.w === item.w && o.h === item.h));
+
+/**
+ * One dashboard: its filters and time zone (in the URL), its widgets on the
+ * grid drawn from one POST /dashboards/{id}/data call, and for
+ * dashboards:admin an edit mode that moves, resizes, adds and deletes widgets.
+ */
+export default function DashboardPage() {
+  const { id = '' } = useParams();
+  const { can } = useSession();
+  const admin = can('dashboards:admin');
+  const params = useDashboardParams();
+  const editing = admin && params.editing;
+  const [adding, setAdding] = useState(false);
+  const [override, setOverride] = useState<{ basedOn: string; layout: LayoutItem[] }>();
+  const [layoutError, setLayoutError] = useState<unknown>();
+  const [pdfError, setPdfError] = useState<unknown>();
+  const [exporting, setExporting] = useState(false);
+
+  const dashboard = useApi(`dashboard:${id}`, (signal) => get<Dashboard>(`/dashboards/${id}`, { signal }));
+  const d = dashboard.data?.id === id ? dashboard.data : undefined;
+  const widgets = useMemo(() => d?.widgets ?? [], [d]);
+
+  // Only filters the dashboard has: a stale `filter.<id>` in the URL would make the API refuse the whole call.
+  const filters = useMemo(
+    () => Object.fromEntries(Object.entries(params.chosen).filter(([key]) => d?.filterConfig.some((f) => f.id === key))),
+    [params.chosen, d],
+  );
+  const viewerZone = params.timeZone ?? browserTimeZone();
+  const dataBody = useMemo(() => ({ filters, timezone: viewerZone }), [filters, viewerZone]);
+  // Runs again when the filters, the zone or the widgets change; not when the layout does.
+  const dataKey = d ? `${id}|${JSON.stringify(dataBody)}|${widgets.map((w) => `${w.id}@${w.updatedAt}`).join()}|${JSON.stringify(d.filterDefaults)}` : null;
+  const data = useApi(dataKey, (signal) => post<DashboardData>(`/dashboards/${id}/data`, dataBody, { signal }));
+  const entries = useMemo(() => new Map((data.data?.widgets ?? []).map((e) => [e.widgetId, e])), [data.data]);
+
+  // Widgets that failed or came back empty are checked by the validate endpoint: its did-you-mean hints say what to fix.
+  const suspects = useMemo(
+    () =>
+      data.loading
+        ? []
+        : widgets.filter((w) => {
+            const e = entries.get(w.id);
+            return e && ('error' in e || e.data.length === 0 || (e.unknownMembers?.length ?? 0) > 0);
+          }),
+    [widgets, entries, data.loading],
+  );
+  const validation = useApi(suspects.length > 0 ? `validate|${dataKey}|${suspects.map((w) => w.id).join()}` : null, (signal) =>
+    post<ValidationResult>(
+      '/dashboards/validate',
+      {
+        widgets: suspects.map((w) => ({
+          title: w.title,
+          chartType: w.chartType,
+          dataSourceId: w.dataSourceId,
+          queryConfig: w.queryConfig,
+          displayConfig: w.displayConfig,
+        })),
+      },
+      { signal },
+    ),
+  );
+  const hintsOf = (widgetId: string): string[] => {
+    const index = suspects.findIndex((w) => w.id === widgetId);
+    if (index < 0 || !validation.data) return [];
+    return validation.data.errors.filter((f) => f.widget === index).map((f) => f.message);
+  };
+
+  const layout = useMemo(() => (d ? (override && override.basedOn === d.updatedAt ? override.layout : d.layout) : []), [d, override]);
+  const { reload } = dashboard;
+  const saveLayout = useCallback(
+    async (next: LayoutItem[]) => {
+      if (!d || sameLayout(next, layout)) return;
+      setOverride({ basedOn: d.updatedAt, layout: next });
+      setLayoutError(undefined);
+      try {
+        await patch<Dashboard>(`/dashboards/${id}/layout`, { layout: next });
+        reload();
+      } catch (err) {
+        // Back to the stored layout: the grid shows what the dashboard holds, with the API's reason above it.
+        setOverride(undefined);
+        setLayoutError(err);
+      }
+    },
+    [d, layout, id, reload],
+  );
+
+  const exportPdf = async () => {
+    setExporting(true);
+    setPdfError(undefined);
+    try {
+      await download('POST', `/dashboards/${id}/report.pdf`, dataBody, `${d?.name ?? 'dashboard'}.pdf`);
+    } catch (err) {
+      setPdfError(err);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  if (!d) {
+    return (
+      <Page title="Dashboard">
+        {dashboard.error ? <ErrorBox error={dashboard.error} /> : <p className="page-status">Loading…</p>}
+        <Link to="/dashboards">All dashboards</Link>
+      </Page>
+    );
+  }
+
+  const zone = data.data?.timezone ?? d.timezone ?? viewerZone;
+  const byId = new Map(widgets.map((w) => [w.id, w]));
+  const offGrid = widgets.filter((w) => !layout.some((l) => l.widgetId === w.id));
+  const bottom = layout.reduce((b, l) => Math.max(b, l.y + l.h), 0);
+
+  const actions = (
+    <>
+      <button type="button" onClick={() => void exportPdf()} disabled={exporting}>
+        {exporting ? 'Preparing PDF…' : 'Export PDF'}
+      </button>
+      {admin &&
+        (editing ? (
+          <>
+            <button type="button" onClick={() => setAdding(true)} disabled={adding}>
+              Add widget
+            </button>
+            <button type="button" className="primary" onClick={() => params.setEditing(false)}>
+              Done editing
+            </button>
+          </>
+        ) : (
+          <button type="button" onClick={() => params.setEditing(true)}>
+            Edit dashboard
+          </button>
+        ))}
+    </>
+  );
+
+  return (
+    <Page
+      title={d.name}
+      subtitle={
+        <>
+          <Link to="/dashboards">Dashboards</Link>
+          {d.description && <> · {d.description}</>}
+          {d.isDefault && <span className="badge ok">Default</span>}
+        </>
+      }
+      actions={actions}
+    >
+      <FilterBar dashboard={d} params={params} />
+      <ErrorBox error={data.error ?? layoutError ?? pdfError} />
+      {editing && <p className="edit-help muted">Drag a tile by its ⠿ handle, resize it from its lower right corner; changes are saved as you make them.</p>}
+      {editing && adding && (
+        <AddWidgetForm
+          dashboardId={id}
+          onCancel={() => setAdding(false)}
+          onAdded={() => {
+            setAdding(false);
+            reload();
+          }}
+        />
+      )}
+      {widgets.length === 0 ? (
+        <div className="empty-state">
+          <p>This dashboard has no widgets yet.</p>
+          {admin && !editing && (
+            <button type="button" className="primary" onClick={() => params.setEditing(true)}>
+              Edit dashboard to add one
+            </button>
+          )}
+        </div>
+      ) : (
+        <DashboardGrid
+          layout={layout}
+          editing={editing}
+          busy={data.loading}
+          onLayoutDone={(next) => void saveLayout(next)}
+          tile={(widgetId) => {
+            const widget = byId.get(widgetId)!;
+            return (
+              <WidgetTile
+                widget={widget}
+                entry={entries.get(widgetId)}
+                timeZone={zone}
+                hints={hintsOf(widgetId)}
+                editing={editing}
+                onExportCsv={() => exportCsv(widget, d, filters, zone)}
+                onDelete={async () => {
+                  await del(`/dashboards/widgets/${widgetId}`);
+                  reload();
+                }}
+              />
+            );
+          }}
+        />
+      )}
+      {editing && offGrid.length > 0 && (
+        <section className="off-grid" aria-labelledby="off-grid-heading">
+          <h2 id="off-grid-heading">Not on the grid</h2>
+          <ul>
+            {offGrid.map((w) => (
+              <li key={w.id}>
+                {w.title}{' '}
+                <button type="button" className="small" onClick={() => void saveLayout([...layout, { widgetId: w.id, x: 0, y: bottom, w: 6, h: 4 }])}>
+                  Place on the grid
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </Page>
+  );
+}
+
+/** A widget's rows as CSV, with the dashboard's current filters and zone (POST /dashboards/analytics/export-csv). */
+function exportCsv(widget: Widget, dashboard: Dashboard, filters: Record<string, string[]>, zone: string) {
+  return download(
+    'POST',
+    '/dashboards/analytics/export-csv',
+    { query: exportQuery(widget, dashboard, filters, zone), title: widget.title },
+    `${widget.title}.csv`,
+  );
+}

@@ -1,0 +1,145 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { post, send } from '../../api/client';
+import { useSession } from '../../session/session';
+import { ErrorBox } from '../../ui/error-box';
+import { formatTime } from '../../ui/format';
+import { Page } from '../../ui/page';
+import { Pager } from '../../ui/pager';
+import { useApi } from '../../ui/use-api';
+import type { Dashboard } from './dashboard-api';
+import { browserTimeZone, zoneChoices } from './dashboard-params';
+
+const LIMIT = 50;
+
+/** GET /dashboards, paged by `offset` in the URL; dashboards:admin also creates one here. */
+export function DashboardsListPage() {
+  const { can } = useSession();
+  const [params, setParams] = useSearchParams();
+  const offset = Math.max(0, Number(params.get('offset')) || 0);
+  const [creating, setCreating] = useState(false);
+  const list = useApi(`dashboards|${offset}`, async (signal) => {
+    const response = await send('GET', '/dashboards', undefined, { signal, query: { limit: LIMIT, offset } });
+    return { total: Number(response.headers.get('X-Total-Count') ?? 0), dashboards: (await response.json()) as Dashboard[] };
+  });
+
+  return (
+    <Page
+      title="Dashboards"
+      actions={
+        can('dashboards:admin') &&
+        !creating && (
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            New dashboard
+          </button>
+        )
+      }
+    >
+      {creating && <CreateDashboardForm onCancel={() => setCreating(false)} />}
+      <ErrorBox error={list.error} />
+      {list.data === undefined && !list.error && <p className="page-status">Loading…</p>}
+      {list.data && list.data.total === 0 && (
+        <div className="empty-state">
+          <p>No dashboards yet.</p>
+          {can('dashboards:admin') ? (
+            <p className="muted">Create one to chart your data sources.</p>
+          ) : (
+            <p className="muted">An admin of the organization can create one.</p>
+          )}
+        </div>
+      )}
+      {list.data && list.data.dashboards.length > 0 && (
+        <>
+          <table className="list" aria-busy={list.loading}>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Description</th>
+                <th scope="col">Time zone</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.dashboards.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <Link to={`/dashboards/${d.id}`}>{d.name}</Link> {d.isDefault && <span className="badge ok">Default</span>}
+                  </td>
+                  <td>{d.description || <span className="muted">—</span>}</td>
+                  <td>{d.timezone ?? <span className="muted">Viewer's own</span>}</td>
+                  <td>{formatTime(d.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.total > LIMIT && (
+            <Pager offset={offset} limit={LIMIT} total={list.data.total} onChange={(o) => setParams(o === 0 ? {} : { offset: String(o) })} />
+          )}
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** POST /dashboards; opens the new dashboard in edit mode, ready for its first widget. */
+function CreateDashboardForm({ onCancel }: { onCancel(): void }) {
+  const navigate = useNavigate();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [timezone, setTimezone] = useState('');
+  const [isDefault, setIsDefault] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [saving, setSaving] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSaving(true);
+    setError(undefined);
+    try {
+      const created = await post<Dashboard>('/dashboards', { name, description, isDefault, timezone: timezone || null });
+      navigate(`/dashboards/${created.id}?edit=1`);
+    } catch (err) {
+      setError(err);
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form className="panel-form" onSubmit={(e) => void submit(e)} aria-labelledby="new-dashboard-heading">
+      <h2 id="new-dashboard-heading">New dashboard</h2>
+      <ErrorBox error={error} />
+      <div className="form-row">
+        <div className="field">
+          <label htmlFor="dashboard-name">Name</label>
+          <input id="dashboard-name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="field grow">
+          <label htmlFor="dashboard-description">Description</label>
+          <input id="dashboard-description" maxLength={2000} value={description} onChange={(e) => setDescription(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="dashboard-timezone">Time zone</label>
+          <select id="dashboard-timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
+            <option value="">Each viewer's own</option>
+            {zoneChoices(browserTimeZone()).map((z) => (
+              <option key={z} value={z}>
+                {z}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label className="check">
+          <input type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} /> Default dashboard
+        </label>
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={saving}>
+          {saving ? 'Creating…' : 'Create dashboard'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

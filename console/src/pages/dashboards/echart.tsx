@@ -1,0 +1,41 @@
+import { useEffect, useRef } from 'react';
+import * as echarts from 'echarts/core';
+import type { EChartsCoreOption } from 'echarts/core';
+import { BarChart, LineChart, PieChart } from 'echarts/charts';
+import { DatasetComponent, GridComponent, LegendComponent, TitleComponent, TooltipComponent } from 'echarts/components';
+import { SVGRenderer } from 'echarts/renderers';
+
+// Only what the shared chart module's options use (src/dashboards/charts): line and area are LineChart, drawn as SVG.
+// (echarts.use is ECharts' registration, not a React hook.)
+echarts.use([LineChart, BarChart, PieChart, GridComponent, TooltipComponent, LegendComponent, TitleComponent, DatasetComponent, SVGRenderer]);
+
+interface Props {
+  option: EChartsCoreOption;
+  /** The accessible name: the widget's title and chart type (the SVG inside is a picture to assistive technology). */
+  label: string;
+}
+
+/** An ECharts option drawn as SVG in a box that fills its tile, redrawn when the option changes and resized with the tile. */
+export function EChart({ option, label }: Props) {
+  const box = useRef<HTMLDivElement>(null);
+  const chart = useRef<echarts.ECharts | null>(null);
+
+  useEffect(() => {
+    const element = box.current!;
+    const instance = echarts.init(element, undefined, { renderer: 'svg' });
+    chart.current = instance;
+    const observer = new ResizeObserver(() => instance.resize());
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      instance.dispose();
+      chart.current = null;
+    };
+  }, []);
+
+  useEffect(() => {
+    chart.current?.setOption(option, { notMerge: true });
+  }, [option]);
+
+  return <div ref={box} className="echart" role="img" aria-label={label} />;
+}

@@ -1,0 +1,163 @@
+import { useMemo, useState } from 'react';
+import { widgetView, type WidgetView } from '@charts/index';
+import { chartTypeLabel, sourceAlias, type Widget, type WidgetEntry } from './dashboard-api';
+import { EChart } from './echart';
+
+interface Props {
+  widget: Widget;
+  /** The widget's entry of the data call; undefined while it loads. */
+  entry: WidgetEntry | undefined;
+  /** The zone the data ran in: time labels are written in it. */
+  timeZone: string;
+  /** What POST /dashboards/validate found wrong with the widget (did-you-mean hints), for tiles that came back empty or failed. */
+  hints: string[];
+  editing: boolean;
+  onExportCsv(): Promise<void>;
+  onDelete(): Promise<void>;
+}
+
+/** One widget on the grid: its title, its chart (or number, table, empty or error state) and its actions. */
+export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCsv, onDelete }: Props) {
+  const view = useMemo(() => (entry ? widgetView(widget, entry, { timeZone, locale: navigator.language }) : undefined), [widget, entry, timeZone]);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<string>();
+  const titleId = `widget-title-${widget.id}`;
+
+  const act = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setActionError(undefined);
+    try {
+      await action();
+    } catch (err) {
+      setActionError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <article className={`tile tile-${widget.chartType}`} aria-labelledby={titleId} data-widget-id={widget.id}>
+      <header className="tile-header">
+        {editing && (
+          <span className="tile-drag-handle" title="Drag to move" aria-hidden="true">
+            ⠿
+          </span>
+        )}
+        <h2 id={titleId} className="tile-title" title={widget.title}>
+          {widget.title}
+        </h2>
+        <div className="tile-actions">
+          {confirming ? (
+            <>
+              <span className="tile-confirm">Delete this widget?</span>
+              <button type="button" className="danger small" disabled={busy} onClick={() => void act(onDelete)}>
+                Delete
+              </button>
+              <button type="button" className="small" onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </>
+          ) : (
+            <>
+              <button
+                type="button"
+                className="small"
+                disabled={busy || !entry}
+                onClick={() => void act(onExportCsv)}
+                aria-label={`Export ${widget.title} as CSV`}
+              >
+                CSV
+              </button>
+              {editing && (
+                <button type="button" className="small danger" onClick={() => setConfirming(true)} aria-label={`Delete ${widget.title}`}>
+                  Delete
+                </button>
+              )}
+            </>
+          )}
+        </div>
+      </header>
+      {actionError && (
+        <p role="alert" className="tile-action-error">
+          {actionError}
+        </p>
+      )}
+      <div className="tile-body">
+        <TileBody view={view} widget={widget} hints={hints} />
+      </div>
+    </article>
+  );
+}
+
+function TileBody({ view, widget, hints: fullHints }: { view: WidgetView | undefined; widget: Widget; hints: string[] }) {
+  // Fields of the widget's own source read as their plain names: `amount`, not `ds_<source id>.amount`.
+  const own = (text: string) => text.split(`${sourceAlias(widget.dataSourceId)}.`).join('');
+  const hints = fullHints.map(own);
+  const label = `${widget.title} (${chartTypeLabel(widget.chartType).toLowerCase()} chart)`;
+  if (!view) return <p className="tile-status muted">Loading…</p>;
+  switch (view.kind) {
+    case 'chart':
+      return <EChart option={view.option} label={label} />;
+    case 'stat':
+      return (
+        <div className="stat" role="group" aria-label={label}>
+          <p className="stat-value">{view.text}</p>
+          <p className="stat-label">{view.label}</p>
+          <Hints hints={hints} />
+        </div>
+      );
+    case 'table':
+      return (
+        <div className="tile-table" tabIndex={0} role="region" aria-label={label}>
+          <table className="list">
+            <thead>
+              <tr>
+                {view.columns.map((c) => (
+                  <th key={c.key} scope="col" className={c.align === 'right' ? 'num' : undefined}>
+                    {c.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {view.rows.map((row, i) => (
+                <tr key={i}>
+                  {row.map((cell, j) => (
+                    <td key={j} className={view.columns[j].align === 'right' ? 'num' : undefined}>
+                      {cell}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      );
+    case 'empty':
+      return (
+        <div className="tile-status" tabIndex={0}>
+          <p className="muted">{own(view.message)}</p>
+          <Hints hints={hints} />
+        </div>
+      );
+    case 'error':
+      return (
+        <div className="tile-status tile-error" role="alert" tabIndex={0}>
+          <p>{own(view.message)}</p>
+          <Hints hints={hints} />
+        </div>
+      );
+  }
+}
+
+function Hints({ hints }: { hints: string[] }) {
+  if (hints.length === 0) return null;
+  return (
+    <ul className="tile-hints" aria-label="What to fix">
+      {hints.map((h, i) => (
+        <li key={i}>{h}</li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,81 @@
+import type { Readable } from 'node:stream';
+import { widgetView } from './charts';
+import { renderInTurn } from './dashboard-pdf.service';
+import type { DashboardsService } from './dashboards.service';
+import type { WidgetDataInput } from './dashboards.schemas';
+import { pdfFileName, type PdfPageSize, renderPdf } from './pdf';
+import { reportHtml, type ReportTile } from './report-html';
+import type { WidgetDataService } from './widget-data.service';
+
+export interface ReportRequest extends WidgetDataInput {
+  pageSize: PdfPageSize;
+  landscape: boolean;
+}
+
+/**
+ * GET/POST /dashboards/{id}/report.pdf: the stored dashboard printed with
+ * fresh data. Its widgets run through WidgetDataService.dashboard (the path
+ * of POST /dashboards/{id}/data: the same filters, zone, queue and per-widget
+ * errors), each answer becomes a view (charts/widget-view.ts, as the console
+ * draws it), charts are drawn to SVG by ECharts, and the page goes through the
+ * one PDF renderer, in the render slots shared with export-pdf.
+ */
+export class DashboardReportService {
+  constructor(
+    private readonly dashboards: Pick<DashboardsService, 'getWithWidgets'>,
+    private readonly widgetData: Pick<WidgetDataService, 'dashboard'>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async report(
+    organizationId: string,
+    dashboardId: string,
+    request: ReportRequest,
+    write: (disposition: string, pdf: Readable) => Promise<void>,
+    callerLeft: () => boolean = () => false,
+  ): Promise<void> {
+    const { dashboard, widgets } = await this.dashboards.getWithWidgets(organizationId, dashboardId);
+    const data = await this.widgetData.dashboard(organizationId, dashboardId, { filters: request.filters, timezone: request.timezone });
+    const generatedAt = this.now();
+    const byId = new Map(widgets.map((w) => [w.id, w]));
+    const entries = new Map(data.widgets.map((e) => [e.widgetId, e]));
+    const tiles: ReportTile[] = [];
+    // The grid decides what is printed: a widget left out of the layout is not on the dashboard either.
+    for (const item of dashboard.layout) {
+      const widget = byId.get(item.widgetId);
+      const entry = entries.get(item.widgetId);
+      if (!widget || !entry) continue;
+      tiles.push({ item, widget, view: widgetView(widget, entry, { timeZone: data.timezone }) });
+    }
+    const filters = dashboard.filterConfig.map((f) => ({ label: f.label || f.id, values: request.filters?.[f.id] ?? dashboard.filterDefaults[f.id] ?? [] }));
+    const html = reportHtml({ title: dashboard.name, timeZone: data.timezone, generatedAt: isoInZone(generatedAt, data.timezone), filters }, tiles);
+    await renderInTurn(callerLeft, async () => {
+      const pdf = await renderPdf(html, { title: dashboard.name, landscape: request.landscape, pageSize: request.pageSize });
+      await write(pdfFileName(undefined, dashboard.name), pdf);
+    });
+  }
+}
+
+/** An instant as ISO 8601 in a zone, with its offset: `2026-03-10T14:05:09+01:00`. */
+export function isoInZone(at: Date, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const offset = Math.round((wall - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  const sign = offset < 0 ? '-' : '+';
+  const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+  const mm = String(Math.abs(offset) % 60).padStart(2, '0');
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset === 0 ? 'Z' : `${sign}${hh}:${mm}`}`;
+}

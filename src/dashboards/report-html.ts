@@ -1,0 +1,137 @@
+import { GRID_COLUMNS } from './chart-types';
+import { type ChartWidget, type WidgetView } from './charts';
+import { chartSvg } from './charts/svg-render';
+import type { LayoutItem } from './dashboards.schemas';
+
+/** Width of the report's grid in SVG units (A4 landscape's text width is about 760 pt: scaled to fit). */
+const GRID_WIDTH = 1200;
+/** Height of one grid row, in the same units. */
+const ROW_HEIGHT = 70;
+const TITLE_HEIGHT = 26;
+const GAP = 8;
+/** Rows of a table widget printed; the rest are counted under it. */
+export const REPORT_TABLE_ROWS = 200;
+/** A chart drawn with more SVG elements than this is not printed (its tile says so): the renderer's per-SVG bound is 20,000. */
+const MAX_CHART_ELEMENTS = 15_000;
+
+export interface ReportTile {
+  item: LayoutItem;
+  widget: ChartWidget;
+  view: WidgetView;
+}
+
+export interface ReportHeader {
+  title: string;
+  timeZone: string;
+  generatedAt: string;
+  filters: Array<{ label: string; values: string[] }>;
+}
+
+const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * The report as HTML for the PDF renderer: a header (title, filters, zone,
+ * time of generation), then the dashboard's grid band by band (widgets whose
+ * rows overlap share a band), top to bottom. In a band, stat cards are one
+ * row of KPI cells, charts (and the message of an empty or failed widget)
+ * one SVG with each tile at its grid column and width, and table widgets
+ * follow as tables.
+ */
+export function reportHtml(header: ReportHeader, tiles: ReportTile[]): string {
+  const parts = [
+    `<h1>${escape(header.title)}</h1>`,
+    `<p>Time zone: <b>${escape(header.timeZone)}</b> · Generated: ${escape(header.generatedAt)}</p>`,
+    header.filters.length > 0
+      ? `<p>Filters: ${header.filters.map((f) => `${escape(f.label)}: <b>${f.values.length > 0 ? escape(f.values.join(', ')) : 'all'}</b>`).join(' · ')}</p>`
+      : '',
+  ];
+  for (const band of bands(tiles)) {
+    const stats = band.filter((t) => t.view.kind === 'stat');
+    const tables = band.filter((t) => t.view.kind === 'table');
+    const drawn = band.filter((t) => t.view.kind !== 'stat' && t.view.kind !== 'table');
+    if (stats.length > 0) parts.push(statRow(stats));
+    if (drawn.length > 0) parts.push(bandSvg(drawn));
+    for (const t of tables) parts.push(tableHtml(t));
+  }
+  return `<!doctype html><html><body>${parts.join('\n')}</body></html>`;
+}
+
+/** Tiles grouped into bands of overlapping grid rows, in grid order (top, then left). */
+function bands(tiles: ReportTile[]): ReportTile[][] {
+  const sorted = [...tiles].sort((a, b) => a.item.y - b.item.y || a.item.x - b.item.x);
+  const out: ReportTile[][] = [];
+  let end = -1;
+  for (const t of sorted) {
+    if (t.item.y >= end) out.push([]);
+    out[out.length - 1].push(t);
+    end = Math.max(end, t.item.y + t.item.h);
+  }
+  return out;
+}
+
+function statRow(tiles: ReportTile[]): string {
+  const cells = tiles.map((t) => {
+    const view = t.view as Extract<WidgetView, { kind: 'stat' }>;
+    const label = view.label === t.widget.title ? '' : ` · ${escape(view.label)}`;
+    return `<td><span style="font-size:9pt;color:#555555">${escape(t.widget.title)}${label}</span><br><b style="font-size:22pt">${escape(view.text)}</b></td>`;
+  });
+  return `<table><tr>${cells.join('')}</tr></table>`;
+}
+
+function tableHtml(t: ReportTile): string {
+  const view = t.view as Extract<WidgetView, { kind: 'table' }>;
+  const style = (align: string) => (align === 'right' ? ' style="text-align:right"' : '');
+  const head = view.columns.map((c) => `<th${style(c.align)}>${escape(c.label)}</th>`).join('');
+  const rows = view.rows
+    .slice(0, REPORT_TABLE_ROWS)
+    .map((row) => `<tr>${row.map((cell, i) => `<td${style(view.columns[i].align)}>${escape(cell)}</td>`).join('')}</tr>`)
+    .join('');
+  const more = view.rows.length > REPORT_TABLE_ROWS ? `<p>… and ${view.rows.length - REPORT_TABLE_ROWS} more rows</p>` : '';
+  return `<h3>${escape(t.widget.title)}</h3><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${more}`;
+}
+
+/** The band's charts and messages in one SVG, each tile at its columns, titled, boxed. */
+function bandSvg(tiles: ReportTile[]): string {
+  const top = Math.min(...tiles.map((t) => t.item.y));
+  const height = Math.max(...tiles.map((t) => t.item.y + t.item.h)) - top;
+  const column = GRID_WIDTH / GRID_COLUMNS;
+  const totalHeight = height * ROW_HEIGHT;
+  const body = tiles.map((t, i) => {
+    const x = t.item.x * column + GAP / 2;
+    const y = (t.item.y - top) * ROW_HEIGHT + GAP / 2;
+    const w = t.item.w * column - GAP;
+    const h = t.item.h * ROW_HEIGHT - GAP;
+    const frame = `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="#cccccc"/><text x="${x + 8}" y="${y + 18}" style="font-size:14px;font-weight:bold" fill="#222222">${escape(t.widget.title)}</text>`;
+    return frame + tileBody(t.view, i, { x: x + 4, y: y + TITLE_HEIGHT, w: w - 8, h: h - TITLE_HEIGHT - 4 });
+  });
+  return `<svg width="${GRID_WIDTH}" height="${totalHeight}" viewBox="0 0 ${GRID_WIDTH} ${totalHeight}" xmlns="http://www.w3.org/2000/svg">${body.join('')}</svg>`;
+}
+
+function tileBody(view: WidgetView, index: number, box: { x: number; y: number; w: number; h: number }): string {
+  if (view.kind === 'chart' && box.w > 20 && box.h > 20) {
+    // Ids (ECharts' clip paths) made unique per tile: the SVG's ids are looked up across the whole band.
+    const svg = chartSvg(view.option, { width: Math.round(box.w), height: Math.round(box.h) }).replace(/\bzr\d+-/g, `t${index}-`);
+    if ((svg.match(/<[a-zA-Z]/g)?.length ?? 0) > MAX_CHART_ELEMENTS) return message('Too many points to print this chart', box, '#555555');
+    return svg.replace(/^<svg /, `<svg x="${box.x}" y="${box.y}" `);
+  }
+  if (view.kind === 'error') return message(`Error: ${view.message}`, box, '#b00020');
+  if (view.kind === 'empty') return message(view.message, box, '#555555');
+  return '';
+}
+
+/** A message in a tile, wrapped at about the tile's width (SVG text does not wrap on its own). */
+function message(text: string, box: { x: number; y: number; w: number; h: number }, color: string): string {
+  const perLine = Math.max(10, Math.floor(box.w / 7));
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + word.length + 1 > perLine) {
+      lines.push(line);
+      line = '';
+    }
+    line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  const shown = lines.slice(0, Math.max(1, Math.floor(box.h / 16)));
+  return shown.map((l, i) => `<text x="${box.x + 4}" y="${box.y + 14 + i * 16}" style="font-size:12px" fill="${color}">${escape(l)}</text>`).join('');
+}
