@@ -23,6 +23,10 @@ export function EChart({ option, label }: Props) {
   useEffect(() => {
     const element = box.current!;
     const instance = echarts.init(element, undefined, { renderer: 'svg' });
+    // Said on the element, not in React state: tests and bench:console wait for every tile to be drawn.
+    instance.on('finished', () => {
+      element.dataset.drawn = 'true';
+    });
     chart.current = instance;
     const observer = new ResizeObserver(() => instance.resize());
     observer.observe(element);
@@ -34,6 +38,7 @@ export function EChart({ option, label }: Props) {
   }, []);
 
   useEffect(() => {
+    if (box.current) box.current.dataset.drawn = 'false';
     chart.current?.setOption(option, { notMerge: true });
   }, [option]);
 

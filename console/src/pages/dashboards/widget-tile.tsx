@@ -37,7 +37,7 @@ export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCs
   };
 
   return (
-    <article className={`tile tile-${widget.chartType}`} aria-labelledby={titleId} data-widget-id={widget.id}>
+    <article className={`tile tile-${widget.chartType}`} aria-labelledby={titleId} data-widget-id={widget.id} data-widget-state={view?.kind ?? 'loading'}>
       <header className="tile-header">
         {editing && (
           <span className="tile-drag-handle" title="Drag to move" aria-hidden="true">
