@@ -25,7 +25,9 @@ export function RunsListPage() {
   const inFlight = runs.data?.data.some((r) => r.status === 'running' || (r.status as string) === 'pending') ?? false;
   useInterval(runs.reload, 2000, inFlight && !runs.loading);
 
-  const workflows = useApi('/workflows?limit=1000', (signal) => get<ListPage<NamedItem & { version: number }>>('/workflows', { signal, query: { limit: 1000 } }));
+  const workflows = useApi('/workflows?limit=1000', (signal) =>
+    get<ListPage<NamedItem & { version: number }>>('/workflows', { signal, query: { limit: 1000 } }),
+  );
   const triggerQuery = { workflowId: filters.workflowId, limit: 1000 };
   const webhookPath = withQuery('/webhook-triggers', triggerQuery);
   const schedulePath = withQuery('/schedule-triggers', triggerQuery);
@@ -112,11 +114,7 @@ export function RunsListPage() {
         )}
       </form>
       <ErrorBox error={runs.error ?? workflows.error} />
-      {runs.data ? (
-        <RunsTable runs={runs.data.data} filtered={anyFilter} />
-      ) : (
-        !runs.error && <p className="page-status">Loading runs…</p>
-      )}
+      {runs.data ? <RunsTable runs={runs.data.data} filtered={anyFilter} /> : !runs.error && <p className="page-status">Loading runs…</p>}
       {runs.data && runs.data.total > PAGE_SIZE && (
         <Pager
           offset={filters.offset}
@@ -139,7 +137,11 @@ export function RunsListPage() {
 
 function RunsTable({ runs, filtered }: { runs: ExecutionListItem[]; filtered: boolean }) {
   if (runs.length === 0) {
-    return <p className="empty">{filtered ? 'No run matches these filters.' : 'No runs yet. Runs appear here when a webhook, a schedule, the API or a test run starts one.'}</p>;
+    return (
+      <p className="empty">
+        {filtered ? 'No run matches these filters.' : 'No runs yet. Runs appear here when a webhook, a schedule, the API or a test run starts one.'}
+      </p>
+    );
   }
   return (
     <table className="list runs-table">
