@@ -148,7 +148,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
       )}
 
       {answer && (
-        <section aria-labelledby="answer-heading">
+        <section aria-labelledby="answer-heading" className="run-answer">
           <h2 id="answer-heading">{answer.kind === 'response' ? 'Response' : 'Final output'}</h2>
           <p className="muted">
             {answer.kind === 'response'
