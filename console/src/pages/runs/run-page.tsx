@@ -43,7 +43,9 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
   const started = Date.parse(execution.startedAt);
   const ended = execution.finishedAt ? Date.parse(execution.finishedAt) : Math.max(started, ...steps.map((s) => Date.parse(s.finishedAt)));
   const span = { start: started, total: Math.max(1, ended - started) };
-  const answer = runAnswer(steps);
+  // A failed run's last completed step is not its answer; a return step's response is, whatever came after.
+  const found = runAnswer(steps);
+  const answer = found && (found.kind === 'response' || execution.status === 'completed') ? found : undefined;
   const temporalUrl = execution.temporal?.url;
 
   const act = async (what: 'rerun' | 'cancel') => {
@@ -166,8 +168,10 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
         ) : (
           <>
             <div className="timeline-scale muted" aria-hidden="true">
-              <span>0</span>
-              <span>{formatDuration(span.total)}</span>
+              <span className="timeline-scale-axis">
+                <span>0</span>
+                <span>{formatDuration(span.total)}</span>
+              </span>
             </div>
             <StepTimeline nodes={stepTree(steps)} span={span} />
           </>

@@ -40,7 +40,7 @@ function apiDiagnostics(view: EditorView): Diagnostic[] {
   const text = view.state.doc.toString();
   return view.state.field(problemsField).map((problem) => {
     const found = locate(text, problem.path);
-    const message = `${problem.path}: ${found?.missing ? `${found.missing} ` : ''}${problem.message}`;
+    const message = `${problem.path}: ${problem.message}`;
     if (!found) return { from: 0, to: Math.min(1, text.length), severity: 'error', message, source: 'API' };
     const { location } = found;
     return { from: location.from, to: found.missing ? location.headTo : location.to, severity: 'error', message, source: 'API' };
@@ -78,7 +78,8 @@ export default function DefinitionEditor({ value, onChange, readOnly = false, sc
           EditorView.lineWrapping,
           EditorState.readOnly.of(readOnly),
           EditorView.editable.of(!readOnly),
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          // tabindex: a read-only editor stays reachable by keyboard (and axe counts the scroller as keyboard-accessible).
+          EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) changed.current?.(update.state.doc.toString());
           }),
