@@ -2,7 +2,9 @@ import { type Ref, useEffect, useImperativeHandle, useLayoutEffect, useRef } fro
 import { basicSetup, EditorView } from 'codemirror';
 import { EditorState, StateEffect, StateField } from '@codemirror/state';
 import { type Diagnostic, forceLinting, linter, lintGutter, openLintPanel } from '@codemirror/lint';
-import { jsonSchema } from 'codemirror-json-schema';
+import { json, jsonLanguage, jsonParseLinter } from '@codemirror/lang-json';
+import { hoverTooltip } from '@codemirror/view';
+import { handleRefresh, jsonCompletion, jsonSchemaHover, jsonSchemaLinter, stateExtensions } from 'codemirror-json-schema';
 import type { JSONSchema7 } from 'json-schema';
 import type { FieldProblem } from '../../api/client';
 import { locate } from './json-locations';
@@ -47,6 +49,32 @@ function apiDiagnostics(view: EditorView): Diagnostic[] {
   });
 }
 
+/**
+ * The schema's own checks, worded for people: a value matching no alternative
+ * of a `oneOf` (a step whose input does not fit its stepType) is otherwise
+ * reported as "Expected one of undefined, undefined, …" (the library names
+ * alternatives by titles the API's schema does not have).
+ */
+function schemaDiagnostics(): (view: EditorView) => Diagnostic[] {
+  const check = jsonSchemaLinter();
+  return (view) =>
+    check(view).map((d) =>
+      d.message.startsWith('Expected one of')
+        ? { ...d, renderMessage: undefined, message: 'Matches none of the accepted shapes: check stepType and the fields its input needs' }
+        : d,
+    );
+}
+
+/** codemirror-json-schema's bundle (jsonSchema()), with the reworded schema checks. */
+const jsonWithSchema = (schema: JSONSchema7) => [
+  json(),
+  linter(jsonParseLinter()),
+  linter(schemaDiagnostics(), { needsRefresh: handleRefresh }),
+  jsonLanguage.data.of({ autocomplete: jsonCompletion() }),
+  hoverTooltip(jsonSchemaHover()),
+  stateExtensions(schema),
+];
+
 const theme = EditorView.theme({
   '&': { height: '34rem', border: '1px solid #8c959f', borderRadius: '6px', fontSize: '0.9rem' },
   '.cm-scroller': { overflow: 'auto', fontFamily: "ui-monospace, 'DejaVu Sans Mono', monospace" },
@@ -70,7 +98,7 @@ export default function DefinitionEditor({ value, onChange, readOnly = false, sc
         doc: value,
         extensions: [
           basicSetup,
-          jsonSchema((schema ?? {}) as JSONSchema7),
+          jsonWithSchema((schema ?? {}) as JSONSchema7),
           problemsField,
           linter(apiDiagnostics, { needsRefresh: (u) => u.transactions.some((tr) => tr.effects.some((e) => e.is(setProblems))), delay: 100 }),
           lintGutter(),
