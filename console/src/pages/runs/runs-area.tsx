@@ -1,10 +1,15 @@
 import { Route, Routes } from 'react-router';
-import { Page } from '../../ui/page';
+import { NotFoundPage } from '../../layout/not-found-page';
+import { RunPage } from './run-page';
+import { RunsListPage } from './runs-list-page';
+import './runs.css';
 
 export default function RunsArea() {
   return (
     <Routes>
-      <Route index element={<Page title="Runs">{null}</Page>} />
+      <Route index element={<RunsListPage />} />
+      <Route path=":id" element={<RunPage />} />
+      <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );
 }

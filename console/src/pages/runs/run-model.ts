@@ -1,0 +1,135 @@
+/**
+ * Executions as GET /executions and GET /executions/{id} answer them
+ * (src/executions/executions.schemas.ts), and what the run pages derive from
+ * them: the tree of steps and sub-steps, an agent step's token use, the run's answer.
+ */
+
+export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
+export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent'] as const;
+
+/** Stands in for a step value too large to inline: its full text is at `href`. */
+export interface OmittedValue {
+  $omitted: { part: 'input' | 'output'; bytes: number; href: string };
+}
+
+export interface ExecutionStep {
+  stepId: string;
+  stepType: string;
+  parentStepId: string | null;
+  status: 'completed' | 'failed';
+  attempt: number;
+  input: unknown;
+  output: unknown;
+  error: string | null;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+}
+
+interface ExecutionHead {
+  id: string;
+  workflowId: string;
+  workflowName: string;
+  workflowVersion: number;
+  trigger: { id: string; name: string } | null;
+  environmentId: string | null;
+  mode: string;
+  status: string;
+  error: { stepId?: string; message: string } | null;
+  rerunOf: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+}
+
+export type ExecutionListItem = ExecutionHead & {
+  inputSummary: { bytes: number; keyCount: number; keys: string[] } | null;
+};
+
+export type Execution = ExecutionHead & {
+  input: Record<string, unknown>;
+  steps?: ExecutionStep[];
+  /** Where the run lives in Temporal, when the API tells (and the Temporal UI is configured). */
+  temporal?: { namespace: string; workflowId: string; runId: string | null; url: string | null };
+};
+
+export interface Page<T> {
+  total: number;
+  data: T[];
+}
+
+export const isOmitted = (value: unknown): value is OmittedValue =>
+  typeof value === 'object' && value !== null && '$omitted' in value && typeof (value as OmittedValue).$omitted?.href === 'string';
+
+export const isFinished = (status: string) => status !== 'running';
+
+/** A step with the sub-steps recorded under it (an agent's model and tool calls). */
+export interface StepNode {
+  step: ExecutionStep;
+  children: ExecutionStep[];
+}
+
+/** Top-level steps in the order they ran, each with its sub-steps. */
+export function stepTree(steps: ExecutionStep[]): StepNode[] {
+  const nodes = new Map<string, StepNode>();
+  const roots: StepNode[] = [];
+  for (const step of steps) {
+    if (step.parentStepId === null) {
+      const node = { step, children: [] };
+      nodes.set(step.stepId, node);
+      roots.push(node);
+    }
+  }
+  for (const step of steps) {
+    if (step.parentStepId !== null) {
+      const parent = nodes.get(step.parentStepId);
+      if (parent) parent.children.push(step);
+      else roots.push({ step, children: [] });
+    }
+  }
+  return roots;
+}
+
+export const MODEL_STEP_TYPE = 'ai.agent.model';
+export const TOOL_STEP_TYPE = 'ai.agent.tool';
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** A model call's token use, from its recorded output `{ …, usage: { inputTokens, outputTokens } }`. */
+export function usageOf(step: ExecutionStep): TokenUsage | undefined {
+  const output = step.output as { usage?: Partial<TokenUsage> } | null;
+  if (!output || typeof output !== 'object' || !output.usage) return undefined;
+  return { inputTokens: output.usage.inputTokens ?? 0, outputTokens: output.usage.outputTokens ?? 0 };
+}
+
+/** The tokens of all of an agent step's model calls. */
+export function totalUsage(children: ExecutionStep[]): TokenUsage | undefined {
+  const usages = children.filter((c) => c.stepType === MODEL_STEP_TYPE).map(usageOf);
+  if (usages.length === 0) return undefined;
+  return usages.reduce<TokenUsage>(
+    (sum, u) => ({ inputTokens: sum.inputTokens + (u?.inputTokens ?? 0), outputTokens: sum.outputTokens + (u?.outputTokens ?? 0) }),
+    { inputTokens: 0, outputTokens: 0 },
+  );
+}
+
+/** What a tool sub-step called (`{ tool, callId, args }` is its input). */
+export const toolNameOf = (step: ExecutionStep): string | undefined => (step.input as { tool?: string } | null)?.tool;
+
+/**
+ * What the run answered, as its callers (and an agent's workflow tool) see it:
+ * the response of its return step, else the output of its last completed step.
+ */
+export function runAnswer(steps: ExecutionStep[]): { kind: 'response' | 'output'; stepId: string; statusCode?: number; value: unknown } | undefined {
+  const done = steps.filter((s) => s.parentStepId === null && s.status === 'completed');
+  const returned = done.find((s) => s.stepType === 'core.return');
+  if (returned) {
+    const output = returned.output as { statusCode?: number; body?: unknown } | null;
+    if (isOmitted(output)) return { kind: 'response', stepId: returned.stepId, value: output };
+    return { kind: 'response', stepId: returned.stepId, statusCode: output?.statusCode, value: output?.body ?? output };
+  }
+  const last = done.at(-1);
+  return last ? { kind: 'output', stepId: last.stepId, value: last.output } : undefined;
+}

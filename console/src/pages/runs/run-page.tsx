@@ -1,0 +1,188 @@
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { get, post } from '../../api/client';
+import { useSession } from '../../session/session';
+import { ErrorBox } from '../../ui/error-box';
+import { formatDuration, formatTime } from '../../ui/format';
+import { JsonView } from '../../ui/json-view';
+import { Page } from '../../ui/page';
+import { StatusBadge } from '../../ui/status-badge';
+import { useApi, useInterval } from '../../ui/use-api';
+import { isFinished, runAnswer, stepTree, type Execution } from './run-model';
+import { StepTimeline } from './step-timeline';
+import { StepValue } from './step-value';
+
+/** One run: what started it, how it went, each step on a timeline with its values, its answer; rerun and cancel for admins. */
+export function RunPage() {
+  const { id = '' } = useParams();
+  const path = `/executions/${encodeURIComponent(id)}`;
+  const run = useApi(path, (signal) => get<Execution>(path, { signal }));
+  const running = run.data !== undefined && !isFinished(run.data.status);
+  useInterval(run.reload, 2000, running && !run.loading);
+
+  // The previous run stays in `data` while another loads (after a rerun): never show one run under another's address.
+  if (!run.data || run.data.id !== id) {
+    return (
+      <Page title="Run">
+        {run.error && !run.loading ? <ErrorBox error={run.error} /> : <p className="page-status">Loading run…</p>}
+        <p>
+          <Link to="/runs">All runs</Link>
+        </p>
+      </Page>
+    );
+  }
+  return <RunView execution={run.data} reload={run.reload} error={run.error} />;
+}
+
+function RunView({ execution, reload, error }: { execution: Execution; reload(): void; error: unknown }) {
+  const { can } = useSession();
+  const navigate = useNavigate();
+  const [actionError, setActionError] = useState<unknown>();
+  const [busy, setBusy] = useState<'rerun' | 'cancel' | undefined>();
+  const steps = execution.steps ?? [];
+  const started = Date.parse(execution.startedAt);
+  const ended = execution.finishedAt ? Date.parse(execution.finishedAt) : Math.max(started, ...steps.map((s) => Date.parse(s.finishedAt)));
+  const span = { start: started, total: Math.max(1, ended - started) };
+  // A failed run's last completed step is not its answer; a return step's response is, whatever came after.
+  const found = runAnswer(steps);
+  const answer = found && (found.kind === 'response' || execution.status === 'completed') ? found : undefined;
+  const temporalUrl = execution.temporal?.url;
+
+  const act = async (what: 'rerun' | 'cancel') => {
+    setBusy(what);
+    setActionError(undefined);
+    try {
+      if (what === 'rerun') {
+        const started = await post<{ executionId: string }>(`/executions/${encodeURIComponent(execution.id)}/rerun`, {});
+        navigate(`/runs/${encodeURIComponent(started.executionId)}`);
+      } else {
+        await post(`/executions/${encodeURIComponent(execution.id)}/cancel`, {});
+        reload();
+      }
+    } catch (err) {
+      setActionError(err);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const actions = (
+    <>
+      {temporalUrl && (
+        <a className="button" href={temporalUrl} target="_blank" rel="noreferrer">
+          Open in Temporal
+        </a>
+      )}
+      {can('workflows:admin') && execution.status === 'running' && (
+        <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void act('cancel')}>
+          {busy === 'cancel' ? 'Cancelling…' : 'Cancel run'}
+        </button>
+      )}
+      {can('workflows:admin') && (
+        <button type="button" className="primary" disabled={busy !== undefined} onClick={() => void act('rerun')}>
+          {busy === 'rerun' ? 'Starting…' : 'Rerun'}
+        </button>
+      )}
+    </>
+  );
+
+  return (
+    <Page
+      title={`Run of ${execution.workflowName}`}
+      subtitle={
+        <>
+          <Link to="/runs">Runs</Link> / <span className="mono">{execution.id}</span>
+        </>
+      }
+      actions={actions}
+    >
+      <ErrorBox error={actionError ?? error} />
+      <dl className="run-facts">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={execution.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Workflow</dt>
+          <dd>
+            <Link to={`/workflows/${execution.workflowId}`}>{execution.workflowName}</Link> <span className="muted">version {execution.workflowVersion}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Mode</dt>
+          <dd>{execution.mode}</dd>
+        </div>
+        <div>
+          <dt>Trigger</dt>
+          <dd>{execution.trigger?.name ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{formatTime(execution.startedAt)}</dd>
+        </div>
+        <div>
+          <dt>Ended</dt>
+          <dd>{execution.finishedAt ? formatTime(execution.finishedAt) : 'still running'}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(execution.durationMs)}</dd>
+        </div>
+        {execution.rerunOf && (
+          <div>
+            <dt>Rerun of</dt>
+            <dd>
+              <Link to={`/runs/${encodeURIComponent(execution.rerunOf)}`}>earlier run</Link>
+            </dd>
+          </div>
+        )}
+      </dl>
+
+      {execution.error && (
+        <div className="error-box run-error" role="note" aria-label="Run error">
+          <p>
+            <strong>Failed{execution.error.stepId ? ` at step ${execution.error.stepId}` : ''}:</strong>
+          </p>
+          <pre>{execution.error.message}</pre>
+        </div>
+      )}
+
+      {answer && (
+        <section aria-labelledby="answer-heading" className="run-answer">
+          <h2 id="answer-heading">{answer.kind === 'response' ? 'Response' : 'Final output'}</h2>
+          <p className="muted">
+            {answer.kind === 'response'
+              ? `Answered by step ${answer.stepId}${answer.statusCode ? ` with HTTP ${answer.statusCode}` : ''}`
+              : `Output of the last step, ${answer.stepId}`}
+          </p>
+          <StepValue value={answer.value} label="Answer of the run" />
+        </section>
+      )}
+
+      <section aria-labelledby="steps-heading">
+        <h2 id="steps-heading">Steps</h2>
+        {steps.length === 0 ? (
+          <p className="empty">{execution.status === 'running' ? 'No step has finished yet.' : 'This run recorded no steps.'}</p>
+        ) : (
+          <>
+            <div className="timeline-scale muted" aria-hidden="true">
+              <span className="timeline-scale-axis">
+                <span>0</span>
+                <span>{formatDuration(span.total)}</span>
+              </span>
+            </div>
+            <StepTimeline nodes={stepTree(steps)} span={span} />
+          </>
+        )}
+        {execution.status === 'running' && <p className="muted">Refreshing while the run goes on…</p>}
+      </section>
+
+      <section aria-labelledby="input-heading">
+        <h2 id="input-heading">Input</h2>
+        <JsonView value={execution.input} label="Run input" />
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,187 @@
+import { Link, useSearchParams } from 'react-router';
+import { get, withQuery } from '../../api/client';
+import { ErrorBox } from '../../ui/error-box';
+import { formatDuration, formatTime } from '../../ui/format';
+import { Page } from '../../ui/page';
+import { Pager } from '../../ui/pager';
+import { StatusBadge } from '../../ui/status-badge';
+import { useApi, useInterval } from '../../ui/use-api';
+import { EXECUTION_MODES, EXECUTION_STATUSES, type ExecutionListItem, type Page as ListPage } from './run-model';
+import { changeFilter, executionsQuery, FILTER_KEYS, readFilters, type FilterKey } from './run-filters';
+
+const PAGE_SIZE = 25;
+
+interface NamedItem {
+  id: string;
+  name: string;
+}
+
+/** Runs, newest first, filtered by what the URL query says; refreshed every 2 s while any shown run is still running. */
+export function RunsListPage() {
+  const [params, setParams] = useSearchParams();
+  const filters = readFilters(params);
+  const path = withQuery('/executions', executionsQuery(filters, PAGE_SIZE));
+  const runs = useApi(path, (signal) => get<ListPage<ExecutionListItem>>(path, { signal }));
+  const inFlight = runs.data?.data.some((r) => r.status === 'running' || (r.status as string) === 'pending') ?? false;
+  useInterval(runs.reload, 2000, inFlight && !runs.loading);
+
+  const workflows = useApi('/workflows?limit=1000', (signal) =>
+    get<ListPage<NamedItem & { version: number }>>('/workflows', { signal, query: { limit: 1000 } }),
+  );
+  const triggerQuery = { workflowId: filters.workflowId, limit: 1000 };
+  const webhookPath = withQuery('/webhook-triggers', triggerQuery);
+  const schedulePath = withQuery('/schedule-triggers', triggerQuery);
+  const webhooks = useApi(webhookPath, (signal) => get<ListPage<NamedItem>>(webhookPath, { signal }));
+  const schedules = useApi(schedulePath, (signal) => get<ListPage<NamedItem>>(schedulePath, { signal }));
+
+  const set = (key: FilterKey) => (event: { target: { value: string } }) => changeFilter(setParams, key, event.target.value);
+  const anyFilter = FILTER_KEYS.some((k) => params.get(k));
+
+  return (
+    <Page title="Runs" subtitle="Every execution of the organization's workflows, newest first">
+      <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
+        <div>
+          <label htmlFor="filter-workflow">Workflow</label>
+          <select id="filter-workflow" value={filters.workflowId} onChange={set('workflowId')}>
+            <option value="">All workflows</option>
+            {workflows.data?.data.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="filter-status">Status</label>
+          <select id="filter-status" value={filters.status} onChange={set('status')}>
+            <option value="">Any status</option>
+            {EXECUTION_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.replace('_', ' ')}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="filter-mode">Mode</label>
+          <select id="filter-mode" value={filters.mode} onChange={set('mode')}>
+            <option value="">Any mode</option>
+            {EXECUTION_MODES.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="filter-trigger">Trigger</label>
+          <select id="filter-trigger" value={filters.triggerId} onChange={set('triggerId')}>
+            <option value="">Any trigger</option>
+            {(webhooks.data?.data.length ?? 0) > 0 && (
+              <optgroup label="Webhooks">
+                {webhooks.data?.data.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+            {(schedules.data?.data.length ?? 0) > 0 && (
+              <optgroup label="Schedules">
+                {schedules.data?.data.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="filter-after">Started after</label>
+          <input id="filter-after" type="datetime-local" step="1" value={filters.startedAfter} onChange={set('startedAfter')} />
+        </div>
+        <div>
+          <label htmlFor="filter-before">Started before</label>
+          <input id="filter-before" type="datetime-local" step="1" value={filters.startedBefore} onChange={set('startedBefore')} />
+        </div>
+        {anyFilter && (
+          <div>
+            <button type="button" onClick={() => setParams(new URLSearchParams())}>
+              Clear filters
+            </button>
+          </div>
+        )}
+      </form>
+      <ErrorBox error={runs.error ?? workflows.error} />
+      {runs.data ? <RunsTable runs={runs.data.data} filtered={anyFilter} /> : !runs.error && <p className="page-status">Loading runs…</p>}
+      {runs.data && runs.data.total > PAGE_SIZE && (
+        <Pager
+          offset={filters.offset}
+          limit={PAGE_SIZE}
+          total={runs.data.total}
+          onChange={(offset) =>
+            setParams((p) => {
+              const next = new URLSearchParams(p);
+              if (offset) next.set('offset', String(offset));
+              else next.delete('offset');
+              return next;
+            })
+          }
+        />
+      )}
+      {runs.data && <p className="muted runs-total">{runs.data.total === 1 ? '1 run' : `${runs.data.total} runs`}</p>}
+    </Page>
+  );
+}
+
+function RunsTable({ runs, filtered }: { runs: ExecutionListItem[]; filtered: boolean }) {
+  if (runs.length === 0) {
+    return (
+      <p className="empty">
+        {filtered ? 'No run matches these filters.' : 'No runs yet. Runs appear here when a webhook, a schedule, the API or a test run starts one.'}
+      </p>
+    );
+  }
+  return (
+    <table className="list runs-table">
+      <caption className="visually-hidden">Runs</caption>
+      <thead>
+        <tr>
+          <th scope="col">Status</th>
+          <th scope="col">Workflow</th>
+          <th scope="col">Mode</th>
+          <th scope="col">Trigger</th>
+          <th scope="col">Started</th>
+          <th scope="col" className="num">
+            Duration
+          </th>
+          <th scope="col">
+            <span className="visually-hidden">Open</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((run) => (
+          <tr key={run.id}>
+            <td>
+              <StatusBadge status={run.status} />
+            </td>
+            <td>
+              {run.workflowName} <span className="muted">v{run.workflowVersion}</span>
+            </td>
+            <td>{run.mode}</td>
+            <td>{run.trigger?.name ?? <span className="muted">—</span>}</td>
+            <td>{formatTime(run.startedAt)}</td>
+            <td className="num">{run.status === 'running' ? <span className="muted">running…</span> : formatDuration(run.durationMs)}</td>
+            <td>
+              <Link to={`/runs/${encodeURIComponent(run.id)}`} aria-label={`Open run of ${run.workflowName} started ${formatTime(run.startedAt)}`}>
+                Open
+              </Link>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,181 @@
+import request from 'supertest';
+import type { Page } from 'playwright-core';
+import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
+import { accessibilityViolations, screenshot, startConsoleStack, type ConsoleStack } from './browser/console-browser';
+import { workflowApi, type Trigger, type WorkflowApi } from './workflow-api';
+
+let stack: ConsoleStack;
+let org: TestOrg;
+let a: WorkflowApi;
+let page: Page;
+const orders = { name: uniqueName('orders'), id: '', runId: '', trigger: undefined as unknown as Trigger };
+const broken = { name: uniqueName('broken'), id: '', runId: '', trigger: undefined as unknown as Trigger };
+
+/** The body rows of the runs table (none when the empty state shows). */
+const rows = () => page.locator('table.runs-table tbody tr');
+/** Waits until the list shows exactly these workflows' runs, in this order. */
+async function expectRuns(names: string[]) {
+  if (names.length === 0) {
+    await page.getByText('No run matches these filters.').waitFor();
+    return;
+  }
+  await eventually(
+    async () => (await rows().allInnerTexts()).map((r) => r.split('\t')[1]?.split(' ')[0]?.trim()),
+    (shown) => JSON.stringify(shown) === JSON.stringify(names),
+    15_000,
+  );
+}
+
+beforeAll(async () => {
+  stack = await startConsoleStack();
+  org = await createTestOrg(stack.harness.services);
+  a = workflowApi(stack.harness.app, org);
+  const ordersHook = await a.createHook(
+    [
+      { stepId: 'greet', stepType: 'core.set', input: { values: { message: 'Hello {{ initial.customer }}' } } },
+      { stepId: 'archive', stepType: 'core.set', input: { values: { notes: '{{ initial.notes }}' } } },
+      { stepId: 'reply', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { message: '{{ greet.message }}' } } } },
+    ],
+    { name: orders.name },
+  );
+  Object.assign(orders, { id: ordersHook.workflow.id, trigger: ordersHook.trigger });
+  const brokenHook = await a.createHook(
+    [
+      { stepId: 'prepare', stepType: 'core.set', input: { values: { target: 'localhost' } } },
+      { stepId: 'call', stepType: 'core.http', input: { url: 'http://localhost/' } },
+    ],
+    { name: broken.name },
+  );
+  Object.assign(broken, { id: brokenHook.workflow.id, trigger: brokenHook.trigger });
+
+  // The calls come in as webhooks do: the orders one answers synchronously (it has a return step), the broken one at once with 202.
+  const answered = await request(stack.harness.app)
+    .post(orders.trigger.path)
+    .send({ customer: 'Ada', notes: 'n'.repeat(140_000) });
+  expect(answered.status).toBe(200);
+  expect(answered.body).toEqual({ message: 'Hello Ada' });
+  expect((await request(stack.harness.app).post(broken.trigger.path).send({ customer: 'Bob' })).status).toBe(202);
+  for (const workflow of [orders, broken]) {
+    const listed = await eventually(
+      () => a.listExecutions({ workflowId: workflow.id }),
+      (l) => l.total === 1,
+    );
+    workflow.runId = (await a.awaitEnd(listed.data[0].id)).id;
+  }
+  page = await stack.signedInPage(org.tokens.developer);
+}, 180_000);
+afterAll(() => stack?.close());
+
+test('the runs list shows webhook runs; status and workflow filters narrow it, live in the URL, and survive reload and back/forward', async () => {
+  await page.goto('/console/runs');
+  await expectRuns([broken.name, orders.name]);
+  const brokenRow = rows().filter({ hasText: broken.name });
+  await expect(brokenRow.innerText()).resolves.toMatch(/failed\s+\S+ v1\s+webhook\s+hook_/);
+  await screenshot(page, 'runs-list');
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  await page.getByLabel('Status').selectOption('failed');
+  await expectRuns([broken.name]);
+  expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
+  await page.reload();
+  await expectRuns([broken.name]);
+  await expect(page.getByLabel('Status').inputValue()).resolves.toBe('failed');
+
+  await page.getByLabel('Workflow').selectOption({ label: orders.name });
+  await expectRuns([]);
+  await page.getByLabel('Status').selectOption('completed');
+  await expectRuns([orders.name]);
+
+  await page.goBack();
+  await expectRuns([]);
+  await page.goBack();
+  await expectRuns([broken.name]);
+  await expect(page.getByLabel('Workflow').inputValue()).resolves.toBe('');
+  await page.goBack();
+  await expectRuns([broken.name, orders.name]);
+  await page.goForward();
+  await expectRuns([broken.name]);
+});
+
+test("a failed run's page shows each step with its status and duration, and the error in full", async () => {
+  await page.goto('/console/runs?status=failed');
+  await rows().filter({ hasText: broken.name }).getByRole('link').click();
+  await page.getByRole('heading', { name: `Run of ${broken.name}` }).waitFor();
+  expect(new URL(page.url()).pathname).toBe(`/console/runs/${broken.runId}`);
+  const steps = page.getByRole('list', { name: 'Steps' }).getByRole('button');
+  await expect(steps.allInnerTexts()).resolves.toEqual([
+    expect.stringMatching(/prepare\s+core\.set\s+completed\s+\d+ ms/),
+    expect.stringMatching(/call\s+core\.http\s+failed\s+\d+(\.\d+)? m?s/),
+  ]);
+  const stepError = page.getByRole('note', { name: 'Error of call' });
+  await expect(stepError.innerText()).resolves.toContain('address not allowed');
+  const runError = page.getByRole('note', { name: 'Run error' });
+  await expect(runError.innerText()).resolves.toMatch(/Failed at step call:[\s\S]*address not allowed/);
+  await screenshot(page, 'runs-run-failed');
+  expect(await accessibilityViolations(page)).toEqual([]);
+});
+
+test("a run's page opens a step to its output, loads a large value on demand, and shows the run's response", async () => {
+  await page.goto(`/console/runs/${orders.runId}`);
+  await page.getByRole('heading', { name: `Run of ${orders.name}` }).waitFor();
+  const steps = page.getByRole('list', { name: 'Steps' }).getByRole('button');
+  await expect(steps.allInnerTexts()).resolves.toEqual([
+    expect.stringMatching(/greet\s+core\.set\s+completed\s+\d+(\.\d+)? m?s/),
+    expect.stringMatching(/archive\s+core\.set\s+completed\s+\d+(\.\d+)? m?s/),
+    expect.stringMatching(/reply\s+core\.return\s+completed\s+\d+(\.\d+)? m?s/),
+  ]);
+  // The response the webhook caller got.
+  await expect(page.getByLabel('Answer of the run').innerText()).resolves.toContain('"message": "Hello Ada"');
+  await expect(page.getByText('Answered by step reply with HTTP 200').isVisible()).resolves.toBe(true);
+
+  await page.getByRole('button', { name: /^greet/ }).click();
+  await expect(page.getByLabel('Output of greet', { exact: true }).innerText()).resolves.toContain('"message": "Hello Ada"');
+
+  // archive's output (140,000 characters) is over the inline limit: a reference, fetched when asked.
+  await page.getByRole('button', { name: /^archive/ }).click();
+  const load = page.getByRole('button', { name: /Load Output of archive \(13\d KB\)/ });
+  await load.click();
+  const output = page.locator('pre[aria-label="Output of archive"]');
+  await output.waitFor();
+  await expect(output.innerText()).resolves.toContain('n'.repeat(1000));
+  await screenshot(page, 'runs-run');
+  expect(await accessibilityViolations(page)).toEqual([]);
+});
+
+test('rerun from the run page starts a new run and opens it', async () => {
+  await page.goto(`/console/runs/${orders.runId}`);
+  await page.getByRole('button', { name: 'Rerun' }).click();
+  await page.waitForURL((url) => url.pathname.startsWith('/console/runs/') && !url.pathname.endsWith(orders.runId));
+  const rerunId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+  const facts = page.locator('dl.run-facts');
+  await eventually(
+    () => facts.innerText(),
+    (text) => /Mode\s+rerun/i.test(text) && /Status\s+completed/i.test(text),
+    20_000,
+  );
+  expect(await a.readExecution(rerunId)).toMatchObject({ rerunOf: orders.runId, mode: 'rerun', status: 'completed' });
+  await page.getByRole('link', { name: 'earlier run' }).waitFor();
+});
+
+test('mode and trigger filters narrow the list (GET /executions mode and triggerId)', async () => {
+  await page.goto('/console/runs');
+  await page.getByLabel('Mode').selectOption('webhook');
+  await expectRuns([broken.name, orders.name]);
+  await page.getByLabel('Mode').selectOption('rerun');
+  await expectRuns([orders.name]);
+  await page.getByLabel('Mode').selectOption('');
+  await page.getByLabel('Trigger').selectOption({ label: broken.trigger.name });
+  await expectRuns([broken.name]);
+  expect(new URL(page.url()).searchParams.get('triggerId')).toBe(broken.trigger.id);
+});
+
+test('a viewer sees runs but no rerun or cancel', async () => {
+  const viewer = await stack.signedInPage(org.tokens.viewer);
+  await viewer.goto(`/console/runs/${orders.runId}`);
+  await viewer.getByRole('heading', { name: `Run of ${orders.name}` }).waitFor();
+  await viewer.getByRole('list', { name: 'Steps' }).waitFor();
+  expect(await viewer.getByRole('button', { name: /Rerun|Cancel run/ }).count()).toBe(0);
+  await screenshot(viewer, 'runs-run-viewer');
+  expect(await accessibilityViolations(viewer)).toEqual([]);
+  await viewer.context().close();
+});
