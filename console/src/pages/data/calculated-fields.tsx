@@ -160,7 +160,14 @@ function AddCalculatedField({ source, onDone, onSaved }: { source: DataSource; o
       <div className="form-row">
         <div className="field">
           <label htmlFor="calc-name">Name</label>
-          <input id="calc-name" value={name} onChange={(e) => setName(e.target.value)} required pattern="[A-Za-z][A-Za-z0-9_]{0,62}" aria-describedby="calc-name-help" />
+          <input
+            id="calc-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            pattern="[A-Za-z][A-Za-z0-9_]{0,62}"
+            aria-describedby="calc-name-help"
+          />
           <span id="calc-name-help" className="help">
             A letter, then letters, digits or _
           </span>

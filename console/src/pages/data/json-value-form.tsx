@@ -51,7 +51,14 @@ export function JsonValueForm({ id, label, initial, submitLabel, children, onSub
       {children}
       <div className="field">
         <label htmlFor={id}>{label}</label>
-        <textarea id={id} className="json-input" rows={Math.min(24, Math.max(6, text.split('\n').length + 1))} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />
+        <textarea
+          id={id}
+          className="json-input"
+          rows={Math.min(24, Math.max(6, text.split('\n').length + 1))}
+          spellCheck={false}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
       </div>
       <ErrorBox error={error} />
       <div className="form-actions">

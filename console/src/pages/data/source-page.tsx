@@ -89,8 +89,7 @@ export function SourcePage() {
                       <td>{w.label}</td>
                       <td>
                         <code>
-                          {w.function}() over ({w.partitionBy.length > 0 ? `partition by ${w.partitionBy.join(', ')} ` : ''}order by {w.orderBy}{' '}
-                          {w.direction})
+                          {w.function}() over ({w.partitionBy.length > 0 ? `partition by ${w.partitionBy.join(', ')} ` : ''}order by {w.orderBy} {w.direction})
                         </code>
                       </td>
                     </tr>

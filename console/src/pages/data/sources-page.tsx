@@ -24,8 +24,7 @@ export function SourcesPage() {
       {can('dashboards:view') && !sources.data && !sources.error && <p className="page-status">Loading data sources…</p>}
       {sources.data && sources.data.length === 0 && (
         <p className="empty-state">
-          No data sources yet. A data source is created over a table through the API, by a package, or when a data feed is turned on for a
-          connection.
+          No data sources yet. A data source is created over a table through the API, by a package, or when a data feed is turned on for a connection.
         </p>
       )}
       {sources.data && sources.data.length > 0 && (
@@ -53,9 +52,7 @@ export function SourcesPage() {
                 </td>
                 <td className="num">{Object.keys(s.recordSchema.fields).length + s.recordSchema.calculatedFields.length}</td>
                 <td>{s.syncConfig ? `${s.type} via ${s.connectionName ?? 'no connection'}` : <span className="muted">—</span>}</td>
-                <td>
-                  {!s.enabled ? <span className="badge">Disabled</span> : s.syncConfig ? <SyncBadge status={s.syncConfig.lastSyncStatus} /> : 'Enabled'}
-                </td>
+                <td>{!s.enabled ? <span className="badge">Disabled</span> : s.syncConfig ? <SyncBadge status={s.syncConfig.lastSyncStatus} /> : 'Enabled'}</td>
                 <td>{formatTime(s.updatedAt)}</td>
               </tr>
             ))}

@@ -31,7 +31,8 @@ export function TablePage() {
   const limit = PAGE_SIZES.includes(Number(params.get('limit'))) ? Number(params.get('limit')) : PAGE_SIZES[0];
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const key = withQuery(tablePath(name), { prefix, where, limit, offset, count: true });
-  const records = useApi(key, (signal) => get<RecordPage>(key, { signal }));
+  // The page answered carries the offset it was asked for: the pager then describes the rows shown, not the ones still loading.
+  const records = useApi(key, async (signal) => ({ ...(await get<RecordPage>(key, { signal })), offset, limit }));
   const [adding, setAdding] = useState(false);
 
   /** Changes some query parameters; a filter change starts again at the first page. */
@@ -63,12 +64,7 @@ export function TablePage() {
       <DataTabs />
       {adding && <AddRecord table={name} onDone={() => setAdding(false)} />}
       {/* Keyed by the URL's filters, so back/forward puts their text back into the inputs. */}
-      <FilterForm
-        key={`${prefix}\n${where}`}
-        prefix={prefix}
-        where={where}
-        onApply={(p, w) => update({ prefix: p, where: w, offset: null })}
-      />
+      <FilterForm key={`${prefix}\n${where}`} prefix={prefix} where={where} onApply={(p, w) => update({ prefix: p, where: w, offset: null })} />
       <ErrorBox error={records.error} />
       {!records.data && !records.error && <p className="page-status">Loading records…</p>}
       {records.data && (
@@ -81,10 +77,15 @@ export function TablePage() {
           {records.data.data.length === 0 ? (
             <p className="empty-state">{prefix || where ? 'No record matches these filters.' : 'This table has no records.'}</p>
           ) : (
-            <RecordTable table={name} records={records.data.data} />
+            <RecordTable table={name} records={records.data.data} busy={records.loading} />
           )}
           <div className="pager-row">
-            <Pager offset={offset} limit={limit} total={records.data.total ?? 0} onChange={(next) => update({ offset: next ? String(next) : null })} />
+            <Pager
+              offset={records.data.offset}
+              limit={records.data.limit}
+              total={records.data.total ?? 0}
+              onChange={(next) => update({ offset: next ? String(next) : null })}
+            />
             <div className="inline-field">
               <label htmlFor="page-size">Per page</label>
               <select id="page-size" value={limit} onChange={(e) => update({ limit: e.target.value, offset: null })}>
@@ -162,7 +163,7 @@ function FilterForm({ prefix, where, onApply }: { prefix: string; where: string;
   );
 }
 
-function RecordTable({ table, records }: { table: string; records: DataRecord[] }) {
+function RecordTable({ table, records, busy }: { table: string; records: DataRecord[]; busy: boolean }) {
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
   const toggle = (key: string) =>
     setExpanded((current) => {
@@ -172,7 +173,7 @@ function RecordTable({ table, records }: { table: string; records: DataRecord[] 
       return next;
     });
   return (
-    <table className="list records">
+    <table className="list records" aria-busy={busy}>
       <thead>
         <tr>
           <th scope="col">Key</th>
@@ -196,7 +197,13 @@ function RecordTable({ table, records }: { table: string; records: DataRecord[] 
               </td>
               <td className="nowrap">{formatTime(r.updatedAt)}</td>
               <td>
-                <button type="button" className="link-button" aria-expanded={open} aria-label={`${open ? 'Collapse' : 'Expand'} ${r.key}`} onClick={() => toggle(r.key)}>
+                <button
+                  type="button"
+                  className="link-button"
+                  aria-expanded={open}
+                  aria-label={`${open ? 'Collapse' : 'Expand'} ${r.key}`}
+                  onClick={() => toggle(r.key)}
+                >
                   {open ? 'Collapse' : 'Expand'}
                 </button>
               </td>

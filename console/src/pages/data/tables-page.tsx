@@ -26,9 +26,7 @@ export function TablesPage() {
       <ErrorBox error={tables.error} />
       {!tables.data && !tables.error && <p className="page-status">Loading tables…</p>}
       {tables.data && tables.data.total === 0 && (
-        <p className="empty-state">
-          No tables yet. A table appears when a workflow step, an import or the API first writes a record into it.
-        </p>
+        <p className="empty-state">No tables yet. A table appears when a workflow step, an import or the API first writes a record into it.</p>
       )}
       {tables.data && tables.data.data.length > 0 && (
         <>
@@ -56,12 +54,7 @@ export function TablesPage() {
               ))}
             </tbody>
           </table>
-          <Pager
-            offset={offset}
-            limit={LIMIT}
-            total={tables.data.total}
-            onChange={(next) => setParams(next ? { offset: String(next) } : {})}
-          />
+          <Pager offset={offset} limit={LIMIT} total={tables.data.total} onChange={(next) => setParams(next ? { offset: String(next) } : {})} />
         </>
       )}
     </Page>
