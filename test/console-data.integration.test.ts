@@ -88,8 +88,10 @@ test('an owner edits a record value as JSON (a bad value is refused before sendi
   expect(stored.body.value).toEqual({ total: 301, status: 'refunded' });
 
   await owner.getByRole('button', { name: 'Delete…' }).click();
-  await owner.getByRole('button', { name: 'Delete record' }).click();
-  await owner.waitForURL((url) => url.pathname === `/console/data/tables/${table}`);
+  await owner.getByRole('button', { name: 'Delete order:030' }).click();
+  // Back on the table, filtered as it was when the record was opened.
+  await owner.waitForURL((url) => url.pathname === `/console/data/tables/${table}` && url.searchParams.get('prefix') === 'order:03');
+  await owner.getByText('No record matches these filters.').waitFor();
   expect((await as(stack.harness.app, org.tokens.owner).get(`/data-stores/tables/${table}/records/order:030`)).status).toBe(404);
 });
 

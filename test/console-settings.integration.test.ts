@@ -50,6 +50,7 @@ test('a connection is created from its type schema; its config reaches the page 
   expect(await keyInput.getAttribute('type')).toBe('password');
   await keyInput.fill(secret);
   await owner.getByLabel('headerName').fill('X-Api-Key');
+  await checkPage(owner, 'settings-connection-create');
   await owner.getByRole('button', { name: 'Create connection' }).click();
   const row = owner.getByRole('row').filter({ hasText: name });
   await row.waitFor();

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { del, get, patch, put } from '../../api/client';
 import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
@@ -20,7 +20,9 @@ export function RecordPage() {
   const path = recordPath(name, key);
   const record = useApi(path, (signal) => get<DataRecord>(path, { signal }));
   const [editing, setEditing] = useState(false);
-  const tableLink = `/data/tables/${encodeURIComponent(name)}`;
+  // Back to the table as it was filtered when the record was opened from it.
+  const tableSearch = (useLocation().state as { tableSearch?: string } | null)?.tableSearch;
+  const tableLink = `/data/tables/${encodeURIComponent(name)}${tableSearch ? `?${tableSearch}` : ''}`;
 
   return (
     <Page
@@ -123,12 +125,12 @@ function DeleteRecord({ path, recordKey, tableLink }: { path: string; recordKey:
   }
   return (
     <section className="danger-zone" aria-labelledby="delete-heading">
-      <h2 id="delete-heading">Delete</h2>
+      <h2 id="delete-heading">Delete record</h2>
       {confirming ? (
         <p>
           Delete the record <code>{recordKey}</code>? Workflows reading it will no longer find it.{' '}
           <button type="button" className="danger" onClick={() => void remove()}>
-            Delete record
+            Delete {recordKey}
           </button>{' '}
           <button type="button" onClick={() => setConfirming(false)}>
             Cancel

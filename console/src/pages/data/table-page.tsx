@@ -77,7 +77,7 @@ export function TablePage() {
           {records.data.data.length === 0 ? (
             <p className="empty-state">{prefix || where ? 'No record matches these filters.' : 'This table has no records.'}</p>
           ) : (
-            <RecordTable table={name} records={records.data.data} busy={records.loading} />
+            <RecordTable table={name} records={records.data.data} busy={records.loading} search={params.toString()} />
           )}
           <div className="pager-row">
             <Pager
@@ -163,7 +163,8 @@ function FilterForm({ prefix, where, onApply }: { prefix: string; where: string;
   );
 }
 
-function RecordTable({ table, records, busy }: { table: string; records: DataRecord[]; busy: boolean }) {
+/** `search`: the table page's filters, handed to the record page so its way back keeps them. */
+function RecordTable({ table, records, busy, search }: { table: string; records: DataRecord[]; busy: boolean; search: string }) {
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
   const toggle = (key: string) =>
     setExpanded((current) => {
@@ -190,7 +191,9 @@ function RecordTable({ table, records, busy }: { table: string; records: DataRec
           return (
             <tr key={r.key} data-key={r.key}>
               <th scope="row" className="record-key">
-                <Link to={`/data/tables/${encodeURIComponent(table)}/records/${encodeURIComponent(r.key)}`}>{r.key}</Link>
+                <Link to={`/data/tables/${encodeURIComponent(table)}/records/${encodeURIComponent(r.key)}`} state={{ tableSearch: search }}>
+                  {r.key}
+                </Link>
               </th>
               <td className="record-value">
                 {open ? <JsonView value={r.value} label={`Value of ${r.key}`} /> : <code className="json-preview">{preview(r.value)}</code>}

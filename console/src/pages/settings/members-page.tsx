@@ -192,7 +192,8 @@ function Invitations({ invitations, error, onChanged }: InvitationsProps) {
           </button>
         </div>
       )}
-      <form className="filters invite-form" aria-label="Invite someone" onSubmit={(e) => void invite(e)}>
+      <h3 id="invite-heading">Invite someone</h3>
+      <form className="filters invite-form" aria-labelledby="invite-heading" onSubmit={(e) => void invite(e)}>
         <div>
           <label htmlFor="invite-email">E-mail</label>
           <input id="invite-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
