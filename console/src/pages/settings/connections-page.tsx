@@ -45,6 +45,7 @@ export function ConnectionsPage() {
           owner or an admin.
         </p>
       )}
+      {creating && !types.data && !types.error && <p className="page-status">Loading connection types…</p>}
       {creating && types.data && (
         <ConnectionCreate
           types={types.data.types}
