@@ -1,7 +1,8 @@
 import { useState } from 'react';
 
 /** Copies `text` to the clipboard and says so; where the browser refuses, says to select the text instead. */
-export function CopyButton({ text, label = 'Copy', what }: { text: string; label?: string; what: string }) {
+/** `what` names the copied thing for assistive technology when the label alone does not ("Copy" beside several values). */
+export function CopyButton({ text, label = 'Copy', what }: { text: string; label?: string; what?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
@@ -13,7 +14,7 @@ export function CopyButton({ text, label = 'Copy', what }: { text: string; label
   };
   return (
     <>
-      <button type="button" onClick={() => void copy()} aria-label={`${label} ${what}`}>
+      <button type="button" onClick={() => void copy()} aria-label={what ? `${label} ${what}` : undefined}>
         {label}
       </button>
       <span role="status" className="muted copy-status">

@@ -1,10 +1,23 @@
-import { Route, Routes } from 'react-router';
-import { Page } from '../../ui/page';
+import { Navigate, Route, Routes } from 'react-router';
+import { NotFoundPage } from '../../layout/not-found-page';
+import { RecordPage } from './record-page';
+import { SourcePage } from './source-page';
+import { SourcesPage } from './sources-page';
+import { TablePage } from './table-page';
+import { TablesPage } from './tables-page';
+import './data.css';
 
+/** Data: data store tables and their records, and the data sources dashboards read. */
 export default function DataArea() {
   return (
     <Routes>
-      <Route index element={<Page title="Data">{null}</Page>} />
+      <Route index element={<Navigate to="tables" replace />} />
+      <Route path="tables" element={<TablesPage />} />
+      <Route path="tables/:name" element={<TablePage />} />
+      <Route path="tables/:name/records/:key" element={<RecordPage />} />
+      <Route path="sources" element={<SourcesPage />} />
+      <Route path="sources/:id" element={<SourcePage />} />
+      <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );
 }

@@ -1,10 +1,24 @@
 import { Route, Routes } from 'react-router';
-import { Page } from '../../ui/page';
+import { NotFoundPage } from '../../layout/not-found-page';
+import { ConnectionsPage } from './connections-page';
+import { EnvironmentPage } from './environment-page';
+import { EnvironmentsPage } from './environments-page';
+import { MembersPage } from './members-page';
+import { SettingsIndex } from './settings-index';
+import { TokensPage } from './tokens-page';
+import './settings.css';
 
+/** Settings: the organization, its connections, environments and members, and the signed-in person's tokens. */
 export default function SettingsArea() {
   return (
     <Routes>
-      <Route index element={<Page title="Settings">{null}</Page>} />
+      <Route index element={<SettingsIndex />} />
+      <Route path="connections" element={<ConnectionsPage />} />
+      <Route path="environments" element={<EnvironmentsPage />} />
+      <Route path="environments/:id" element={<EnvironmentPage />} />
+      <Route path="members" element={<MembersPage />} />
+      <Route path="tokens" element={<TokensPage />} />
+      <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );
 }

@@ -1,0 +1,237 @@
+import { type FormEvent, useState } from 'react';
+import { del, post } from '../../api/client';
+import { ErrorBox } from '../../ui/error-box';
+import type { CalculatedField, DataSource } from './data-types';
+import { parseFormula } from './expression';
+
+interface Props {
+  source: DataSource;
+  canEdit: boolean;
+  onChanged(): void;
+}
+
+/** The source's calculated fields; dashboards:admin adds (after previewing the values) and deletes them. */
+export function CalculatedFields({ source, canEdit, onChanged }: Props) {
+  const fields = source.recordSchema.calculatedFields;
+  const [adding, setAdding] = useState(false);
+  return (
+    <section aria-labelledby="calculated-heading">
+      <div className="section-header">
+        <h2 id="calculated-heading">Calculated fields</h2>
+        {canEdit && !adding && (
+          <button type="button" onClick={() => setAdding(true)}>
+            Add calculated field
+          </button>
+        )}
+      </div>
+      {fields.length === 0 ? (
+        <p className="empty-state">No calculated fields. A calculated field is arithmetic over number fields, e.g. amount * 1.2.</p>
+      ) : (
+        <table className="list calculated">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Label</th>
+              <th scope="col">Formula</th>
+              <th scope="col">Role</th>
+              {canEdit && (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {fields.map((f) => (
+              <CalculatedRow key={f.id} sourceId={source.id} field={f} canEdit={canEdit} onChanged={onChanged} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {adding && (
+        <AddCalculatedField
+          source={source}
+          onDone={() => setAdding(false)}
+          onSaved={() => {
+            setAdding(false);
+            onChanged();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function CalculatedRow({ sourceId, field, canEdit, onChanged }: { sourceId: string; field: CalculatedField; canEdit: boolean; onChanged(): void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<unknown>();
+  async function remove() {
+    try {
+      await del(`/dashboards/data-sources/${sourceId}/calculated-fields/${field.id}`);
+      onChanged();
+    } catch (e) {
+      setError(e);
+    }
+  }
+  return (
+    <tr>
+      <th scope="row">
+        <code>{field.name}</code>
+      </th>
+      <td>{field.label}</td>
+      <td>
+        <code>{field.formula || describe(field.expression)}</code>
+      </td>
+      <td>{field.measure ? <span className="badge">Measure</span> : <span className="muted">Dimension</span>}</td>
+      {canEdit && (
+        <td className="row-actions">
+          {confirming ? (
+            <>
+              <button type="button" className="danger" onClick={() => void remove()}>
+                Delete {field.name}
+              </button>{' '}
+              <button type="button" onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </>
+          ) : (
+            <button type="button" className="link-button" aria-label={`Delete ${field.name}`} onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          )}
+          <ErrorBox error={error} />
+        </td>
+      )}
+    </tr>
+  );
+}
+
+/** An expression tree as text, for fields saved without a formula. */
+function describe(e: CalculatedField['expression']): string {
+  if (e.type === 'Identifier') return e.name;
+  if (e.type === 'Literal') return e.raw ?? String(e.value);
+  return `(${describe(e.left)} ${e.operator} ${describe(e.right)})`;
+}
+
+function AddCalculatedField({ source, onDone, onSaved }: { source: DataSource; onDone(): void; onSaved(): void }) {
+  const [name, setName] = useState('');
+  const [label, setLabel] = useState('');
+  const [formula, setFormula] = useState('');
+  const [measure, setMeasure] = useState(false);
+  const [preview, setPreview] = useState<{ formula: string; values: Array<number | null> }>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const numberFields = Object.entries(source.recordSchema.fields)
+    .filter(([, f]) => f.type === 'number')
+    .map(([n]) => n);
+  const base = `/dashboards/data-sources/${source.id}/calculated-fields`;
+
+  async function run(action: () => Promise<void>) {
+    setError(undefined);
+    setBusy(true);
+    try {
+      await action();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const showPreview = () =>
+    run(async () => {
+      const expression = parseFormula(formula);
+      const { values } = await post<{ values: Array<number | null> }>(`${base}/preview`, { expression });
+      setPreview({ formula, values });
+    });
+
+  function save(event: FormEvent) {
+    event.preventDefault();
+    void run(async () => {
+      const expression = parseFormula(formula);
+      await post(base, { name, label: label || name, type: 'number', expression, formula: formula.trim(), measure });
+      onSaved();
+    });
+  }
+
+  return (
+    <form className="panel stacked-form" aria-labelledby="add-calculated-heading" onSubmit={save}>
+      <h3 id="add-calculated-heading">New calculated field</h3>
+      <div className="form-row">
+        <div className="field">
+          <label htmlFor="calc-name">Name</label>
+          <input
+            id="calc-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            pattern="[A-Za-z][A-Za-z0-9_]{0,62}"
+            aria-describedby="calc-name-help"
+          />
+          <span id="calc-name-help" className="help">
+            A letter, then letters, digits or _
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor="calc-label">Label</label>
+          <input id="calc-label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder={name} />
+        </div>
+        <div className="field">
+          <label htmlFor="calc-type">Type</label>
+          <select id="calc-type" value="number" disabled aria-describedby="calc-type-help">
+            <option value="number">Number</option>
+          </select>
+          <span id="calc-type-help" className="help">
+            Calculated fields are arithmetic
+          </span>
+        </div>
+      </div>
+      <div className="field">
+        <label htmlFor="calc-formula">Expression</label>
+        <input
+          id="calc-formula"
+          className="mono"
+          value={formula}
+          onChange={(e) => setFormula(e.target.value)}
+          required
+          placeholder={numberFields.length > 0 ? `${numberFields[0]} * 1.2` : 'a * b'}
+          aria-describedby="calc-formula-help"
+        />
+        <span id="calc-formula-help" className="help">
+          + − * / % and parentheses over number fields{numberFields.length > 0 ? `: ${numberFields.join(', ')}` : ''}
+        </span>
+      </div>
+      <label className="checkbox">
+        <input type="checkbox" checked={measure} onChange={(e) => setMeasure(e.target.checked)} /> Measure (summed in charts)
+      </label>
+      <ErrorBox error={error} />
+      {preview && (
+        <div className="preview" aria-labelledby="preview-heading">
+          <h4 id="preview-heading">
+            Preview of <code>{preview.formula}</code> on the first {preview.values.length} records
+          </h4>
+          {preview.values.length === 0 ? (
+            <p className="muted">The source has no records to preview on.</p>
+          ) : (
+            <ol className="preview-values">
+              {preview.values.map((v, i) => (
+                <li key={i}>{v === null ? <span className="muted">null</span> : v.toLocaleString(undefined, { maximumFractionDigits: 6 })}</li>
+              ))}
+            </ol>
+          )}
+        </div>
+      )}
+      <div className="form-actions">
+        <button type="button" onClick={() => void showPreview()} disabled={busy || !formula.trim()}>
+          Preview
+        </button>
+        <button type="submit" className="primary" disabled={busy}>
+          Save field
+        </button>
+        <button type="button" onClick={onDone} disabled={busy}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

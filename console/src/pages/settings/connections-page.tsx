@@ -1,0 +1,213 @@
+import { type FormEvent, useState } from 'react';
+import { del, get, patch } from '../../api/client';
+import { useSession } from '../../session/session';
+import { ErrorBox } from '../../ui/error-box';
+import { formatTime } from '../../ui/format';
+import { JsonView } from '../../ui/json-view';
+import { Page } from '../../ui/page';
+import { useApi } from '../../ui/use-api';
+import { ConnectionCreate } from './connection-create';
+import { SettingsTabs } from './settings-tabs';
+import type { Connection, Paged } from './settings-types';
+
+const LIST = '/connections?limit=1000';
+
+/**
+ * Connections by name and type. Their config never appears in the list: "Reveal
+ * config" fetches one connection's decrypted config into that row, and "Hide"
+ * drops it from memory.
+ */
+export function ConnectionsPage() {
+  const { can, session } = useSession();
+  const mayView = can('secrets:view');
+  const connections = useApi(mayView ? LIST : null, (signal) => get<Paged<Connection>>(LIST, { signal }));
+  const types = useApi(can('secrets:admin') ? '/connections/types/list' : null, (signal) => get<{ types: string[] }>('/connections/types/list', { signal }));
+  const [creating, setCreating] = useState(false);
+  // Only one connection's config is ever held, and only while it is shown.
+  const [revealed, setRevealed] = useState<{ id: string; config: unknown }>();
+
+  return (
+    <Page
+      title="Connections"
+      subtitle="Encrypted credentials that steps and data feeds use by name"
+      actions={
+        can('secrets:admin') && !creating ? (
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            New connection
+          </button>
+        ) : undefined
+      }
+    >
+      <SettingsTabs />
+      {!mayView && (
+        <p className="notice" role="note">
+          Your role ({session.role}) cannot see connections: seeing them includes reading their credentials, which needs the secrets:view permission. Ask an
+          owner or an admin.
+        </p>
+      )}
+      {creating && !types.data && !types.error && <p className="page-status">Loading connection types…</p>}
+      {creating && types.data && (
+        <ConnectionCreate
+          types={types.data.types}
+          onCancel={() => setCreating(false)}
+          onCreated={() => {
+            setCreating(false);
+            connections.reload();
+          }}
+        />
+      )}
+      <ErrorBox error={types.error} />
+      <ErrorBox error={connections.error} />
+      {mayView && !connections.data && !connections.error && <p className="page-status">Loading connections…</p>}
+      {connections.data && connections.data.total === 0 && <p className="empty-state">No connections yet.</p>}
+      {connections.data && connections.data.data.length > 0 && (
+        <table className="list connections">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Created</th>
+              <th scope="col">Updated</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {connections.data.data.map((c) => (
+              <ConnectionRow
+                key={c.id}
+                connection={c}
+                canAdmin={can('secrets:admin')}
+                config={revealed?.id === c.id ? revealed.config : undefined}
+                onReveal={(config) => setRevealed({ id: c.id, config })}
+                onHide={() => setRevealed(undefined)}
+                onChanged={connections.reload}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Page>
+  );
+}
+
+interface RowProps {
+  connection: Connection;
+  canAdmin: boolean;
+  config: unknown;
+  onReveal(config: unknown): void;
+  onHide(): void;
+  onChanged(): void;
+}
+
+function ConnectionRow({ connection: c, canAdmin, config, onReveal, onHide, onChanged }: RowProps) {
+  const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
+  const [name, setName] = useState(c.name);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  async function run(action: () => Promise<void>) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const reveal = () => run(async () => onReveal(await get<unknown>(`/connections/${c.id}/config`)));
+  function rename(event: FormEvent) {
+    event.preventDefault();
+    void run(async () => {
+      await patch(`/connections/${c.id}`, { name });
+      setMode('view');
+      onChanged();
+    });
+  }
+  const remove = () =>
+    run(async () => {
+      await del(`/connections/${c.id}`);
+      onHide();
+      onChanged();
+    });
+
+  return (
+    <>
+      <tr>
+        <th scope="row" className="plain-row-header">
+          {mode === 'rename' ? (
+            <form className="inline-form" onSubmit={rename}>
+              <label htmlFor={`rename-${c.id}`} className="visually-hidden">
+                New name for {c.name}
+              </label>
+              <input id={`rename-${c.id}`} value={name} onChange={(e) => setName(e.target.value)} required />
+              <button type="submit" className="primary" disabled={busy}>
+                Save
+              </button>
+              <button type="button" onClick={() => setMode('view')}>
+                Cancel
+              </button>
+            </form>
+          ) : (
+            <code>{c.name}</code>
+          )}
+        </th>
+        <td>
+          {c.type}
+          {c.variant && <span className="muted"> ({c.variant})</span>}
+        </td>
+        <td>{formatTime(c.createdAt)}</td>
+        <td>{formatTime(c.updatedAt)}</td>
+        <td className="row-actions">
+          {config === undefined ? (
+            <button type="button" onClick={() => void reveal()} disabled={busy} aria-label={`Reveal config of ${c.name}`}>
+              Reveal config
+            </button>
+          ) : (
+            <button type="button" onClick={onHide} aria-label={`Hide config of ${c.name}`}>
+              Hide
+            </button>
+          )}
+          {canAdmin && mode === 'view' && (
+            <>
+              <button type="button" className="link-button" onClick={() => setMode('rename')} aria-label={`Rename ${c.name}`}>
+                Rename
+              </button>
+              <button type="button" className="link-button danger-link" onClick={() => setMode('delete')} aria-label={`Delete ${c.name}`}>
+                Delete
+              </button>
+            </>
+          )}
+        </td>
+      </tr>
+      {(mode === 'delete' || error !== undefined || config !== undefined) && (
+        <tr className="detail-row">
+          <td colSpan={5}>
+            <ErrorBox error={error} />
+            {mode === 'delete' && (
+              <p>
+                Delete <code>{c.name}</code>? Steps that use it fail at run time.{' '}
+                <button type="button" className="danger" onClick={() => void remove()} disabled={busy}>
+                  Delete connection
+                </button>{' '}
+                <button type="button" onClick={() => setMode('view')}>
+                  Cancel
+                </button>
+              </p>
+            )}
+            {config !== undefined && (
+              <div className="revealed">
+                <p className="warning-text">Decrypted credentials of {c.name}: do not share this screen.</p>
+                <JsonView value={config} label={`Config of ${c.name}`} />
+              </div>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
