@@ -19,6 +19,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: false,
     reportCompressedSize: false,
+    // The large chunks (the editor, the charts) load only on the pages that need them; bench:console measures the first visit.
+    chunkSizeWarningLimit: 1024,
     rolldownOptions: {
       // React Router marks its modules "use client" for server components; a single-page build has nothing to keep apart.
       onwarn(warning, warn) {

@@ -19,6 +19,7 @@ export interface ConsoleStack {
   newContext(): Promise<BrowserContext>;
   /** A page in a fresh profile, signed in with `token` through the sign-in page. */
   signedInPage(token: string): Promise<Page>;
+  /** Stops everything; throws if any page broke the CSP or threw an uncaught error meanwhile (so every file checks both). */
   close(): Promise<void>;
 }
 
@@ -49,7 +50,16 @@ export async function startConsoleStack(options: { worker?: boolean } = {}): Pro
       '--disable-sync',
     ],
   });
-  const newContext = () => browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+  // What no page may do, whatever the test: break the Content-Security-Policy, or throw without handling it.
+  const problems: string[] = [];
+  const newContext = async () => {
+    const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+    context.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) problems.push(`${message.page()?.url()}: ${message.text()}`);
+    });
+    context.on('weberror', (error) => problems.push(`${error.page()?.url()}: uncaught ${error.error().message}`));
+    return context;
+  };
   return {
     harness,
     baseUrl,
@@ -63,6 +73,7 @@ export async function startConsoleStack(options: { worker?: boolean } = {}): Pro
     },
     async close() {
       await browser.close();
+      if (problems.length > 0) throw new Error(`the console's pages broke their CSP or threw:\n${problems.join('\n')}`);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await harness.close();
