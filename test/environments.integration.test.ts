@@ -230,6 +230,20 @@ describe('variables', () => {
     expect(await rawRows(env.id)).toEqual([]);
   });
 
+  test('secrets=omit answers only the values that are not secrets; a bad value is 400', async () => {
+    const org = await createTestOrg(h.services);
+    const env = await createEnv(org, 'omit', {});
+    await as(h.app, org.ownerToken)
+      .put(`/environments/${env.id}/variables`)
+      .send({ variables: { REGION: { value: 'eu-west', secret: false }, API_KEY: { value: 'sk-do-not-show', secret: true } } })
+      .expect(200);
+    const omitted = await as(h.app, org.ownerToken).get(`/environments/${env.id}/variables?secrets=omit`);
+    expect(omitted.body.variables).toEqual({ REGION: 'eu-west' });
+    expect(omitted.text).not.toContain('sk-do-not-show');
+    expect(await valuesOf(org, env.id)).toEqual({ REGION: 'eu-west', API_KEY: 'sk-do-not-show' });
+    expectError(await as(h.app, org.ownerToken).get(`/environments/${env.id}/variables?secrets=hide`), 400);
+  });
+
   test('a failed replace (one value too long) changes nothing', async () => {
     const org = await createTestOrg(h.services);
     const env = await createEnv(org, 'atomic', { A: 'a1', B: 'b1' });

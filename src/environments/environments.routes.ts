@@ -5,6 +5,7 @@ import {
   CreateEnvironmentBody,
   EnvironmentIdParams,
   EnvironmentSchema,
+  EnvironmentValuesQuery,
   EnvironmentValuesSchema,
   ReplaceVariablesBody,
   SetVariableBody,
@@ -87,11 +88,12 @@ export function registerEnvironmentRoutes(ctx: RouteContext, service: Environmen
     permission: 'secrets:view',
     tags,
     params: EnvironmentIdParams,
-    summary: 'Decrypted variable values (plaintext)',
+    query: EnvironmentValuesQuery,
+    summary: 'Decrypted variable values (plaintext); `secrets=omit` leaves the secret ones out',
     responses: { 200: { description: 'KEY to plaintext value', schema: EnvironmentValuesSchema } },
-    handler: async ({ auth, params }, _req, res) => {
+    handler: async ({ auth, params, query }, _req, res) => {
       res.set('Cache-Control', 'no-store');
-      return { status: 200, body: await service.values(auth.organizationId, params.id) };
+      return { status: 200, body: await service.values(auth.organizationId, params.id, { secrets: query.secrets }) };
     },
   });
 

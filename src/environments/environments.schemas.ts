@@ -69,4 +69,11 @@ export const EnvironmentValuesSchema = z
   .openapi('EnvironmentValues');
 
 export const EnvironmentIdParams = z.object({ id: z.uuid({ message: 'must be a UUID' }) });
+
+export const EnvironmentValuesQuery = z.strictObject({
+  secrets: z
+    .enum(['include', 'omit'])
+    .default('include')
+    .openapi({ description: '`omit`: answer only the values that are not secrets (the console shows those and masks the rest)' }),
+});
 export const VariableParams = z.object({ id: z.uuid({ message: 'must be a UUID' }), key: VariableKey });

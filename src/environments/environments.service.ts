@@ -61,10 +61,16 @@ export class EnvironmentsService {
   }
 
   /** Plaintext values (callers need secrets:view). */
-  async values(organizationId: string, id: string): Promise<{ environmentId: string; name: string; variables: Record<string, string> }> {
+  /** Plaintext values by key; with `secrets: 'omit'`, only those that are not secrets (nothing secret is even decrypted). */
+  async values(
+    organizationId: string,
+    id: string,
+    options: { secrets: 'include' | 'omit' } = { secrets: 'include' },
+  ): Promise<{ environmentId: string; name: string; variables: Record<string, string> }> {
     const env = await this.get(organizationId, id);
     const variables: Record<string, string> = {};
-    for (const [key, { value }] of Object.entries(await this.decryptAll(organizationId, id))) variables[key] = value;
+    const decrypted = await this.decryptAll(organizationId, id, (row) => options.secrets === 'include' || !row.secret);
+    for (const [key, { value }] of Object.entries(decrypted)) variables[key] = value;
     return { environmentId: id, name: env.name, variables };
   }
 
@@ -107,8 +113,12 @@ export class EnvironmentsService {
     return this.get(organizationId, id);
   }
 
-  private async decryptAll(organizationId: string, id: string): Promise<Record<string, { value: string; secret: boolean }>> {
-    const rows = await this.repo.findVariables(organizationId, id);
+  private async decryptAll(
+    organizationId: string,
+    id: string,
+    wanted: (row: { secret: boolean }) => boolean = () => true,
+  ): Promise<Record<string, { value: string; secret: boolean }>> {
+    const rows = (await this.repo.findVariables(organizationId, id)).filter(wanted);
     const values: Record<string, { value: string; secret: boolean }> = Object.create(null);
     for (const row of rows) values[row.key] = { value: await this.box.decrypt(organizationId, recordRef(id, row.key), row.valueEncrypted), secret: row.secret };
     return values;

@@ -19,14 +19,13 @@ interface Loaded {
 
 /**
  * Reads the environment and, with secrets:view, the values of its non-secret
- * variables. The API has no route for non-secret values alone, so the values
- * route answers them all: the secret ones are dropped here, before anything is
- * kept or rendered.
+ * variables: `secrets=omit` keeps the secret ones on the server (they are not
+ * even decrypted); the filter here only guards against a key that became secret since.
  */
 async function load(id: string, mayReadValues: boolean, signal: AbortSignal): Promise<Loaded> {
   const environment = await get<Environment>(`/environments/${id}`, { signal });
   if (!mayReadValues) return { environment, plainValues: null };
-  const { variables } = await get<{ variables: Record<string, string> }>(`/environments/${id}/variables`, { signal });
+  const { variables } = await get<{ variables: Record<string, string> }>(`/environments/${id}/variables`, { signal, query: { secrets: 'omit' } });
   const plain = new Set(environment.variables.filter((v) => !v.secret).map((v) => v.key));
   return { environment, plainValues: Object.fromEntries(Object.entries(variables).filter(([key]) => plain.has(key))) };
 }
