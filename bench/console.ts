@@ -222,6 +222,7 @@ async function main() {
     // 3. The report PDF.
     const reportMs: number[] = [];
     let reportBytes = 0;
+    let lastReport: Buffer | undefined;
     for (let i = 0; i < RUNS; i += 1) {
       await sleep(PAST_CACHE_MS);
       const t0 = performance.now();
@@ -234,12 +235,16 @@ async function main() {
       reportMs.push(performance.now() - t0);
       if (res.status !== 200 || !pdf.subarray(0, 5).equals(Buffer.from('%PDF-'))) throw new Error(`report: ${res.status} ${pdf.toString('utf8', 0, 500)}`);
       reportBytes = pdf.length;
+      lastReport = pdf;
     }
     console.log(`\nReport PDF of the same dashboard (${kb(reportBytes)}), ${RUNS} runs`);
     console.log(row('POST /dashboards/{id}/report.pdf (data, charts, PDF)', reportMs));
     console.log(row('beside: its data part alone, POST /dashboards/{id}/data', batchMs));
     console.log(`  charts and PDF add ${fmt.ms(p50(reportMs) - p50(batchMs))} at p50`);
     results.report = { reportMs, reportBytes };
+    fs.mkdirSync('bench-results', { recursive: true });
+    fs.writeFileSync(path.join('bench-results', 'console-report.pdf'), lastReport!);
+    console.log('  the last one is bench-results/console-report.pdf (pdftoppm turns it into PNGs)');
     console.log(`\nResults: ${saveResults('console', results)}`);
   } finally {
     await context?.close().catch(() => undefined);

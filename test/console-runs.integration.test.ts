@@ -127,6 +127,10 @@ test("a run's page opens a step to its output, loads a large value on demand, an
   // The response the webhook caller got.
   await expect(page.getByLabel('Answer of the run').innerText()).resolves.toContain('"message": "Hello Ada"');
   await expect(page.getByText('Answered by step reply with HTTP 200').isVisible()).resolves.toBe(true);
+  // The same run in the Temporal Web UI (the embedded dev server's, in this stack).
+  await expect(page.getByRole('link', { name: 'Open in Temporal' }).getAttribute('href')).resolves.toMatch(
+    new RegExp(`/namespaces/default/workflows/${orders.runId}(/|$)`),
+  );
 
   await page.getByRole('button', { name: /^greet/ }).click();
   await expect(page.getByLabel('Output of greet', { exact: true }).innerText()).resolves.toContain('"message": "Hello Ada"');

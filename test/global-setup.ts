@@ -27,8 +27,11 @@ export default async function globalSetup(): Promise<void> {
   }
   let temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
   if (!temporalAddress) {
-    const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: await freePort() });
+    const uiPort = await freePort();
+    const temporal = await startTemporalDevServer({ port: await freePort(), uiPort });
     temporalAddress = temporal.address;
+    // Its Web UI, which executions link to (the console's "Open in Temporal").
+    process.env.TEMPORAL_UI_URL = process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${uiPort}`;
     stops.push(temporal.stop);
   }
   // Migrate once here so test files do not race each other doing it.

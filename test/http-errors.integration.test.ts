@@ -306,7 +306,7 @@ describe('API reference', () => {
     for (const status of ['400', '401', '403']) {
       expect(envPost.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     }
-    expect(envPost.security).toEqual([{ accessToken: [] }]);
+    expect(envPost.security).toEqual([{ accessToken: [] }, { consoleSession: [] }]);
 
     // Every $ref resolves inside the document.
     const refs: string[] = [];
