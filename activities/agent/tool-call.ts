@@ -112,6 +112,8 @@ async function runTool(
   if (tool.type === 'http') {
     const key = idempotencyKey(request.run.executionId, toolStepId(request.step.stepId, request.toolCallNumber));
     const { response } = await sendHttpRequest(scope, http, { ...tool.request, method: tool.request.method ?? 'GET' }, false, {}, key);
+    // A binary answer's bytes mean nothing to a model (and would be cut): it learns their type and size.
+    if (response.binary) return { status: response.status, body: null, contentType: response.headers['content-type'], bytes: response.binary.length };
     return { status: response.status, body: response.body ?? response.text };
   }
   if (tool.type === 'data-store') {

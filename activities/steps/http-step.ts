@@ -21,7 +21,10 @@ const RETRYABLE_STATUS = (status: number) => status >= 500 || status === 429 || 
 /**
  * `core.http`: renders the request, applies the connection, sends it through
  * the SSRF-guarded client, and fails on a 4xx/5xx answer (retried per
- * `retry.limit` when the status may be transient). Output `{ status, headers, body, text }`.
+ * `retry.limit` when the status may be transient). Output `{ status, headers, body, text }`
+ * for a textual answer; for a binary one (a PDF, an image: see
+ * `isTextualMediaType`) `body` and `text` are null and `bodyBase64` holds
+ * the exact bytes, `bytes` their count.
  */
 export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
   return {
@@ -35,7 +38,9 @@ export function createHttpStep(deps: StepRunnerDeps, http: OutboundHttp) {
         if (response.status >= 400) {
           throw new StepError(`HTTP ${response.status} from ${url.host}`, 'HttpStatus', mayRetry && RETRYABLE_STATUS(response.status));
         }
-        return { status: response.status, headers: response.headers, body: response.body, text: response.text };
+        const { status, headers, body, text, binary } = response;
+        if (binary) return { status, headers, body: null, text: null, bodyBase64: binary.toString('base64'), bytes: binary.length };
+        return { status, headers, body, text };
       });
     },
   };
@@ -48,7 +53,8 @@ export interface HttpRequestInput {
   headers?: Record<string, string>;
   searchParams?: Record<string, string>;
   body?: unknown;
-  bodyType?: 'json' | 'text';
+  /** `base64`: `body` renders to base64 text, sent as the bytes it encodes. */
+  bodyType?: 'json' | 'text' | 'base64';
   connection?: string;
   timeoutMs?: number;
 }
@@ -80,7 +86,7 @@ export async function sendHttpRequest(
     url: url.toString(),
     method: input.method,
     headers,
-    body: body?.text,
+    body: body?.payload,
     timeoutMs: input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS,
     signal: activityContext()?.cancellationSignal,
   });
@@ -95,20 +101,55 @@ function parseUrl(text: string): URL {
   }
 }
 
-/** JSON unless `bodyType` is text; the content type follows unless the step set one. */
+const DEFAULT_CONTENT_TYPE = { json: 'application/json', text: 'text/plain; charset=utf-8', base64: 'application/octet-stream' } as const;
+
+/**
+ * JSON unless `bodyType` says text or base64 (bytes); the content type
+ * follows unless the step set one. `rendered` is what the record shows (for
+ * base64, the base64 text).
+ */
 async function renderBody(
   input: HttpRequestInput,
   headers: Record<string, string>,
   scope: StepScope,
-): Promise<{ rendered: unknown; text: string } | undefined> {
+): Promise<{ rendered: unknown; payload: string | Buffer } | undefined> {
   if (input.body === undefined) return undefined;
   const rendered = await scope.renderDeep(input.body);
-  const asPlainText = input.bodyType === 'text';
-  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
-    headers['content-type'] = asPlainText ? 'text/plain; charset=utf-8' : 'application/json';
-  }
-  return { rendered, text: asPlainText ? asText(rendered) : JSON.stringify(rendered) };
+  const bodyType = input.bodyType ?? 'json';
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = DEFAULT_CONTENT_TYPE[bodyType];
+  if (bodyType === 'base64') return { rendered, payload: decodeBase64Body(rendered) };
+  return { rendered, payload: bodyType === 'text' ? asText(rendered) : JSON.stringify(rendered) };
 }
+
+/** Standard or URL-safe alphabet, padding optional; whitespace (line breaks) is ignored. */
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/**
+ * The bytes a `bodyType: base64` body encodes. Strict where Buffer.from is
+ * lenient (it skips what it cannot read): anything but base64 text fails the
+ * step, not retried, rather than sending other bytes than meant.
+ */
+export function decodeBase64Body(rendered: unknown): Buffer {
+  if (typeof rendered !== 'string') {
+    throw new StepError(`With bodyType base64, body must render to base64 text; it rendered to ${kindOf(rendered)}`, 'InvalidBase64Body');
+  }
+  const compact = rendered.replace(/\s+/g, '');
+  if (compact === '') {
+    // Most likely a template naming nothing: a textual answer has no bodyBase64.
+    throw new StepError('With bodyType base64, body must render to base64 text; it rendered to nothing', 'InvalidBase64Body');
+  }
+  const padded = compact.endsWith('=');
+  if (!BASE64.test(compact) || (padded ? compact.length % 4 !== 0 : compact.length % 4 === 1)) {
+    // The value itself is not quoted: it may hold a secret.
+    throw new StepError(
+      `With bodyType base64, body must be base64 (A-Z, a-z, 0-9, + and / or - and _, = padding only at the end); the rendered body (${rendered.length} characters) is not`,
+      'InvalidBase64Body',
+    );
+  }
+  return Buffer.from(compact, 'base64');
+}
+
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a value of type ${typeof value}`);
 
 /**
  * Applies a connection as its type says (2.3): `api-key` as a header with its

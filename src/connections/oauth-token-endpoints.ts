@@ -43,7 +43,7 @@ export function missingForRefresh(config: Record<string, unknown>): string[] {
 }
 
 /** The refresh_token grant (RFC 6749 section 6), as both vendors take it; call missingForRefresh first. */
-export function refreshRequest(url: string, config: Record<string, unknown>, timeoutMs: number): OutboundRequest {
+export function refreshRequest(url: string, config: Record<string, unknown>, timeoutMs: number): OutboundRequest & { body: string } {
   const form = new URLSearchParams({
     grant_type: 'refresh_token',
     refresh_token: String(config.refreshToken),

@@ -107,7 +107,7 @@ describe('requests to an allow-listed server', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ method, path: '/echo?q=1', body: body ?? '' });
     expect((res.body as { headers: Record<string, string> }).headers['x-token']).toBe('t');
-    expect(JSON.parse(res.text)).toEqual(res.body);
+    expect(JSON.parse(res.text!)).toEqual(res.body);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.url).toBe(`${base()}/echo?q=1`);
   });

@@ -9,6 +9,7 @@ export { OutboundRefused };
 export interface OutboundHttpOptions {
   /** Entries that may be reached despite being non-public: an IP ("127.0.0.1", "::1"), a CIDR ("10.0.0.0/8", "fd00::/8"), or an IP with a port ("127.0.0.1:8080", "[::1]:8080"). */
   allowList: string[];
+  /** Bytes of the answer's body as received, textual or binary. */
   maxResponseBytes: number;
   maxRedirects: number;
 }
@@ -18,21 +19,29 @@ export interface OutboundRequest {
   url: string;
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  /** Text (sent as UTF-8) or exact bytes. */
+  body?: string | Buffer;
   /** Whole request including redirects and body read. */
   timeoutMs: number;
   /** Stops the request early (the activity's cancellation). */
   signal?: AbortSignal;
 }
 
-/** The final response, after redirects, with the body fully read. */
+/**
+ * The final response, after redirects, with the body fully read. A textual
+ * answer (see `isTextualMediaType`) comes as `text` and `body`; any other as
+ * its exact bytes in `binary`, with `text` and `body` null.
+ */
 export interface OutboundResponse {
   status: number;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
-  text: string;
-  /** Parsed JSON when the content-type is JSON and the text parses; otherwise the text. */
+  /** The body decoded as UTF-8; null for a binary answer. */
+  text: string | null;
+  /** Parsed JSON when the content-type is JSON and the text parses; otherwise the text; null for a binary answer. */
   body: unknown;
+  /** The body as received, for a binary answer only. */
+  binary?: Buffer;
   url: string;
 }
 
@@ -126,7 +135,7 @@ function parseUrl(input: string, base?: URL): URL {
   return url;
 }
 
-async function readText(body: AsyncIterable<Buffer>, max: number, host: string): Promise<string> {
+async function readBytes(body: AsyncIterable<Buffer>, max: number, host: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -135,7 +144,7 @@ async function readText(body: AsyncIterable<Buffer>, max: number, host: string):
     if (size > max) throw new OutboundResponseTooLarge(`Response from ${host} is larger than ${max} bytes`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Reads the final response of `request`, at most `max` bytes of it. */
@@ -145,9 +154,42 @@ async function readResponse(res: Dispatcher.ResponseData, url: URL, max: number)
     res.body.on('error', () => undefined).destroy(); // destroying emits an abort error nobody awaits
     throw new OutboundResponseTooLarge(`Response from ${url.host} is larger than ${max} bytes`);
   }
-  const text = await readText(res.body, max, url.host);
+  const bytes = await readBytes(res.body, max, url.host);
   const flat = flattenHeaders(res.headers);
-  return { status: res.statusCode, headers: flat, text, body: parseBody(text, flat['content-type']), url: url.href };
+  const answer = { status: res.statusCode, headers: flat, url: url.href };
+  if (!isTextualMediaType(flat['content-type'])) return { ...answer, text: null, body: null, binary: bytes };
+  const text = bytes.toString('utf8');
+  return { ...answer, text, body: parseBody(text, flat['content-type']) };
+}
+
+/** Media types read as text besides `text/*`, `+json` and `+xml`. */
+const TEXTUAL_MEDIA_TYPES = new Set([
+  'application/json',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'application/javascript',
+  'application/x-javascript',
+  'application/ecmascript',
+]);
+
+/** The media type of a Content-Type value: lower case, without parameters ('' when absent). */
+const mediaTypeOf = (contentType: string | undefined) => (contentType ?? '').split(';')[0].trim().toLowerCase();
+
+/**
+ * True when an answer with this Content-Type is read as text: no
+ * Content-Type at all (as before binary answers existed), `text/*`, JSON and
+ * XML (`+json`, `+xml` included), form encoding, JavaScript, or any type that
+ * declares a `charset` other than `binary` (text by its own account, such
+ * as `application/x-ndjson; charset=utf-8`). Anything else (a PDF, an image,
+ * `application/octet-stream`) is binary: kept as its exact bytes.
+ */
+export function isTextualMediaType(contentType: string | undefined): boolean {
+  const mediaType = mediaTypeOf(contentType);
+  if (mediaType === '' || mediaType.startsWith('text/')) return true;
+  if (TEXTUAL_MEDIA_TYPES.has(mediaType) || mediaType.endsWith('+json') || mediaType.endsWith('+xml')) return true;
+  // `charset=binary` is what `file --mime` says of a PDF or an image: not text.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1].toLowerCase();
+  return charset !== undefined && charset !== '' && charset !== 'binary';
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -159,7 +201,7 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 }
 
 function parseBody(text: string, contentType: string | undefined): unknown {
-  const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  const mediaType = mediaTypeOf(contentType);
   if (mediaType !== 'application/json' && !mediaType.endsWith('+json')) return text;
   try {
     return JSON.parse(text);
@@ -196,7 +238,7 @@ function isOutboundError(err: unknown): boolean {
 interface FirstHop {
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   /** Lower-case names of headers kept on a redirect to another origin; every other header is dropped there. */
   portable: ReadonlySet<string>;
 }

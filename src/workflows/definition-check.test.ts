@@ -25,6 +25,31 @@ describe('checkDefinition', () => {
     ).toEqual([]);
   });
 
+  test('a base64 body is a string, in a step and in an agent tool', () => {
+    const tool = {
+      type: 'http',
+      name: 'upload',
+      description: 'd',
+      parameters: { type: 'object' },
+      request: { url: 'https://x.test', bodyType: 'base64', body: [1] },
+    };
+    const agent = {
+      stepId: 'ag',
+      stepType: 'ai.agent',
+      input: { provider: { provider: 'openai', connection: 'c', model: 'm' }, user_prompt: 'p', tools: [tool] },
+    };
+    expect(
+      check([
+        http('ok', 'https://x.test', { bodyType: 'base64', body: '{{ initial.pdf }}' }),
+        http('bad', 'https://x.test', { bodyType: 'base64', body: { a: 1 } }),
+        agent,
+      ]),
+    ).toEqual([
+      { path: 'steps.1.input.body', message: expect.stringContaining('must be a string with bodyType base64') },
+      { path: 'steps.2.input.tools.0.request.body', message: expect.stringContaining('must be a string with bodyType base64') },
+    ]);
+  });
+
   test('names the exact field of a template that does not parse', () => {
     expect(check([http('a', 'https://x.test/{{ initial.id '), ret('r', { x: ['ok', '{{ a.body | nope }}'] })])).toEqual([
       { path: 'steps.0.input.url', message: expect.stringContaining('does not parse') },

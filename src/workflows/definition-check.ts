@@ -11,8 +11,9 @@ const ROOTS = new Set(['initial', '$env', '$connections']);
  * What the schema cannot see: every step id unique across the whole
  * definition (branches included), every template parses, and every template
  * reads only `initial`, `$env`, `$connections` and steps that run before it
- * (an agent's tool templates also read `args`, the model's arguments), and
- * every agent tool's argument schema compiles. Issues carry the path of the
+ * (an agent's tool templates also read `args`, the model's arguments),
+ * every agent tool's argument schema compiles, and an HTTP body sent as
+ * `bodyType: base64` is a string. Issues carry the path of the
  * exact field (`steps.2.input.url`).
  */
 export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionInput): FieldIssue[] {
@@ -38,6 +39,7 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
         tools.forEach((tool, t) => checkTool(liquid, tool, `${at}.input.tools.${t}`, available, issues));
       } else {
         checkStrings(liquid, step.input, `${at}.input`, available, issues);
+        if (step.stepType === 'core.http') checkBase64Body(step.input, `${at}.input`, issues);
       }
       available.add(step.stepId);
     });
@@ -50,7 +52,10 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
 /** A tool's templates (its request, its table name) read `args` too; its description and argument schema are not templates. */
 function checkTool(liquid: Liquid, tool: AgentToolDefinition, path: string, available: Set<string>, issues: FieldIssue[]): void {
   const withArgs = new Set([...available, 'args']);
-  if (tool.type === 'http') checkStrings(liquid, tool.request, `${path}.request`, withArgs, issues);
+  if (tool.type === 'http') {
+    checkStrings(liquid, tool.request, `${path}.request`, withArgs, issues);
+    checkBase64Body(tool.request, `${path}.request`, issues);
+  }
   if (tool.type === 'data-store') checkStrings(liquid, tool.tableName, `${path}.tableName`, withArgs, issues);
   if (tool.type !== 'data-store' && tool.parameters) {
     try {
@@ -59,6 +64,13 @@ function checkTool(liquid: Liquid, tool: AgentToolDefinition, path: string, avai
     } catch (err) {
       issues.push({ path: `${path}.parameters`, message: `is not a valid JSON Schema: ${(err as Error).message}` });
     }
+  }
+}
+
+/** A base64 body is text (a template such as `{{ report.bodyBase64 }}`, or base64 itself); whether it decodes is known when it renders. */
+function checkBase64Body(input: { body?: unknown; bodyType?: string }, path: string, issues: FieldIssue[]): void {
+  if (input.bodyType === 'base64' && input.body !== undefined && typeof input.body !== 'string') {
+    issues.push({ path: `${path}.body`, message: 'must be a string with bodyType base64: base64 text, or a template such as {{ report.bodyBase64 }}' });
   }
 }
 

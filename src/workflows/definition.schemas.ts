@@ -29,8 +29,19 @@ export const HttpInput = z.strictObject({
   method: z.enum(HTTP_METHODS).default('GET'),
   headers: StringMap.optional().openapi({ description: 'Header values may be templates' }),
   searchParams: StringMap.optional().openapi({ description: 'Query parameters, encoded by the service; values may be templates' }),
-  body: z.unknown().optional().openapi({ description: 'JSON (templates inside strings are resolved), or text with bodyType text' }),
-  bodyType: z.enum(['json', 'text']).optional(),
+  body: z
+    .unknown()
+    .optional()
+    .openapi({ description: 'JSON (templates inside strings are resolved), text with bodyType text, or base64 text with bodyType base64' }),
+  bodyType: z
+    .enum(['json', 'text', 'base64'])
+    .optional()
+    .openapi({
+      description:
+        'How body is sent. json (default): serialized as JSON, content-type application/json. text: the rendered text, text/plain. ' +
+        'base64: body renders to base64 text (such as {{ report.bodyBase64 }}, a binary answer of an earlier step) and is sent as the bytes it encodes; ' +
+        'set content-type in headers (default application/octet-stream). Text that is not base64 fails the step without retry',
+    }),
   connection: z.string().min(1).optional().openapi({ description: 'Connection name, or a template such as {{ $env.CRM }} naming one' }),
   retry: z.strictObject({ limit: z.number().int().min(0).max(10) }).optional(),
   timeoutMs: z.number().int().min(100).max(300_000).optional(),

@@ -12,6 +12,8 @@ export interface StubRequest {
   headers: http.IncomingHttpHeaders;
   /** The body as UTF-8 text ('' when none). */
   body: string;
+  /** The body's exact bytes. */
+  raw: Buffer;
 }
 
 /** Answers one request; may be async (e.g. waiting at a gate). */
@@ -135,13 +137,15 @@ export async function startHttpStub(options: { fallback?: StubHandler } = {}): P
     req.on('end', () => {
       const raw = req.url ?? '/';
       const [path, search = ''] = raw.split(/\?(.*)/s);
+      const bytes = Buffer.concat(chunks);
       const received: StubRequest = {
         method: req.method ?? '',
         url: raw,
         path,
         query: Object.fromEntries(new URLSearchParams(search)),
         headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: bytes.toString('utf8'),
+        raw: bytes,
       };
       requests.push(received);
       Promise.resolve()
