@@ -22,9 +22,19 @@ export class CreateConsoleSessions1763800002900 implements MigrationInterface {
         ended_at timestamptz
       )`);
     await q.query(`CREATE INDEX console_sessions_by_token ON console_sessions (token_id, created_at)`);
+    // Row triggers with conditions: a sign-in (an insert, a clean-up of dead sessions) changes no principal and must
+    // not empty every process's cache; notifications of one transaction are delivered once.
     await q.query(`
-      CREATE TRIGGER console_sessions_auth_changed
-        AFTER UPDATE OF ended_at, expires_at, token_id, session_hash OR DELETE OR TRUNCATE ON console_sessions
+      CREATE TRIGGER console_sessions_ended
+        AFTER UPDATE OF ended_at, expires_at, token_id, session_hash ON console_sessions
+        FOR EACH ROW WHEN (OLD.ended_at IS NULL) EXECUTE FUNCTION notify_auth_changed()`);
+    await q.query(`
+      CREATE TRIGGER console_sessions_deleted
+        AFTER DELETE ON console_sessions
+        FOR EACH ROW WHEN (OLD.ended_at IS NULL AND OLD.expires_at > now()) EXECUTE FUNCTION notify_auth_changed()`);
+    await q.query(`
+      CREATE TRIGGER console_sessions_truncated
+        AFTER TRUNCATE ON console_sessions
         FOR EACH STATEMENT EXECUTE FUNCTION notify_auth_changed()`);
   }
 

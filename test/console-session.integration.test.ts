@@ -3,11 +3,13 @@ import { createTestOrg, type TestOrg } from './factories';
 import { accessibilityViolations, screenshot, signIn, startConsoleStack, type ConsoleStack } from './browser/console-browser';
 import { as } from './harness';
 
+import { workflowApi } from './workflow-api';
+
 let stack: ConsoleStack;
 let org: TestOrg;
 
 beforeAll(async () => {
-  stack = await startConsoleStack({ worker: false });
+  stack = await startConsoleStack();
   org = await createTestOrg(stack.harness.services);
 }, 120_000);
 afterAll(() => stack?.close());
@@ -63,4 +65,53 @@ test('the console pages carry a strict CSP and refuse framing; a cookie write wi
   });
   expect(outcome).toEqual({ status: 403, body: { error: expect.objectContaining({ code: 'csrf_failed' }) } });
   await page.context().close();
+});
+
+test("a webhook's HTML reply opened in the signed-in browser runs no script on the console's origin", async () => {
+  const hook = await workflowApi(stack.harness.app, org).createHook(
+    [
+      {
+        stepId: 'reply',
+        stepType: 'core.return',
+        input: {
+          webhookResponse: {
+            statusCode: 200,
+            headers: { 'content-type': 'text/html' },
+            body: '<title>bait</title><script>document.title = "ran"; fetch("/session").then(() => (document.title = "read the session"))</script>',
+          },
+        },
+      },
+    ],
+    { method: 'GET' },
+  );
+  const page = await stack.signedInPage(org.tokens.owner);
+  const sessionCalls: string[] = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/session') sessionCalls.push(r.method());
+  });
+  await page.goto(hook.path);
+  await page.waitForLoadState('load');
+  expect(await page.title()).toBe('bait');
+  expect(sessionCalls).toEqual([]);
+  // Whatever the browser said about the script it refused is expected here, not a fault of the console's pages.
+  stack.takeProblems();
+  await page.context().close();
+});
+
+test('an invitation link opened by someone with an account: sign in, accept, and the console switches to the new organization', async () => {
+  const other = await createTestOrg(stack.harness.services);
+  const who = await as(stack.harness.app, other.ownerToken).get('/session');
+  const invitation = await as(stack.harness.app, org.ownerToken).post('/organization/invitations').send({ email: who.body.user.email, role: 'analyst' });
+  expect(invitation.status).toBe(201);
+  const context = await stack.newContext();
+  const page = await context.newPage();
+  await signIn(page, other.ownerToken, `/console/invitations/${encodeURIComponent(invitation.body.code)}`);
+  await page.getByRole('heading', { name: 'Invitation' }).waitFor();
+  await screenshot(page, 'invitation');
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Accept invitation' }).click();
+  const organization = await as(stack.harness.app, org.ownerToken).get('/organization');
+  await page.getByText(`${organization.body.name} · analyst`).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/console/runs');
+  await context.close();
 });

@@ -1,15 +1,19 @@
 import request from 'supertest';
 import { MAX_SESSIONS_PER_TOKEN } from '../src/auth/console-sessions.repository';
-import { csrfTokenFor, SESSION_COOKIE } from '../src/auth/session-cookie';
+import { Client } from 'pg';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
+import { csrfTokenFor, SECURE_SESSION_COOKIE } from '../src/auth/session-cookie';
 import { SESSION_LIFETIME_MS } from '../src/auth/sessions.service';
-import { createTestOrg, type TestOrg } from './factories';
+import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 import { as, expectError, startHarness, type Harness } from './harness';
+import { workflowApi } from './workflow-api';
 
 let h: Harness;
 let org: TestOrg;
 
 beforeAll(async () => {
   h = await startHarness({ configure: (c) => (c.http.publicBaseUrl = 'https://flowbase.example.test') });
+  await h.startWorker();
   org = await createTestOrg(h.services);
 });
 afterAll(() => h?.close());
@@ -19,11 +23,11 @@ async function signIn(token: string) {
   const res = await request(h.app).post('/session').send({ token });
   expect(res.status).toBe(201);
   const header = [res.headers['set-cookie']].flat()[0] as string;
-  const secret = /^flowbase_session=([^;]+)/.exec(header)![1];
-  return { res, header, secret, cookie: `${SESSION_COOKIE}=${secret}` };
+  const secret = /^__Host-flowbase_session=([^;]+)/.exec(header)![1];
+  return { res, header, secret, cookie: `${SECURE_SESSION_COOKIE}=${secret}` };
 }
 
-test('the cookie is HttpOnly, SameSite=Strict, Secure behind an https public URL, and the answer holds no token', async () => {
+test('the cookie is __Host-, HttpOnly, SameSite=Strict, Secure behind an https public URL, and the answer holds no token', async () => {
   const { res, header, secret } = await signIn(org.tokens.developer);
   expect(header).toMatch(/HttpOnly/);
   expect(header).toMatch(/SameSite=Strict/);
@@ -80,7 +84,7 @@ test('sign-out ends the session at once; a replayed cookie is refused', async ()
   expect((await request(h.app).get('/session').set('Cookie', cookie)).status).toBe(200);
   const out = await request(h.app).delete('/session').set('Cookie', cookie).set('X-CSRF-Token', csrfTokenFor(secret));
   expect(out.status).toBe(200);
-  expect([out.headers['set-cookie']].flat()[0]).toMatch(/flowbase_session=;.*Expires=Thu, 01 Jan 1970/);
+  expect([out.headers['set-cookie']].flat()[0]).toMatch(/^__Host-flowbase_session=;.*Expires=Thu, 01 Jan 1970/);
   expectError(await request(h.app).get('/session').set('Cookie', cookie), 401, 'session_ended');
 });
 
@@ -101,4 +105,69 @@ test(`a token holds at most ${MAX_SESSIONS_PER_TOKEN} live sessions: signing in 
   expectError(await request(h.app).get('/session').set('Cookie', first.cookie), 401, 'session_ended');
   const [{ live }] = await h.services.db.query(`SELECT count(*)::int AS live FROM console_sessions WHERE token_id = $1 AND ended_at IS NULL`, [minted.body.id]);
   expect(live).toBe(MAX_SESSIONS_PER_TOKEN);
+});
+
+test('signing in again from the same browser ends the session it held', async () => {
+  const first = await signIn(org.tokens.developer);
+  const again = await request(h.app).post('/session').set('Cookie', first.cookie).send({ token: org.tokens.viewer });
+  expect(again.status).toBe(201);
+  expectError(await request(h.app).get('/session').set('Cookie', first.cookie), 401, 'session_ended');
+});
+
+test('a dead session cookie makes a public route anonymous, and is cleared', async () => {
+  const { cookie, secret } = await signIn(org.tokens.developer);
+  await request(h.app).delete('/session').set('Cookie', cookie).set('X-CSRF-Token', csrfTokenFor(secret)).expect(200);
+  const invitation = await as(h.app, org.ownerToken)
+    .post('/organization/invitations')
+    .send({ email: `${uniqueName('invitee')}@example.test`, role: 'viewer' });
+  const accepted = await request(h.app).post('/invitations/accept').set('Cookie', cookie).send({ code: invitation.body.code });
+  expect(accepted.status).toBe(201);
+  expect(accepted.body.token.token).toMatch(/^fbt_/);
+  expect([accepted.headers['set-cookie']].flat()[0]).toMatch(/^__Host-flowbase_session=;.*Expires=Thu, 01 Jan 1970/);
+});
+
+test('a sign-in announces nothing to the caches; a sign-out does', async () => {
+  const listener = new Client({ connectionString: (h.services.db.options as PostgresConnectionOptions).url });
+  await listener.connect();
+  const heard: string[] = [];
+  listener.on('notification', (n) => heard.push(n.channel));
+  try {
+    await listener.query('LISTEN auth_changed; LISTEN test_marker');
+    // Notifications arrive in commit order: once the marker sent after `write` is heard, so is anything `write` announced.
+    const announcements = async (write: () => Promise<unknown>) => {
+      heard.length = 0;
+      await write();
+      await h.services.db.query(`SELECT pg_notify('test_marker', '')`);
+      await eventually(
+        async () => heard.includes('test_marker'),
+        (done) => done,
+        5_000,
+      );
+      return heard.filter((c) => c === 'auth_changed').length;
+    };
+    let session: Awaited<ReturnType<typeof signIn>> | undefined;
+    expect(await announcements(async () => (session = await signIn(org.tokens.analyst)))).toBe(0);
+    expect(await announcements(() => request(h.app).delete('/session').set('Cookie', session!.cookie).set('X-CSRF-Token', csrfTokenFor(session!.secret)))).toBe(
+      1,
+    );
+  } finally {
+    await listener.end();
+  }
+});
+
+test("a webhook reply, whatever its content type, is sandboxed: it cannot run script on the console's origin", async () => {
+  const hook = await workflowApi(h.app, org).createHook(
+    [
+      {
+        stepId: 'reply',
+        stepType: 'core.return',
+        input: { webhookResponse: { statusCode: 200, headers: { 'content-type': 'text/html' }, body: '<script>fetch("/session")</script>' } },
+      },
+    ],
+    { method: 'GET' },
+  );
+  const res = await request(h.app).get(hook.path);
+  expect(res.headers['content-type']).toMatch(/^text\/html/);
+  expect(res.headers['content-security-policy']).toBe("default-src 'none'; sandbox; frame-ancestors 'none'");
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
 });

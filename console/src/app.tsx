@@ -2,6 +2,7 @@ import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { Shell } from './layout/shell';
 import { NotFoundPage } from './layout/not-found-page';
+import { InvitationPage } from './session/invitation-page';
 
 // Each area is its own chunk: a first visit downloads the shell and the page it opens, nothing else.
 const RunsArea = lazy(() => import('./pages/runs/runs-area'));
@@ -16,7 +17,7 @@ export function App() {
       <Suspense fallback={<p className="page-status">Loading…</p>}>
         <Routes>
           <Route index element={<Navigate to="/runs" replace />} />
-          <Route path="invitations/*" element={<Navigate to="/runs" replace />} />
+          <Route path="invitations/:code" element={<InvitationPage />} />
           <Route path="runs/*" element={<RunsArea />} />
           <Route path="workflows/*" element={<WorkflowsArea />} />
           <Route path="dashboards/*" element={<DashboardsArea />} />

@@ -29,8 +29,10 @@ import { registerOrganizationRoutes } from '../organizations/organizations.route
 import { registerInvitationRoutes } from '../organizations/invitations.routes';
 import { registerTokenRoutes } from '../auth/tokens.routes';
 import { registerSessionRoutes } from '../auth/sessions.routes';
+import { sessionCookies } from '../auth/session-cookie';
 import { registerConsole } from '../console/console.routes';
 import { requestLog } from '../http/request-log';
+import { apiSecurityHeaders } from '../http/security-headers';
 import { assertSafeInput } from '../http/json-guard';
 import type { Services } from './services';
 
@@ -54,15 +56,17 @@ export function createApp(services: Services): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestLog(services.logger));
+  app.use(apiSecurityHeaders);
 
   const router = Router();
+  const cookies = sessionCookies(services.config.http.publicBaseUrl);
   const registry = createRegistry();
   const jsonParser = (limit: string) => express.json({ limit, strict: false }) as RequestHandler;
   const jsonBodyWithLimit = (limit: string) => guardedJsonBody(jsonParser(limit));
   const ctx: RouteContext = {
     router,
     registry,
-    ...createAuthenticate(services.tokens, services.consoleSessions, services.principalCache),
+    ...createAuthenticate(services.tokens, services.consoleSessions, cookies, services.principalCache),
     jsonBody: jsonBodyWithLimit(services.config.http.bodyLimit),
     jsonBodyWithLimit,
     unguardedJsonBody: jsonParser(services.config.http.bodyLimit),
@@ -72,7 +76,7 @@ export function createApp(services: Services): Express {
   registerOrganizationRoutes(ctx, services.organizations);
   registerInvitationRoutes(ctx, services.invitations);
   registerTokenRoutes(ctx, services.tokenService);
-  registerSessionRoutes(ctx, services.sessions, services.config.http.publicBaseUrl);
+  registerSessionRoutes(ctx, services.sessions, cookies);
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
   registerWorkflowRoutes(ctx, services.workflows);

@@ -4,7 +4,7 @@ import type { AuthContext } from '../http/request-context';
 import { type AccessTokensRepository, type TokenPrincipal } from './access-tokens.repository';
 import type { ConsoleSessionsRepository } from './console-sessions.repository';
 import type { PrincipalCache } from './principal-cache';
-import { csrfAllows, readSessionCookie } from './session-cookie';
+import { csrfAllows, type SessionCookies } from './session-cookie';
 import { outranks, ROLE_PERMISSIONS } from './roles';
 import { hashToken } from './token-secret';
 
@@ -12,6 +12,9 @@ import { hashToken } from './token-secret';
 export const ORGANIZATION_HEADER = 'x-organization-id';
 
 const TOUCH_INTERVAL_MS = 60_000;
+
+/** The error code of a request whose console session is no longer live. */
+export const SESSION_ENDED = 'session_ended';
 
 /**
  * Resolves the caller to a user acting in the one organization its token
@@ -22,14 +25,14 @@ const TOUCH_INTERVAL_MS = 60_000;
  * token's own, and for a cookie-authenticated write without the session's
  * CSRF token.
  */
-export function createAuthenticate(tokens: AccessTokensRepository, sessions: ConsoleSessionsRepository, cache: PrincipalCache) {
+export function createAuthenticate(tokens: AccessTokensRepository, sessions: ConsoleSessionsRepository, cookies: SessionCookies, cache: PrincipalCache) {
   async function principalOf(req: Request): Promise<TokenPrincipal> {
     const header = req.headers.authorization;
-    const sessionSecret = header === undefined ? readSessionCookie(req) : undefined;
+    const sessionSecret = header === undefined ? cookies.read(req) : undefined;
     if (sessionSecret !== undefined) {
       const hash = hashToken(sessionSecret);
       const principal = await cache.lookup(`session:${hash}`, () => sessions.findPrincipal(hash));
-      if (!principal) throw new UnauthorizedError('Your console session has ended (signed out, expired, or its token revoked); sign in again', 'session_ended');
+      if (!principal) throw new UnauthorizedError('Your console session has ended (signed out, expired, or its token revoked); sign in again', SESSION_ENDED);
       // SameSite=Strict keeps other sites' requests cookieless; the token is the second lock, for old browsers and same-site attackers.
       if (!csrfAllows(req, sessionSecret)) {
         throw new ForbiddenError('A console write must carry the X-CSRF-Token header that GET /session answers', 'csrf_failed');
@@ -80,9 +83,22 @@ export function createAuthenticate(tokens: AccessTokensRepository, sessions: Con
       req.auth = await resolve(req);
       next();
     },
-    /** Routes open to anyone that act differently for a caller who presents a token (accepting an invitation). */
-    async authenticateIfPresent(req: Request, _res: Response, next: NextFunction): Promise<void> {
-      if (req.headers.authorization !== undefined || readSessionCookie(req) !== undefined) req.auth = await resolve(req);
+    /**
+     * Routes open to anyone that act differently for a caller who presents a
+     * token (accepting an invitation). A dead session cookie makes the caller
+     * anonymous, and is cleared: the page cannot clear an HttpOnly cookie itself.
+     */
+    async authenticateIfPresent(req: Request, res: Response, next: NextFunction): Promise<void> {
+      if (req.headers.authorization !== undefined) {
+        req.auth = await resolve(req);
+      } else if (cookies.read(req) !== undefined) {
+        try {
+          req.auth = await resolve(req);
+        } catch (error) {
+          if (!(error instanceof UnauthorizedError && error.code === SESSION_ENDED)) throw error;
+          res.clearCookie(cookies.name(req), cookies.options(req));
+        }
+      }
       next();
     },
   };

@@ -18,7 +18,7 @@ export class ConsoleSessionsRepository {
    * MAX_SESSIONS_PER_TOKEN. The session never outlives its token.
    */
   async create(session: { id: string; tokenId: string; sessionHash: string; lifetimeMs: number }): Promise<Date> {
-    const expiresAt = await this.db.transaction(async (m) => {
+    const { expiresAt, endedOthers } = await this.db.transaction(async (m) => {
       const [row]: Array<{ expiresAt: Date }> = await m.query(
         `INSERT INTO console_sessions (id, token_id, session_hash, expires_at)
          SELECT $1, t.id, $3, LEAST(now() + make_interval(secs => $4::double precision / 1000), COALESCE(t.expires_at, 'infinity'))
@@ -27,14 +27,16 @@ export class ConsoleSessionsRepository {
         [session.id, session.tokenId, session.sessionHash, session.lifetimeMs],
       );
       await m.query(`DELETE FROM console_sessions WHERE token_id = $1 AND (ended_at IS NOT NULL OR expires_at <= now())`, [session.tokenId]);
-      await m.query(
+      const [ended]: [unknown[], number] = await m.query(
         `UPDATE console_sessions SET ended_at = now()
-          WHERE id IN (SELECT id FROM console_sessions WHERE token_id = $1 AND ended_at IS NULL ORDER BY created_at DESC, id OFFSET $2)`,
+          WHERE id IN (SELECT id FROM console_sessions WHERE token_id = $1 AND ended_at IS NULL ORDER BY created_at DESC, id OFFSET $2)
+          RETURNING id`,
         [session.tokenId, MAX_SESSIONS_PER_TOKEN],
       );
-      return row.expiresAt;
+      return { expiresAt: row.expiresAt, endedOthers: ended.length > 0 };
     });
-    this.ended();
+    // Only an ended live session concerns the caches; a sign-in alone changes no principal.
+    if (endedOthers) this.ended();
     return expiresAt;
   }
 
@@ -65,10 +67,20 @@ export class ConsoleSessionsRepository {
 
   /** Ends a session (sign-out); false when it had already ended. */
   async end(id: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await this.db.query(`UPDATE console_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL RETURNING id`, [
-      id,
-    ]);
-    this.ended();
+    return this.endWhere('id = $1', id);
+  }
+
+  /** Ends the session a cookie stands for, if it is live (a browser signing in again). */
+  async endByHash(sessionHash: string): Promise<boolean> {
+    return this.endWhere('session_hash = $1', sessionHash);
+  }
+
+  private async endWhere(condition: string, value: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.db.query(
+      `UPDATE console_sessions SET ended_at = now() WHERE ${condition} AND ended_at IS NULL RETURNING id`,
+      [value],
+    );
+    if (rows.length > 0) this.ended();
     return rows.length > 0;
   }
 }

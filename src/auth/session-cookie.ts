@@ -1,9 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parse } from 'cookie';
-import type { Request } from 'express';
+import type { CookieOptions, Request } from 'express';
 
-/** The console's session cookie: HttpOnly and SameSite=Strict, so neither page script nor another site's request carries it. */
+/**
+ * The console's session cookie: HttpOnly and SameSite=Strict, so neither page
+ * script nor another site's request carries it. Over HTTPS it is
+ * `__Host-flowbase_session`: Secure, this host only, path `/`, so a sibling
+ * subdomain can neither plant nor overwrite it. Plain HTTP (development on
+ * localhost) cannot have that prefix and uses `flowbase_session`.
+ */
 export const SESSION_COOKIE = 'flowbase_session';
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 /** Header a cookie-authenticated write must carry, holding the session's CSRF token (GET /session answers it). */
 export const CSRF_HEADER = 'x-csrf-token';
@@ -11,12 +18,26 @@ export const CSRF_HEADER = 'x-csrf-token';
 /** Methods that change nothing: they need no CSRF token. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The session cookie's value, when the request carries one. */
-export function readSessionCookie(req: Request): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const value = parse(header)[SESSION_COOKIE];
-  return value || undefined;
+export interface SessionCookies {
+  /** The cookie's value, when the request carries the cookie this deployment uses. */
+  read(req: Request): string | undefined;
+  name(req: Request): string;
+  options(req: Request): CookieOptions;
+}
+
+/** The session cookie of a deployment: Secure (and `__Host-`) whenever it is reached over HTTPS, directly or as its public URL says. */
+export function sessionCookies(publicBaseUrl: string | undefined): SessionCookies {
+  const secure = (req: Request) => req.secure || Boolean(publicBaseUrl?.startsWith('https:'));
+  const name = (req: Request) => (secure(req) ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
+  return {
+    name,
+    read(req) {
+      const header = req.headers.cookie;
+      if (!header) return undefined;
+      return parse(header)[name(req)] || undefined;
+    },
+    options: (req) => ({ httpOnly: true, sameSite: 'strict', secure: secure(req), path: '/' }),
+  };
 }
 
 /**

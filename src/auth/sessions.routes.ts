@@ -1,17 +1,12 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { ValidationError } from '../errors/errors';
 import { defineRoute, type RouteContext } from '../http/route';
-import { readSessionCookie, SESSION_COOKIE } from './session-cookie';
+import type { SessionCookies } from './session-cookie';
 import { SessionSchema, SignedOutSchema, SignInBody } from './sessions.schemas';
 import type { SessionsService } from './sessions.service';
 
-/** The cookie's attributes: Secure whenever the service is reached over HTTPS (directly, or as its public URL says). */
-function cookieOptions(req: Request, publicBaseUrl: string | undefined) {
-  return { httpOnly: true, sameSite: 'strict' as const, secure: req.secure || Boolean(publicBaseUrl?.startsWith('https:')), path: '/' };
-}
-
 /** Console sign-in: a token exchanged for an HttpOnly session cookie, who is signed in, and sign-out. */
-export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsService, publicBaseUrl: string | undefined): void {
+export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsService, cookies: SessionCookies): void {
   const tags = ['Console session'];
   defineRoute(ctx, {
     method: 'post',
@@ -19,14 +14,15 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
     tags,
     body: SignInBody,
     summary:
-      'Sign in to the console: exchange an access token for a session in an HttpOnly, SameSite=Strict cookie (`flowbase_session`). The session acts as that token and ends with it.',
+      'Sign in to the console: exchange an access token for a session in an HttpOnly, SameSite=Strict cookie (`__Host-flowbase_session` over HTTPS, `flowbase_session` over plain HTTP). The session acts as that token and ends with it; a session the browser already held ends.',
     responses: {
       201: { description: 'Signed in; the cookie is set', schema: SessionSchema },
       401: { description: 'The token is invalid, expired or revoked' },
     },
     handler: async ({ body }, req, res: Response) => {
-      const { secret, session } = await sessions.signIn(body.token);
-      res.cookie(SESSION_COOKIE, secret, { ...cookieOptions(req, publicBaseUrl), expires: session.expiresAt ?? undefined });
+      // Signing in over a live session replaces it: the old one ends on the server, not only in this browser.
+      const { secret, session } = await sessions.signIn(body.token, cookies.read(req));
+      res.cookie(cookies.name(req), secret, { ...cookies.options(req), expires: session.expiresAt ?? undefined });
       return { status: 201, body: session };
     },
   });
@@ -40,7 +36,7 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
       'Who is signed in to the console, and the CSRF token its writes must carry (a page reload asks here again). A bearer token caller gets who it is, with no CSRF token.',
     responses: { 200: { description: 'The session', schema: SessionSchema } },
     handler: async ({ auth }, req) => {
-      const secret = auth.session ? readSessionCookie(req) : undefined;
+      const secret = auth.session ? cookies.read(req) : undefined;
       return { status: 200, body: await sessions.current(auth, secret, auth.session?.expiresAt ?? auth.tokenExpiresAt) };
     },
   });
@@ -61,7 +57,7 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
         );
       }
       await sessions.signOut(auth.session.id);
-      res.clearCookie(SESSION_COOKIE, cookieOptions(req, publicBaseUrl));
+      res.clearCookie(cookies.name(req), cookies.options(req));
       return { status: 200, body: { signedOut: true as const } };
     },
   });

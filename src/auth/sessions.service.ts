@@ -37,12 +37,17 @@ export class SessionsService {
     private readonly sessions: ConsoleSessionsRepository,
   ) {}
 
-  /** A new session for a live token; the cookie value is in `secret`, to be set HttpOnly and never answered. */
-  async signIn(token: string): Promise<{ secret: string; session: ConsoleSession }> {
+  /**
+   * A new session for a live token; the cookie value is in `secret`, to be set
+   * HttpOnly and never answered. `previous`, the cookie the browser sent, ends
+   * (whoever it belonged to): one browser, one session.
+   */
+  async signIn(token: string, previous?: string): Promise<{ secret: string; session: ConsoleSession }> {
     const principal = await this.tokens.findPrincipal(hashToken(token));
     if (!principal || (principal.kind === 'delegated' && (!principal.issuerRole || !outranks(principal.issuerRole, principal.role)))) {
       throw new UnauthorizedError('Access token is invalid, expired or revoked');
     }
+    if (previous !== undefined) await this.sessions.endByHash(hashToken(previous));
     const secret = generateToken('fbs_');
     const expiresAt = await this.sessions.create({ id: newId(), tokenId: principal.tokenId, sessionHash: secret.hash, lifetimeMs: SESSION_LIFETIME_MS });
     return { secret: secret.token, session: await this.describe(principal, secret.token, expiresAt) };

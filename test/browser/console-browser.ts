@@ -19,6 +19,8 @@ export interface ConsoleStack {
   newContext(): Promise<BrowserContext>;
   /** A page in a fresh profile, signed in with `token` through the sign-in page. */
   signedInPage(token: string): Promise<Page>;
+  /** CSP violations and uncaught page errors seen so far, cleared: for a test that provokes them on purpose. */
+  takeProblems(): string[];
   /** Stops everything; throws if any page broke the CSP or threw an uncaught error meanwhile (so every file checks both). */
   close(): Promise<void>;
 }
@@ -71,12 +73,13 @@ export async function startConsoleStack(options: { worker?: boolean } = {}): Pro
       await signIn(page, token);
       return page;
     },
+    takeProblems: () => problems.splice(0),
     async close() {
       await browser.close();
-      if (problems.length > 0) throw new Error(`the console's pages broke their CSP or threw:\n${problems.join('\n')}`);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await harness.close();
+      if (problems.length > 0) throw new Error(`the console's pages broke their CSP or threw:\n${problems.join('\n')}`);
     },
   };
 }

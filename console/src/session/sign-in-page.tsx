@@ -18,10 +18,9 @@ export function SignInPage({ notice, onSignedIn }: Props) {
   const [busy, setBusy] = useState(false);
   const invitationCode = /\/console\/invitations\/([^/?#]+)/.exec(window.location.pathname)?.[1];
 
+  // The invitation link stays in the address: signed in, the console offers to accept it (invitation-page.tsx).
   async function exchange(secret: string) {
-    const session = await post<Session>('/session', { token: secret });
-    if (invitationCode) window.history.replaceState(null, '', '/console/');
-    onSignedIn(session);
+    onSignedIn(await post<Session>('/session', { token: secret }));
   }
 
   async function submit(event: FormEvent) {
@@ -43,6 +42,7 @@ export function SignInPage({ notice, onSignedIn }: Props) {
     setError(undefined);
     try {
       const accepted = await post<{ token: { token: string } }>('/invitations/accept', { code: decodeURIComponent(invitationCode!) });
+      window.history.replaceState(null, '', '/console/');
       await exchange(accepted.token.token);
     } catch (e) {
       setError(e instanceof ApiError ? e.message : String(e));
@@ -62,10 +62,14 @@ export function SignInPage({ notice, onSignedIn }: Props) {
       {invitationCode && (
         <section aria-labelledby="invitation-heading">
           <h2 id="invitation-heading">You are invited</h2>
-          <p>Accept to join the organization. The console signs you in with the membership's new token; the token is not shown or stored here.</p>
+          <p>
+            New to Flowbase? Accept, and an account is made for the invited address; the console signs you in with the new membership's token, which is not
+            shown or stored here.
+          </p>
           <button type="button" onClick={acceptInvitation} disabled={busy}>
-            Accept invitation
+            Accept and create my account
           </button>
+          <p>Already have an account? Sign in below with one of your personal tokens; you can then accept the invitation.</p>
         </section>
       )}
       <form onSubmit={submit} aria-labelledby="sign-in-heading">

@@ -34,7 +34,10 @@ export function useApi<T>(key: string | null, load: (signal: AbortSignal) => Pro
     if (request === null) return;
     const controller = new AbortController();
     loadRef.current(controller.signal).then(
-      (data) => setState({ data, answered: request }),
+      (data) => {
+        // A request superseded by a newer key must not overwrite the newer answer.
+        if (!controller.signal.aborted) setState({ data, answered: request });
+      },
       (error: unknown) => {
         if (!controller.signal.aborted) setState((s) => ({ data: s.data, error, answered: request }));
       },

@@ -234,8 +234,10 @@ function VariableForm({ environmentId, existing, initialValue = '', onCancel, on
             type={secret ? 'password' : 'text'}
             autoComplete="new-password"
             value={value}
-            placeholder={existing?.secret ? 'The current value is not shown' : undefined}
+            placeholder={existing?.secret ? 'The current value is not shown: enter it again' : undefined}
             onChange={(e) => setValue(e.target.value)}
+            // A save sends the value whole: an empty field would replace a secret nobody can see with nothing.
+            required={existing?.secret === true}
           />
         </div>
       </div>
