@@ -29,10 +29,9 @@ export function* drawTable(writer: PageWriter, block: TableBlock): Generator<voi
   const widths = columnWidths(doc, block, Math.max(40, writer.contentWidth - block.indent));
   const tallest = writer.contentHeight;
   const headerRows = block.header.map((row) => layoutRow(doc, row, widths));
-  let headerHeights = headerRows.map((row) => Math.min(row.height, tallest));
+  const headerHeights = headerRows.map((row) => Math.min(row.height, tallest));
   // A header taller than a third of the page is drawn once, not repeated.
   const repeat = headerHeights.reduce((a, b) => a + b, 0) <= tallest / 3;
-  if (!repeat) headerHeights = headerHeights.map((h) => Math.min(h, tallest));
   const headerHeight = repeat ? headerHeights.reduce((a, b) => a + b, 0) : 0;
   const bodyTallest = tallest - headerHeight;
 
