@@ -148,6 +148,8 @@ export function createServices(infra: Infrastructure) {
   // The one resolver of a widget's source, for writes and for reads (rule 7.3's hook).
   const widgetSources = new WidgetSources(dataSources, dashboardsRepository);
   const dashboards = new DashboardsService(dashboardsRepository, widgetSources);
+  // One instance for POST /dashboards/{id}/data and the report PDF, which runs its widgets the same way.
+  const widgetData = new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger);
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   const replyResolver = new ReplyResolver(executionsRepository, new SealedResponseVault(new SealedResponsesRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
@@ -225,10 +227,10 @@ export function createServices(infra: Infrastructure) {
     dashboardsRepository,
     widgetSources,
     dashboards,
-    widgetData: new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger),
+    widgetData,
     dashboardValidation: new DashboardValidationService(dataSources, analytics, dashboardsRepository),
     dashboardPdf: new DashboardPdfService(dashboards),
-    dashboardReport: new DashboardReportService(dashboards, new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger)),
+    dashboardReport: new DashboardReportService(dashboards, widgetData),
     dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
     dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
     packages: new PackagesService(new PackagesRepository(infra.db.manager), packageInstallScope(environments)),

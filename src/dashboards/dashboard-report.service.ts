@@ -1,11 +1,12 @@
 import type { Readable } from 'node:stream';
 import { widgetView } from './charts';
+import { chartSvg } from './charts/svg-render';
 import { renderInTurn } from './dashboard-pdf.service';
 import type { DashboardsService } from './dashboards.service';
 import type { WidgetDataInput } from './dashboards.schemas';
 import { pdfFileName, type PdfPageSize, renderPdf } from './pdf';
-import { reportHtml, type ReportTile } from './report-html';
-import type { WidgetDataService } from './widget-data.service';
+import { type ChartDrawer, reportHtml, type ReportTile } from './report-html';
+import { checkFilterValues, type WidgetDataService } from './widget-data.service';
 
 export interface ReportRequest extends WidgetDataInput {
   pageSize: PdfPageSize;
@@ -18,15 +19,23 @@ export interface ReportRequest extends WidgetDataInput {
  * of POST /dashboards/{id}/data: the same filters, zone, queue and per-widget
  * errors), each answer becomes a view (charts/widget-view.ts, as the console
  * draws it), charts are drawn to SVG by ECharts, and the page goes through the
- * one PDF renderer, in the render slots shared with export-pdf.
+ * one PDF renderer. All of it runs in one of the render slots shared with
+ * export-pdf, from the data call on: the slots and their 429 bound limit the
+ * queries and the chart drawing as well as the PDF.
  */
 export class DashboardReportService {
   constructor(
     private readonly dashboards: Pick<DashboardsService, 'getWithWidgets'>,
     private readonly widgetData: Pick<WidgetDataService, 'dashboard'>,
     private readonly now: () => Date = () => new Date(),
+    private readonly drawChart: ChartDrawer = chartSvg,
   ) {}
 
+  /**
+   * Hands `write` the Content-Disposition value and the PDF stream. An unknown
+   * dashboard (404) or filter id (400) fails before waiting for a slot; a
+   * caller that left while waiting, or while its widgets ran, is not drawn for.
+   */
   async report(
     organizationId: string,
     dashboardId: string,
@@ -34,22 +43,27 @@ export class DashboardReportService {
     write: (disposition: string, pdf: Readable) => Promise<void>,
     callerLeft: () => boolean = () => false,
   ): Promise<void> {
-    const { dashboard, widgets } = await this.dashboards.getWithWidgets(organizationId, dashboardId);
-    const data = await this.widgetData.dashboard(organizationId, dashboardId, { filters: request.filters, timezone: request.timezone });
-    const generatedAt = this.now();
-    const byId = new Map(widgets.map((w) => [w.id, w]));
-    const entries = new Map(data.widgets.map((e) => [e.widgetId, e]));
-    const tiles: ReportTile[] = [];
-    // The grid decides what is printed: a widget left out of the layout is not on the dashboard either.
-    for (const item of dashboard.layout) {
-      const widget = byId.get(item.widgetId);
-      const entry = entries.get(item.widgetId);
-      if (!widget || !entry) continue;
-      tiles.push({ item, widget, view: widgetView(widget, entry, { timeZone: data.timezone }) });
-    }
-    const filters = dashboard.filterConfig.map((f) => ({ label: f.label || f.id, values: request.filters?.[f.id] ?? dashboard.filterDefaults[f.id] ?? [] }));
-    const html = reportHtml({ title: dashboard.name, timeZone: data.timezone, generatedAt: isoInZone(generatedAt, data.timezone), filters }, tiles);
+    const { dashboard } = await this.dashboards.getWithWidgets(organizationId, dashboardId);
+    checkFilterValues(dashboard, request);
     await renderInTurn(callerLeft, async () => {
+      // Read again in the slot: the wait may have been long, and the data call reads it too.
+      const { dashboard, widgets } = await this.dashboards.getWithWidgets(organizationId, dashboardId);
+      const data = await this.widgetData.dashboard(organizationId, dashboardId, { filters: request.filters, timezone: request.timezone });
+      if (callerLeft()) return;
+      const generatedAt = this.now();
+      const byId = new Map(widgets.map((w) => [w.id, w]));
+      const entries = new Map(data.widgets.map((e) => [e.widgetId, e]));
+      const tiles: ReportTile[] = [];
+      // The grid decides what is printed: a widget left out of the layout is not on the dashboard either.
+      for (const item of dashboard.layout) {
+        const widget = byId.get(item.widgetId);
+        const entry = entries.get(item.widgetId);
+        if (!widget || !entry) continue;
+        tiles.push({ item, widget, view: widgetView(widget, entry, { timeZone: data.timezone }) });
+      }
+      const filters = dashboard.filterConfig.map((f) => ({ label: f.label || f.id, values: request.filters?.[f.id] ?? dashboard.filterDefaults[f.id] ?? [] }));
+      const header = { title: dashboard.name, timeZone: data.timezone, generatedAt: isoInZone(generatedAt, data.timezone), filters };
+      const html = await reportHtml(header, tiles, this.drawChart);
       const pdf = await renderPdf(html, { title: dashboard.name, landscape: request.landscape, pageSize: request.pageSize });
       await write(pdfFileName(undefined, dashboard.name), pdf);
     });

@@ -118,7 +118,7 @@ export class WidgetDataService {
 }
 
 /** The caller's filter values must be keyed by filter ids of the dashboard (400 naming each other key). */
-function checkFilterValues(dashboard: Dashboard, input: WidgetDataInput): void {
+export function checkFilterValues(dashboard: Dashboard, input: WidgetDataInput): void {
   if (!input.filters) return;
   const issues = unknownFilterKeys(input.filters, dashboard.filterConfig, 'filters');
   if (issues.length > 0) throw new ValidationError('filters names filters this dashboard does not have', issues);
