@@ -30,7 +30,8 @@ const fromGrid = (layout: Layout): LayoutItem[] => layout.map(({ i, x, y, w, h }
  * handle, in edit mode only.
  */
 export function DashboardGrid({ layout, editing, busy, onLayoutDone, tile }: Props) {
-  const { width, containerRef, mounted } = useContainerWidth();
+  // Measured before the grid is drawn: drawn first at a guessed width, every tile (and chart) would be laid out twice.
+  const { width, containerRef, mounted } = useContainerWidth({ measureBeforeMount: true });
   const gridLayout = useMemo(() => toGrid(layout), [layout]);
   const dragConfig = useMemo(() => ({ enabled: editing, handle: '.tile-drag-handle' }), [editing]);
   const resizeConfig = useMemo(() => ({ enabled: editing, handles: ['se' as const] }), [editing]);

@@ -1,14 +1,15 @@
 import { useCallback, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { del, download, get, patch, post } from '../../api/client';
+import { del, download, patch, post } from '../../api/client';
 import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { AddWidgetForm } from './add-widget-form';
-import { type Dashboard, type DashboardData, exportQuery, type LayoutItem, type ValidationResult, type Widget } from './dashboard-api';
+import { type Dashboard, exportQuery, type LayoutItem, type ValidationResult, type Widget } from './dashboard-api';
 import { DashboardGrid } from './dashboard-grid';
 import { browserTimeZone, useDashboardParams } from './dashboard-params';
+import { loadDashboard, loadDashboardData } from './dashboard-prefetch';
 import { FilterBar } from './filter-bar';
 import { WidgetTile } from './widget-tile';
 
@@ -33,7 +34,7 @@ export default function DashboardPage() {
   const [pdfError, setPdfError] = useState<unknown>();
   const [exporting, setExporting] = useState(false);
 
-  const dashboard = useApi(`dashboard:${id}`, (signal) => get<Dashboard>(`/dashboards/${id}`, { signal }));
+  const dashboard = useApi(`dashboard:${id}`, (signal) => loadDashboard(id, signal));
   const d = dashboard.data?.id === id ? dashboard.data : undefined;
   const widgets = useMemo(() => d?.widgets ?? [], [d]);
 
@@ -46,7 +47,7 @@ export default function DashboardPage() {
   const dataBody = useMemo(() => ({ filters, timezone: viewerZone }), [filters, viewerZone]);
   // Runs again when the filters, the zone or the widgets change; not when the layout does.
   const dataKey = d ? `${id}|${JSON.stringify(dataBody)}|${widgets.map((w) => `${w.id}@${w.updatedAt}`).join()}|${JSON.stringify(d.filterDefaults)}` : null;
-  const data = useApi(dataKey, (signal) => post<DashboardData>(`/dashboards/${id}/data`, dataBody, { signal }));
+  const data = useApi(dataKey, (signal) => loadDashboardData(id, dataBody, signal));
   const entries = useMemo(() => new Map((data.data?.widgets ?? []).map((e) => [e.widgetId, e])), [data.data]);
 
   // Widgets that failed or came back empty are checked by the validate endpoint: its did-you-mean hints say what to fix.

@@ -19,15 +19,18 @@ export interface DashboardParams {
 
 const PREFIX = 'filter.';
 
+/** Filter id → values of a dashboard URL's query (`filter.<id>`; an empty value clears the filter). */
+export function chosenFilters(params: URLSearchParams): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const key of new Set(params.keys())) {
+    if (key.startsWith(PREFIX)) out[key.slice(PREFIX.length)] = params.getAll(key).filter((v) => v !== '');
+  }
+  return out;
+}
+
 export function useDashboardParams(): DashboardParams {
   const [params, setParams] = useSearchParams();
-  const chosen = useMemo(() => {
-    const out: Record<string, string[]> = {};
-    for (const key of new Set(params.keys())) {
-      if (key.startsWith(PREFIX)) out[key.slice(PREFIX.length)] = params.getAll(key).filter((v) => v !== '');
-    }
-    return out;
-  }, [params]);
+  const chosen = useMemo(() => chosenFilters(params), [params]);
 
   const update = useCallback(
     (change: (next: URLSearchParams) => void) =>

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useLayoutEffect, useRef } from 'react';
 import * as echarts from 'echarts/core';
 import type { EChartsCoreOption } from 'echarts/core';
 import { BarChart, LineChart, PieChart } from 'echarts/charts';
@@ -20,7 +20,8 @@ export function EChart({ option, label }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
 
-  useEffect(() => {
+  // Layout effects: the chart is set up and drawn in the commit that shows its tile, at the size the tile has, before the paint.
+  useLayoutEffect(() => {
     const element = box.current!;
     const instance = echarts.init(element, undefined, { renderer: 'svg' });
     // Said on the element, not in React state: tests and bench:console wait for every tile to be drawn.
@@ -28,7 +29,11 @@ export function EChart({ option, label }: Props) {
       element.dataset.drawn = 'true';
     });
     chart.current = instance;
-    const observer = new ResizeObserver(() => instance.resize());
+    // The observer also reports the size the chart was just drawn at: only a real change draws it again.
+    const observer = new ResizeObserver(([entry]) => {
+      const { width, height } = entry.contentRect;
+      if (Math.round(width) !== instance.getWidth() || Math.round(height) !== instance.getHeight()) instance.resize();
+    });
     observer.observe(element);
     return () => {
       observer.disconnect();
@@ -37,7 +42,7 @@ export function EChart({ option, label }: Props) {
     };
   }, []);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (box.current) box.current.dataset.drawn = 'false';
     chart.current?.setOption(option, { notMerge: true });
   }, [option]);
