@@ -23,7 +23,9 @@ test('a person signs in with a pasted token, stays signed in across a reload, an
   expect(await accessibilityViolations(page)).toEqual([]);
   await signIn(page, org.tokens.developer);
   const cookies = await context.cookies();
-  expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+  // The session, which no script reads; and its CSRF token, which the page reads to send on writes.
+  expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite })).sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+    { name: 'flowbase_csrf', httpOnly: false, sameSite: 'Strict' },
     { name: 'flowbase_session', httpOnly: true, sameSite: 'Strict' },
   ]);
   // The token is in neither storage.
@@ -37,7 +39,9 @@ test('a person signs in with a pasted token, stays signed in across a reload, an
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('textbox', { name: 'Access token' }).waitFor();
   // The old cookie no longer works, even if it were replayed.
-  const replay = await request(stack.baseUrl).get('/session').set('Cookie', `flowbase_session=${cookies[0].value}`);
+  const replay = await request(stack.baseUrl)
+    .get('/session')
+    .set('Cookie', `flowbase_session=${cookies.find((c) => c.name === 'flowbase_session')!.value}`);
   expect(replay.status).toBe(401);
   await context.close();
 });

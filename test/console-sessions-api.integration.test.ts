@@ -33,6 +33,12 @@ test('the cookie is __Host-, HttpOnly, SameSite=Strict, Secure behind an https p
   expect(header).toMatch(/SameSite=Strict/);
   expect(header).toMatch(/Secure/);
   expect(header).toMatch(/Path=\//);
+  // Beside it, the session's CSRF token in a cookie the page can read (for its first writes, before GET /session answers).
+  const csrf = [res.headers['set-cookie']].flat()[1] as string;
+  expect(csrf).toMatch(new RegExp(`^__Host-flowbase_csrf=${csrfTokenFor(secret)};`));
+  expect(csrf).toMatch(/SameSite=Strict/);
+  expect(csrf).toMatch(/Secure/);
+  expect(csrf).not.toMatch(/HttpOnly/);
   expect(res.body).toEqual({
     csrfToken: csrfTokenFor(secret),
     expiresAt: expect.any(String),

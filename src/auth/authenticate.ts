@@ -97,6 +97,7 @@ export function createAuthenticate(tokens: AccessTokensRepository, sessions: Con
         } catch (error) {
           if (!(error instanceof UnauthorizedError && error.code === SESSION_ENDED)) throw error;
           res.clearCookie(cookies.name(req), cookies.options(req));
+          res.clearCookie(cookies.csrfName(req), cookies.csrfOptions(req));
         }
       }
       next();

@@ -12,6 +12,16 @@ import type { CookieOptions, Request } from 'express';
 export const SESSION_COOKIE = 'flowbase_session';
 export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
+/**
+ * Beside it, the session's CSRF token in a cookie the page can read (not
+ * HttpOnly, same attributes otherwise), so the console can start its first
+ * writes (a dashboard's data call) before GET /session answers. The token is
+ * an HMAC of the session's secret: a cookie planted by someone else matches no
+ * session, and reading it gives nothing that GET /session would not.
+ */
+export const CSRF_COOKIE = 'flowbase_csrf';
+export const SECURE_CSRF_COOKIE = `__Host-${CSRF_COOKIE}`;
+
 /** Header a cookie-authenticated write must carry, holding the session's CSRF token (GET /session answers it). */
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -23,6 +33,9 @@ export interface SessionCookies {
   read(req: Request): string | undefined;
   name(req: Request): string;
   options(req: Request): CookieOptions;
+  /** The readable CSRF cookie's name and attributes. */
+  csrfName(req: Request): string;
+  csrfOptions(req: Request): CookieOptions;
 }
 
 /** The session cookie of a deployment: Secure (and `__Host-`) whenever it is reached over HTTPS, directly or as its public URL says. */
@@ -37,6 +50,8 @@ export function sessionCookies(publicBaseUrl: string | undefined): SessionCookie
       return parse(header)[name(req)] || undefined;
     },
     options: (req) => ({ httpOnly: true, sameSite: 'strict', secure: secure(req), path: '/' }),
+    csrfName: (req) => (secure(req) ? SECURE_CSRF_COOKIE : CSRF_COOKIE),
+    csrfOptions: (req) => ({ httpOnly: false, sameSite: 'strict', secure: secure(req), path: '/' }),
   };
 }
 

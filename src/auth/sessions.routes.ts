@@ -22,7 +22,9 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
     handler: async ({ body }, req, res: Response) => {
       // Signing in over a live session replaces it: the old one ends on the server, not only in this browser.
       const { secret, session } = await sessions.signIn(body.token, cookies.read(req));
-      res.cookie(cookies.name(req), secret, { ...cookies.options(req), expires: session.expiresAt ?? undefined });
+      const expires = session.expiresAt ?? undefined;
+      res.cookie(cookies.name(req), secret, { ...cookies.options(req), expires });
+      res.cookie(cookies.csrfName(req), session.csrfToken, { ...cookies.csrfOptions(req), expires });
       return { status: 201, body: session };
     },
   });
@@ -58,6 +60,7 @@ export function registerSessionRoutes(ctx: RouteContext, sessions: SessionsServi
       }
       await sessions.signOut(auth.session.id);
       res.clearCookie(cookies.name(req), cookies.options(req));
+      res.clearCookie(cookies.csrfName(req), cookies.csrfOptions(req));
       return { status: 200, body: { signedOut: true as const } };
     },
   });

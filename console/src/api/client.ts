@@ -1,7 +1,7 @@
 /**
  * The console's one way to the API: same origin, the session cookie (HttpOnly,
- * never visible here), and the CSRF token of the session on every write. The
- * token lives in memory only; a reload asks GET /session for it again.
+ * never visible here), and the CSRF token of the session on every write (from
+ * its readable cookie, and from GET /session).
  */
 
 /** A field the API names in a validation error (`error.details`). */
@@ -24,7 +24,14 @@ export class ApiError extends Error {
   }
 }
 
-let csrfToken: string | undefined;
+/** The session's CSRF token as its readable cookie holds it (set at sign-in beside the HttpOnly session cookie), if any. */
+function csrfFromCookie(): string | undefined {
+  const match = /(?:^|;\s*)(?:__Host-)?flowbase_csrf=([^;]+)/.exec(document.cookie);
+  return match ? decodeURIComponent(match[1]) : undefined;
+}
+
+// Known before GET /session answers, so a page can start its first requests at once; GET /session confirms it.
+let csrfToken: string | undefined = csrfFromCookie();
 let onSignedOut: () => void = () => undefined;
 
 /** Called by the session provider: the token to send on writes, and what to do when the session ends. */
@@ -50,6 +57,9 @@ export function withQuery(path: string, query?: RequestOptions['query']): string
   const text = params.toString();
   return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
 }
+
+/** Whether this browser looks signed in (it holds a session's CSRF cookie): worth starting requests before GET /session answers. */
+export const mayBeSignedIn = () => csrfToken !== undefined;
 
 /** Sends one request; answers the raw Response of a success, throws ApiError otherwise. */
 export async function send(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<Response> {

@@ -1,4 +1,4 @@
-import { get, post } from '../../api/client';
+import { ApiError, get, post } from '../../api/client';
 import type { Dashboard, DashboardData } from './dashboard-api';
 import { browserTimeZone, chosenFilters } from './dashboard-params';
 
@@ -18,6 +18,8 @@ const KEEP_MS = 10_000;
 interface Entry {
   key: string;
   promise: Promise<unknown>;
+  /** It was refused as unauthenticated (started before a sign-in): the page, signed in since, fetches for itself. */
+  unauthorized?: boolean;
   controller: AbortController;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -38,9 +40,11 @@ function start(name: string, key: string, load: (signal: AbortSignal) => Promise
   if (existing) drop(name, existing);
   const controller = new AbortController();
   const promise = load(controller.signal);
-  // Whoever takes it handles its failure; one nobody takes must not be an unhandled rejection.
-  promise.catch(() => undefined);
   const entry: Entry = { key, promise, controller, timer: setTimeout(() => drop(name, entry), KEEP_MS) };
+  // Whoever takes it handles its failure; one nobody takes must not be an unhandled rejection.
+  promise.catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 401) entry.unauthorized = true;
+  });
   waiting.set(name, entry);
 }
 
@@ -76,7 +80,7 @@ export function forgetDashboard(id: string): void {
 function take<T>(name: string, key: string, signal: AbortSignal): Promise<T> | undefined {
   const entry = waiting.get(name);
   if (!entry) return undefined;
-  if (entry.key !== key) {
+  if (entry.key !== key || entry.unauthorized) {
     // Another request for the same dashboard: the waiting answer will never be wanted.
     drop(name, entry);
     return undefined;
