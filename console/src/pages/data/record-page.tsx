@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { del, get, patch, put } from '../../api/client';
 import { useSession } from '../../session/session';
+import { DangerZone } from '../../ui/danger-zone';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { JsonView } from '../../ui/json-view';
@@ -112,36 +113,18 @@ function EditValue({ path, record, onDone, onSaved }: { path: string; record: Da
 }
 
 function DeleteRecord({ path, recordKey, tableLink }: { path: string; recordKey: string; tableLink: string }) {
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<unknown>();
   const navigate = useNavigate();
-  async function remove() {
-    try {
-      await del(path);
-      void navigate(tableLink, { replace: true });
-    } catch (e) {
-      setError(e);
-    }
-  }
   return (
-    <section className="danger-zone" aria-labelledby="delete-heading">
-      <h2 id="delete-heading">Delete record</h2>
-      {confirming ? (
-        <p>
-          Delete the record <code>{recordKey}</code>? Workflows reading it will no longer find it.{' '}
-          <button type="button" className="danger" onClick={() => void remove()}>
-            Delete {recordKey}
-          </button>{' '}
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </p>
-      ) : (
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
-          Delete…
-        </button>
-      )}
-      <ErrorBox error={error} />
-    </section>
+    <DangerZone
+      heading="Delete record"
+      question={
+        <>
+          Delete the record <code>{recordKey}</code>? Workflows reading it will no longer find it.
+        </>
+      }
+      confirmLabel={`Delete ${recordKey}`}
+      action={() => del(path)}
+      then={() => void navigate(tableLink, { replace: true })}
+    />
   );
 }

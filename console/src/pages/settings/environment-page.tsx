@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { del, get, put } from '../../api/client';
 import { useSession } from '../../session/session';
+import { DangerZone } from '../../ui/danger-zone';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
@@ -258,36 +259,18 @@ function VariableForm({ environmentId, existing, initialValue = '', onCancel, on
 }
 
 function DeleteEnvironment({ environment }: { environment: Environment }) {
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<unknown>();
   const navigate = useNavigate();
-  async function remove() {
-    try {
-      await del(`/environments/${environment.id}`);
-      void navigate('/settings/environments', { replace: true });
-    } catch (e) {
-      setError(e);
-    }
-  }
   return (
-    <section className="danger-zone" aria-labelledby="delete-environment-heading">
-      <h2 id="delete-environment-heading">Delete environment</h2>
-      {confirming ? (
-        <p>
-          Delete <code>{environment.name}</code> and its {environment.variables.length} variables? Workflows that use it run without it.{' '}
-          <button type="button" className="danger" onClick={() => void remove()}>
-            Delete environment
-          </button>{' '}
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </p>
-      ) : (
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
-          Delete…
-        </button>
-      )}
-      <ErrorBox error={error} />
-    </section>
+    <DangerZone
+      heading="Delete environment"
+      question={
+        <>
+          Delete <code>{environment.name}</code> and its {environment.variables.length} variables? Workflows that use it run without it.
+        </>
+      }
+      confirmLabel="Delete environment"
+      action={() => del(`/environments/${environment.id}`)}
+      then={() => void navigate('/settings/environments', { replace: true })}
+    />
   );
 }

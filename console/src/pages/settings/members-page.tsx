@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { del, get, patch, post } from '../../api/client';
 import { useSession } from '../../session/session';
 import { CopyButton } from '../../ui/copy-button';
+import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
@@ -115,15 +116,13 @@ function MemberRow({ member: m, isMe, onChanged }: { member: Member; isMe: boole
         <tr className="detail-row">
           <td colSpan={5}>
             {confirming && (
-              <p>
-                Remove {who} from the organization? Their tokens here stop working{isMe ? ', including the one you are signed in with' : ''}.{' '}
-                <button type="button" className="danger" disabled={busy} onClick={() => void run(() => del(`/organization/members/${m.userId}`))}>
-                  Remove member
-                </button>{' '}
-                <button type="button" onClick={() => setConfirming(false)}>
-                  Cancel
-                </button>
-              </p>
+              <ConfirmPrompt
+                question={`Remove ${who} from the organization? Their tokens here stop working${isMe ? ', including the one you are signed in with' : ''}.`}
+                confirmLabel="Remove member"
+                busy={busy}
+                onConfirm={() => void run(() => del(`/organization/members/${m.userId}`))}
+                onCancel={() => setConfirming(false)}
+              />
             )}
             <ErrorBox error={error} />
           </td>

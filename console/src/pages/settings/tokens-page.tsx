@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { del, get, post } from '../../api/client';
 import { CopyButton } from '../../ui/copy-button';
+import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
@@ -153,15 +154,16 @@ function TokenRow({ token: t, onRevoked }: { token: AccessToken; onRevoked(): vo
         <tr className="detail-row">
           <td colSpan={7}>
             {confirming && (
-              <p>
-                Revoke <strong>{t.name}</strong> and every token minted with it? If you signed in to this console with it, you will be signed out.{' '}
-                <button type="button" className="danger" onClick={() => void revoke()}>
-                  Revoke token
-                </button>{' '}
-                <button type="button" onClick={() => setConfirming(false)}>
-                  Cancel
-                </button>
-              </p>
+              <ConfirmPrompt
+                question={
+                  <>
+                    Revoke <strong>{t.name}</strong> and every token minted with it? If you signed in to this console with it, you will be signed out.
+                  </>
+                }
+                confirmLabel="Revoke token"
+                onConfirm={() => void revoke()}
+                onCancel={() => setConfirming(false)}
+              />
             )}
             <ErrorBox error={error} />
           </td>
