@@ -80,7 +80,7 @@ export function SignInPage({ notice, onSignedIn }: Props) {
         </p>
         <label htmlFor="token">Access token</label>
         <input id="token" name="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} required />
-        <button type="submit" disabled={busy || token.trim() === ''}>
+        <button type="submit" className="primary" disabled={busy || token.trim() === ''}>
           Sign in
         </button>
         {error && (
