@@ -214,6 +214,24 @@ describe('filters and time zones', () => {
     expect((await widgetData(org, widget.id, { filters: { r: [] } })).data).toHaveLength(2);
   });
 
+  test("a widget's CSV export runs the query its data call runs: the same filter values, the same rows", async () => {
+    const dashboard = await filtered([{ id: 'region', dataSourceId: sales.id, dimension: 'region', label: 'Region' }], { region: ['EU'] });
+    const widget = await addWidget(org, dashboard.id, sales, byRegion());
+    const csv = async (body: Json) => {
+      const res = await owner(org).post(`/dashboards/widgets/${widget.id}/export-csv`).send(body);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-disposition']).toMatch(/^attachment; filename="?.+-\d{4}-\d{2}-\d{2}\.csv"?$/);
+      return res.text.trim().split(/\r?\n/);
+    };
+    expect(await csv({})).toEqual(['Region,Amount', 'EU,15']);
+    expect(await csv({ filters: { region: ['US'] } })).toEqual(['Region,Amount', 'US,20']);
+    expect(await csv({ filters: { region: [] } })).toEqual(['Region,Amount', 'EU,15', 'US,20']);
+    const unknown = await owner(org)
+      .post(`/dashboards/widgets/${widget.id}/export-csv`)
+      .send({ filters: { city: ['Paris'] } });
+    expectError(unknown, 400, 'validation_failed');
+  });
+
   test('values for filters the dashboard does not have are 400 naming them', async () => {
     const dashboard = await filtered([{ id: 'region', dataSourceId: sales.id, dimension: 'region', label: 'Region' }], {});
     const widget = await addWidget(org, dashboard.id, sales, byRegion());

@@ -405,6 +405,7 @@ export const ROUTES: RouteCase[] = [
   r('PATCH', '/dashboards/widgets/:widgetId', 'dashboards:admin', ({ a }) => ({ url: widgetIn(a), body: { title: 'Probed widget' } })),
   r('DELETE', '/dashboards/widgets/:widgetId', 'dashboards:admin', async ({ a, fresh }) => ({ url: widgetIn(a, await fresh(a.make.widget)) })),
   r('POST', '/dashboards/widgets/:widgetId/data', 'dashboards:view', ({ a }) => ({ url: `${widgetIn(a)}/data`, body: {} })),
+  r('POST', '/dashboards/widgets/:widgetId/export-csv', 'dashboards:view', ({ a }) => ({ url: `${widgetIn(a)}/export-csv`, body: {} })),
   r('POST', '/dashboards/:id/export-pdf', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/export-pdf`, body: { html: '<p>probe</p>' } })),
   r('GET', '/dashboards/:id/report.pdf', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/report.pdf` })),
   r('POST', '/dashboards/:id/report.pdf', 'dashboards:view', ({ a }) => ({ url: `${dashboardIn(a)}/report.pdf`, body: {} })),

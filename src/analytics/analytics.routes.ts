@@ -1,24 +1,10 @@
-import type { Response } from 'express';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { DistinctValuesBody, ExportBody, Filter, MetaEntry, QueryBody } from './analytics.schemas';
 import type { AnalyticsService } from './analytics.service';
+import { csvAttachment } from './csv-export';
 
 const tags = ['Analytics'];
-
-/** `<title>-<YYYY-MM-DD>.csv` (UTC date). */
-export function exportFileName(title: string, today = new Date()): string {
-  return `${title.trim() || 'export'}-${today.toISOString().slice(0, 10)}.csv`;
-}
-
-function startCsv(res: Response, title: string) {
-  return () => {
-    // Express's attachment() writes Content-Disposition with an ASCII fallback and the exact UTF-8 name, and sets text/csv.
-    res.status(200).attachment(exportFileName(title));
-    res.setHeader('Cache-Control', 'no-store');
-    return res;
-  };
-}
 
 /** Analytics (interface.md 4.4): any member with dashboards:view may query. */
 export function registerAnalyticsRoutes(ctx: RouteContext, service: AnalyticsService): void {
@@ -64,7 +50,7 @@ export function registerAnalyticsRoutes(ctx: RouteContext, service: AnalyticsSer
     summary: "Stream every row of a query as CSV, named from the title and today's date",
     responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
     handler: async ({ auth, body }, _req, res) => {
-      await service.exportCsv(auth.organizationId, body.query, { start: startCsv(res, body.title) });
+      await service.exportCsv(auth.organizationId, body.query, { start: csvAttachment(res, body.title) });
       return undefined;
     },
   });

@@ -1,5 +1,21 @@
+import type { Response } from 'express';
 import type { Writable } from 'node:stream';
 import type { CopyExport } from '../db/copy-export';
+
+/** `<title>-<YYYY-MM-DD>.csv` (UTC date). */
+export function exportFileName(title: string, today = new Date()): string {
+  return `${title.trim() || 'export'}-${today.toISOString().slice(0, 10)}.csv`;
+}
+
+/** Starts a CSV answer as an attachment named from `title`, when the first row is ready (a refusal before it is still a JSON error). */
+export function csvAttachment(res: Response, title: string): () => Writable {
+  return () => {
+    // Express's attachment() writes Content-Disposition with an ASCII fallback and the exact UTF-8 name, and sets text/csv.
+    res.status(200).attachment(exportFileName(title));
+    res.setHeader('Cache-Control', 'no-store');
+    return res;
+  };
+}
 
 /** One CSV field as RFC 4180 wants it: quoted when it holds a comma, quote or line break. */
 export function csvField(text: string): string {

@@ -1,3 +1,4 @@
+import { csvAttachment } from '../analytics/csv-export';
 import { defineRoute, type RouteContext } from '../http/route';
 import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
@@ -69,6 +70,22 @@ export function registerDashboardRoutes(ctx: RouteContext, service: DashboardsSe
     summary: "Run a widget's query with the dashboard's filter values, its timeRange and the dashboard's (else the viewer's) time zone",
     responses: { 201: { description: 'As POST /dashboards/analytics/query answers', schema: WidgetDataSchema } },
     handler: async ({ auth, params, body }) => ({ status: 201, body: await data.widget(auth.organizationId, params.widgetId, body) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post',
+    path: '/dashboards/widgets/:widgetId/export-csv',
+    permission: 'dashboards:view',
+    tags,
+    params: WidgetParams,
+    body: WidgetDataBody,
+    summary:
+      "Every row of a widget's query as CSV, run exactly as its data call runs it (the dashboard's filter values, its timeRange, the zone); named from the widget's title and today's date",
+    responses: { 200: { description: 'CSV', contentType: 'text/csv', schema: z.string() } },
+    handler: async ({ auth, params, body }, _req, res) => {
+      await data.exportCsv(auth.organizationId, params.widgetId, body, (title) => csvAttachment(res, title));
+      return undefined;
+    },
   });
 
   defineRoute(ctx, {

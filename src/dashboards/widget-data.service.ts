@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { AnalyticsQuery } from '../analytics/analytics.schemas';
 import { type AnalyticsService, EMPTY_ANNOTATION } from '../analytics/analytics.service';
 import { toCubeQuery } from '../analytics/query-members';
@@ -43,6 +44,12 @@ export class WidgetDataService {
 
   /** One widget's data; its errors are the call's. */
   async widget(organizationId: string, widgetId: string, input: WidgetDataInput): Promise<WidgetResult> {
+    const { dashboard, widget, source } = await this.locate(organizationId, widgetId, input);
+    return this.run(organizationId, dashboard, widget, source, input);
+  }
+
+  /** A widget of the organization, its dashboard (checking the caller's filter ids against it) and its readable source. */
+  private async locate(organizationId: string, widgetId: string, input: WidgetDataInput) {
     const widget = await this.repository.findWidget(organizationId, widgetId);
     if (!widget) throw new NotFoundError('Widget');
     const dashboard = await this.repository.find(organizationId, widget.dashboardId);
@@ -50,7 +57,7 @@ export class WidgetDataService {
     checkFilterValues(dashboard, input);
     const source = (await this.sources.readable(organizationId, [widget])).get(widget.id)!;
     if (source instanceof AppError) throw source;
-    return this.run(organizationId, dashboard, widget, source, input);
+    return { dashboard, widget, source };
   }
 
   /**
@@ -82,7 +89,31 @@ export class WidgetDataService {
     return { timezone: widgetTimeZone(dashboard.timezone, input.timezone), widgets: entries };
   }
 
+  /**
+   * Every row of a widget's query as CSV, the query exactly as its data call
+   * runs it (the dashboard's filter values, its timeRange, the zone), so the
+   * export and the tile always agree. `attachment` starts the answer, named from the widget's title.
+   */
+  async exportCsv(organizationId: string, widgetId: string, input: WidgetDataInput, attachment: (title: string) => () => Writable): Promise<void> {
+    const { dashboard, widget, source } = await this.locate(organizationId, widgetId, input);
+    const { query, at } = this.queryOf(dashboard, widget, source, input);
+    await this.analytics.exportCsv(organizationId, query, { start: attachment(widget.title) }, at);
+  }
+
   private async run(organizationId: string, dashboard: Dashboard, widget: DashboardWidget, source: AnalyticsSource, input: WidgetDataInput) {
+    const { query, at, alias } = this.queryOf(dashboard, widget, source, input);
+    const foreign = foreignMembers(query, alias);
+    if (foreign.length > 0) {
+      // Fields of no source, or of another one than the widget's: they match nothing (interface.md 7.2), as a typo would.
+      const cubeQuery = toCubeQuery(query, (a) => (a === alias ? `${alias}.${timeField(source.recordSchema)}` : undefined));
+      return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: foreign };
+    }
+    // A query the analytics path refuses is 400 invalid_query naming the place in the widget or in the dashboard's filters.
+    return this.analytics.query(organizationId, query, at);
+  }
+
+  /** The query a widget runs: its saved one, the dashboard's filters applied, in the zone of widgetTimeZone; and where each part came from. */
+  private queryOf(dashboard: Dashboard, widget: DashboardWidget, source: AnalyticsSource, input: WidgetDataInput) {
     // Saved through AnalyticsQuery, so this holds; read again in case a stored query predates a change to its schema.
     const saved = AnalyticsQuery.safeParse(widget.queryConfig);
     if (!saved.success) {
@@ -94,16 +125,12 @@ export class WidgetDataService {
     }
     const alias = source.servingRelation;
     const applied = appliedDashboardFilters(source.id, alias, dashboard.filterConfig, dashboard.filterDefaults, input.filters);
-    const filters = applied.map((a) => a.filter);
-    const query = widgetQuery(saved.data, filters, widgetTimeZone(dashboard.timezone, input.timezone, saved.data.timezone));
-    const foreign = foreignMembers(query, alias);
-    if (foreign.length > 0) {
-      // Fields of no source, or of another one than the widget's: they match nothing (interface.md 7.2), as a typo would.
-      const cubeQuery = toCubeQuery(query, (a) => (a === alias ? `${alias}.${timeField(source.recordSchema)}` : undefined));
-      return { data: [], annotation: EMPTY_ANNOTATION, query: cubeQuery, unknownMembers: foreign };
-    }
-    // A query the analytics path refuses is 400 invalid_query naming the place in the widget or in the dashboard's filters.
-    return this.analytics.query(organizationId, query, widgetPlaces(saved.data.filters.length, applied));
+    const query = widgetQuery(
+      saved.data,
+      applied.map((a) => a.filter),
+      widgetTimeZone(dashboard.timezone, input.timezone, saved.data.timezone),
+    );
+    return { query, alias, at: widgetPlaces(saved.data.filters.length, applied) };
   }
 
   /** What a failed widget's entry says: an application error as it would be answered, anything else as the opaque 500 (logged). */

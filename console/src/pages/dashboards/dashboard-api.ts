@@ -114,25 +114,3 @@ export const GRANULARITIES = ['hour', 'day', 'week', 'month', 'quarter', 'year']
 
 /** The source alias a data source's fields are qualified with (servingRelationName on the server). */
 export const sourceAlias = (dataSourceId: string) => `ds_${dataSourceId.replace(/-/g, '_')}`;
-
-/**
- * The filters the dashboard's controls add to a widget's query, as the data call
- * adds them (src/dashboards/dashboard-filters.ts): one `equals` per filter over
- * the widget's source with values, the chosen ones when given, else the default.
- */
-export function appliedFilters(widget: Widget, dashboard: Dashboard, chosen: Record<string, string[]>) {
-  const alias = sourceAlias(widget.dataSourceId);
-  return dashboard.filterConfig
-    .filter((f) => f.dataSourceId === widget.dataSourceId)
-    .flatMap((f) => {
-      const values = Object.hasOwn(chosen, f.id) ? chosen[f.id] : (dashboard.filterDefaults[f.id] ?? []);
-      if (values.length === 0) return [];
-      const member = f.dimension.includes('.') ? f.dimension : `${alias}.${f.dimension}`;
-      return [{ member, operator: 'equals', values }];
-    });
-}
-
-/** The query a widget runs with the dashboard's current filters and zone: what its CSV export sends. */
-export function exportQuery(widget: Widget, dashboard: Dashboard, chosen: Record<string, string[]>, timezone: string): WidgetQuery {
-  return { ...widget.queryConfig, filters: [...(widget.queryConfig.filters ?? []), ...appliedFilters(widget, dashboard, chosen)], timezone };
-}

@@ -6,7 +6,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { AddWidgetForm } from './add-widget-form';
-import { type Dashboard, exportQuery, type LayoutItem, type ValidationResult, type Widget } from './dashboard-api';
+import { type Dashboard, type LayoutItem, type ValidationResult } from './dashboard-api';
 import { DashboardGrid } from './dashboard-grid';
 import { browserTimeZone, useDashboardParams } from './dashboard-params';
 import { loadDashboard, loadDashboardData } from './dashboard-prefetch';
@@ -199,7 +199,8 @@ export default function DashboardPage() {
                 timeZone={zone}
                 hints={hintsOf(widgetId)}
                 editing={editing}
-                onExportCsv={() => exportCsv(widget, d, filters, zone)}
+                // The server runs the widget's query exactly as the data call did (same body): the file and the tile agree.
+                onExportCsv={() => download('POST', `/dashboards/widgets/${widget.id}/export-csv`, dataBody, `${widget.title}.csv`)}
                 onDelete={async () => {
                   await del(`/dashboards/widgets/${widgetId}`);
                   reload();
@@ -225,15 +226,5 @@ export default function DashboardPage() {
         </section>
       )}
     </Page>
-  );
-}
-
-/** A widget's rows as CSV, with the dashboard's current filters and zone (POST /dashboards/analytics/export-csv). */
-function exportCsv(widget: Widget, dashboard: Dashboard, filters: Record<string, string[]>, zone: string) {
-  return download(
-    'POST',
-    '/dashboards/analytics/export-csv',
-    { query: exportQuery(widget, dashboard, filters, zone), title: widget.title },
-    `${widget.title}.csv`,
   );
 }
