@@ -50,19 +50,15 @@ export class SessionsService {
     if (previous !== undefined) await this.sessions.endByHash(hashToken(previous));
     const secret = generateToken('fbs_');
     const expiresAt = await this.sessions.create({ id: newId(), tokenId: principal.tokenId, sessionHash: secret.hash, lifetimeMs: SESSION_LIFETIME_MS });
-    return { secret: secret.token, session: await this.describe(principal, secret.token, expiresAt) };
-  }
-
-  /** Who the caller is: the signed-in session of a request that came with the cookie (`secret`), or a bearer token's holder. */
-  async current(identity: Identity, secret: string | undefined, expiresAt: Date | null): Promise<ConsoleSession> {
-    return this.describe(identity, secret, expiresAt);
+    return { secret: secret.token, session: await this.current(principal, secret.token, expiresAt) };
   }
 
   async signOut(sessionId: string): Promise<void> {
     await this.sessions.end(sessionId);
   }
 
-  private async describe(identity: Identity, secret: string | undefined, expiresAt: Date | null): Promise<ConsoleSession> {
+  /** Who the caller is: the signed-in session of a request that came with the cookie (`secret`), or a bearer token's holder. */
+  async current(identity: Identity, secret: string | undefined, expiresAt: Date | null): Promise<ConsoleSession> {
     const names = await this.sessions.names(identity.userId, identity.organizationId);
     if (!names) throw new UnauthorizedError('Your console session has ended; sign in again', 'session_ended');
     return {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 
@@ -51,13 +50,13 @@ export function registerConsole(app: Express, options: { assetsDir: string }): v
       res.status(404).type('text/plain').send('No such console asset; reload the page (the console was rebuilt)\n');
     },
   );
-  app.get([CONSOLE_PREFIX, `${CONSOLE_PREFIX}/{*page}`], (req, res) => {
+  app.get([CONSOLE_PREFIX, `${CONSOLE_PREFIX}/{*page}`], (req, res, next) => {
     if (req.path === CONSOLE_PREFIX) return res.redirect(301, `${CONSOLE_PREFIX}/`);
-    if (!fs.existsSync(indexFile)) {
-      res.status(503).type('text/plain').send('The console is not built. `npm start` builds it (console/), as does `npm run build`.\n');
-      return;
-    }
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(indexFile);
+    res.sendFile(indexFile, (err?: NodeJS.ErrnoException) => {
+      if (!err || res.headersSent) return;
+      if (err.code !== 'ENOENT') return next(err);
+      res.status(503).type('text/plain').send('The console is not built. `npm start` builds it (console/), as does `npm run build`.\n');
+    });
   });
 }
