@@ -5,6 +5,8 @@ import type { ListingDeletionsRepository } from '../src/data-feeds/listing-delet
 import type { DatabaseDiagnostics } from '../src/db/database-diagnostics';
 import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
+import type { ExecutionWaitsRepository } from '../src/executions/execution-waits.repository';
+import type { ResumeLinks } from '../src/executions/resume-links';
 import type { WorkflowsRepository } from '../src/workflows/workflows.repository';
 import type { ScheduleTriggersRepository } from '../src/schedules/schedule-triggers.repository';
 import type { SealedResponseVault } from '../src/executions/sealed-response-vault';
@@ -21,6 +23,10 @@ export interface ActivityDeps {
   diagnostics: Pick<DatabaseDiagnostics, 'clockAndOrganizationName'>;
   dataStores: DataStoresService;
   executions: ExecutionsRepository;
+  /** The waits of `core.wait` steps, and the `waiting` status they set. */
+  waits: Pick<ExecutionWaitsRepository, 'begin' | 'end'>;
+  /** Resume links of event waits (`$resume.<stepId>`; their hashes are stored as the wait begins). */
+  resumeLinks: ResumeLinks;
   /** Workflows with their current definition: what a schedule trigger or an agent's workflow tool runs. */
   workflows: Pick<WorkflowsRepository, 'findCurrent' | 'findCurrentByName'>;
   /** Schedule triggers, as a beat of their Temporal Schedule reads them. */

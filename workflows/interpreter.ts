@@ -28,17 +28,20 @@ import {
   type StepDefinition,
   type StepRequest,
   type StepResult,
+  type WaitEndRequest,
   type WebhookResponse,
 } from './run.types';
+import { RunWaits } from './waits';
 
 type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'setStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
 
 /**
- * The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts).
+ * The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts),
+ * `core.wait` begins with `waitBegin` and ends with `waitEnd` (waits.ts parks between).
  * Names of `Activities`, called through its typed proxies: a renamed activity, or one
  * that stops taking a StepRequest, fails to compile.
  */
-const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent'>, StepActivity> = {
+const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent' | 'core.wait'>, StepActivity> = {
   'core.http': 'httpStep',
   'core.if': 'ifStep',
   'core.return': 'returnStep',
@@ -60,7 +63,10 @@ const { recordRunEnd } = proxyLocalActivities<Activities>({ startToCloseTimeout:
  */
 const RUN_END_WITH_LAST_STEP = 'run-end-with-last-step';
 
-/** Step types whose activity can complete the run; a branch or an agent loop ends elsewhere. */
+/** Runs started since this patch render a lone `{{ expression }}` yielding a number, boolean or null as that value, not text. */
+const TYPED_VALUES = 'typed-values';
+
+/** Step types whose activity can complete the run; a branch, an agent loop or a wait ends elsewhere. */
 const CAN_END_RUN = new Set<string>(['core.http', 'core.return', 'core.set', 'ai.llm-call', 'data-store.get', 'data-store.set']);
 
 /** Raised (inside the workflow only) when a step fails; carries the step for the run's error. */
@@ -90,7 +96,9 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   let inlineBudget = RUN_INLINE_BUDGET;
   let announced = false;
   const endWithLastStep = patched(RUN_END_WITH_LAST_STEP);
+  const typedValues = patched(TYPED_VALUES);
   let endRecorded = false;
+  const waits = new RunWaits();
 
   setHandler(awaitReplyUpdate, async () => {
     await condition(() => answer !== undefined);
@@ -109,7 +117,8 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       const last = tail && index === steps.length - 1;
       // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
       const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
-      const answersCaller = step.stepType === 'core.return' && answer === undefined;
+      // The first return step answers the run's caller; after an event, the next one answers the event's sender too.
+      const answersCaller = step.stepType === 'core.return' && (answer === undefined || waits.senderWaiting);
       const endsRun = endWithLastStep && last && CAN_END_RUN.has(step.stepType);
       const request: StepRequest = {
         run,
@@ -119,7 +128,15 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         offloadAboveBytes,
         ...(answersCaller ? { answersCaller } : {}),
         ...(endsRun ? { endsRun } : {}),
+        ...(typedValues ? { typedValues } : {}),
       };
+      if (step.stepType === 'core.wait') {
+        const { output, bytes, timedOut } = await waitStep(request, answer !== undefined);
+        inlineBudget -= bytes;
+        context.steps[step.stepId] = output;
+        if (timedOut && Array.isArray(step.input.onTimeout)) await runSteps(step.input.onTimeout, last);
+        continue;
+      }
       const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined, input.agentDepth ?? 0);
       endRecorded ||= endsRun;
       inlineBudget -= bytes;
@@ -128,12 +145,38 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         // The boolean, not the branch name: masking rewrites strings, never booleans.
         const holds = (output as { result: boolean }).result === true;
         await runSteps((holds ? step.input.then : step.input.else) ?? [], last);
-      } else if (step.stepType === 'core.return' && answer === undefined) {
-        response = output as WebhookResponse;
-        answer = { kind: 'response', response, ...(sealedAnswer ? { sealed: true } : {}) };
-        announce();
+      } else if (step.stepType === 'core.return') {
+        const reply: CallerReply = { kind: 'response', response: output as WebhookResponse, ...(sealedAnswer ? { sealed: true } : {}) };
+        waits.tell(reply);
+        if (answer === undefined) {
+          response = output as WebhookResponse;
+          answer = reply;
+          announce();
+        }
       }
     }
+  };
+
+  /**
+   * A `core.wait` step: `waitBegin` records the wait (rendering `until`),
+   * the run parks (waits.ts), `waitEnd` records how it ended as the step's
+   * output. A caller still owed an answer hears at once that the run waits.
+   */
+  const waitStep = async (request: StepRequest, answered: boolean): Promise<StepResult & { timedOut: boolean }> => {
+    const { step } = request;
+    const event: string | undefined = step.input.event?.name;
+    waits.expect(step.stepId, event);
+    const begun = await waitActivity(request, answered, 'begin', (a) => a.waitBegin(answered ? byReference(request) : request));
+    const waiting: CallerReply = { kind: 'waiting', stepId: step.stepId, ...(event ? { event } : {}) };
+    waits.tell(waiting);
+    if (answer === undefined) {
+      answer = waiting;
+      announce();
+    }
+    const outcome = await waits.park(step.stepId, begun.wakesAt, begun.event);
+    const ended: WaitEndRequest = { ...byReference(request), outcome, begunAt: begun.begunAt };
+    const result = await waitActivity(request, true, 'end', (a) => a.waitEnd(ended));
+    return { ...result, timedOut: outcome.kind === 'timeout' };
   };
 
   const end = (outcome: Omit<RunEnd, 'executionId' | 'organizationId'>) =>
@@ -147,6 +190,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   } catch (err) {
     if (isCancellation(err)) {
       answer ??= { kind: 'cancelled' };
+      waits.tell({ kind: 'cancelled' });
       await end({ status: 'cancelled' });
       announce();
       await settle();
@@ -158,12 +202,14 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         ? { stepId: err.stepId, message: err.message }
         : { message: 'The run failed on an internal error; an operator can see it in Temporal' };
     answer ??= { kind: 'failed', ...error };
+    waits.tell({ kind: 'failed', ...error });
     await end({ status: 'failed', error });
     announce();
     await settle();
     throw ApplicationFailure.nonRetryable(error.message, 'StepFailed', error);
   }
   answer ??= { kind: 'completed' };
+  waits.tell({ kind: 'completed' });
   if (!endRecorded) await end({ status: 'completed' });
   announce();
   await settle();
@@ -192,9 +238,34 @@ async function executeStep(request: StepRequest, answered: boolean, agentDepth: 
             : await localActivitiesWith({ ...stepOptions(step), summary })[activity](request);
     return result;
   } catch (err) {
-    if (isCancellation(err)) throw err;
-    const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-    throw new StepFailed(step.stepId, `Step "${step.stepId}" (${step.stepType}) failed: ${(cause as Error).message}`);
+    throw stepFailure(err, step);
+  }
+}
+
+/** A step's failure as the run reports it; a cancellation stays one. */
+function stepFailure(err: unknown, step: StepDefinition): unknown {
+  if (isCancellation(err)) return err;
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return new StepFailed(step.stepId, `Step "${step.stepId}" (${step.stepType}) failed: ${(cause as Error).message}`);
+}
+
+/**
+ * One of a wait's two activities: bookkeeping in the database only. Local
+ * before the run answered (as other steps); regular after, and always for
+ * its end, which comes in a workflow task of its own anyway.
+ */
+async function waitActivity<T>(
+  request: StepRequest,
+  regular: boolean,
+  part: 'begin' | 'end',
+  call: (activities: ReturnType<typeof activitiesWith>) => Promise<T>,
+): Promise<T> {
+  const { step } = request;
+  const options = { ...stepOptions(step), summary: `${step.stepId} (core.wait): ${part === 'begin' ? 'wait begins' : 'wait ends'}` };
+  try {
+    return await call(regular ? activitiesWith({ ...options, heartbeatTimeout: HEARTBEAT, activityId: `${request.seq}-${step.stepId}-${part}` }) : localActivitiesWith(options));
+  } catch (err) {
+    throw stepFailure(err, step);
   }
 }
 

@@ -83,7 +83,9 @@ export type CallerReply =
   | { kind: 'response'; response: WebhookResponse | OffloadedOutput; sealed?: boolean }
   | { kind: 'completed' }
   | { kind: 'failed'; stepId?: string; message: string }
-  | { kind: 'cancelled' };
+  | { kind: 'cancelled' }
+  /** The run parked at a `core.wait` step before it answered: the caller hears so at once, not at its timeout. */
+  | { kind: 'waiting'; stepId: string; event?: string };
 
 export interface RunResult {
   response?: WebhookResponse;
@@ -127,6 +129,8 @@ export interface StepRequest {
   answersCaller?: boolean;
   /** The run's last step: its completed record and the run's completion are one write, and no run-end activity follows. */
   endsRun?: boolean;
+  /** A lone `{{ expression }}` keeps its number, boolean or null (runs started since the `typed-values` patch). */
+  typedValues?: boolean;
 }
 
 export interface StepResult {
@@ -142,6 +146,37 @@ export interface RunEnd {
   organizationId: string;
   status: 'completed' | 'failed' | 'cancelled';
   error?: { stepId?: string; message: string };
+}
+
+/** An event for a run parked at an event wait: POST /executions/{id}/events/{name} (`api`) or a resume link (`link`). */
+export interface RunEvent {
+  name: string;
+  payload: unknown;
+  via: 'api' | 'link';
+}
+
+/**
+ * Delivers an event to the wait expecting it; refused (by the validator,
+ * leaving no trace in history) when the run waits for no such event. Answers
+ * the sender with what the run tells next: the next return step's response,
+ * that it waits again, or how it ended.
+ */
+export const deliverEventUpdate = defineUpdate<CallerReply, [RunEvent]>('deliverEvent');
+
+/** What `waitBegin` settled: when the wait ends by itself (epoch ms; an event wait's timeout), and its event. */
+export interface WaitBegun {
+  wakesAt: number;
+  event?: string;
+  /** When the wait began (epoch ms): the step record's start. */
+  begunAt: number;
+}
+
+/** How a wait ended, for `waitEnd` to record: the event that came, its time reached, or an event wait's timeout. */
+export type WaitOutcome = { kind: 'event'; event: RunEvent } | { kind: 'time' } | { kind: 'timeout' };
+
+export interface WaitEndRequest extends StepRequest {
+  outcome: WaitOutcome;
+  begunAt: number;
 }
 
 /** Waits for the run's answer: the first return step's response, or how the run ended without one. */

@@ -36,8 +36,13 @@ export interface StepTrace {
  * large output, and turning errors into Temporal failures that say whether a
  * retry could help. Nothing unmasked leaves this function.
  */
-export async function runStep(deps: StepRunnerDeps, request: StepRequest, work: (scope: StepScope, trace: StepTrace) => Promise<unknown>): Promise<StepResult> {
-  const startedAt = new Date();
+export async function runStep(
+  deps: StepRunnerDeps,
+  request: StepRequest,
+  work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
+  /** A step whose work began in an earlier activity (a wait) records that start. */
+  startedAt = new Date(),
+): Promise<StepResult> {
   const attempt = activityContext()?.info.attempt ?? 1;
   return heartbeating(() => runRecorded(deps, request, startedAt, attempt, work));
 }
@@ -123,9 +128,14 @@ async function runRecorded(
  * when the request was kept in history without it) and the earlier outputs
  * (offloaded ones loaded back), plus `extra` roots (an agent tool's `args`).
  */
-export async function openScope(deps: StepRunnerDeps, request: Pick<StepRequest, 'run' | 'context'>, extra: Record<string, unknown> = {}): Promise<StepScope> {
+export async function openScope(
+  deps: StepRunnerDeps,
+  request: Pick<StepRequest, 'run' | 'context' | 'typedValues'>,
+  extra: Record<string, unknown> = {},
+): Promise<StepScope> {
   const [initial, { steps, secrets }] = await Promise.all([request.context.initial ?? loadInitial(deps, request), loadOffloaded(deps, request)]);
-  const scope = new StepScope(deps.renderer, deps.secrets, request.run, { initial, steps: { ...steps, ...extra } });
+  const lone = request.typedValues ? 'values' : 'objects';
+  const scope = new StepScope(deps.renderer, deps.secrets, request.run, { initial, steps: { ...steps, ...extra } }, lone);
   // Secrets inside sealed outputs this step reads: whatever it records of them is masked too.
   for (const secret of secrets) scope.addSecret(secret);
   return scope;

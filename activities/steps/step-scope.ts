@@ -1,7 +1,7 @@
 import { SECRET_TRACKER, type SecretTracker } from '../../src/templates/secret-filters';
 import type { DollarNeeds } from '../../src/templates/template-analysis';
-import { CONNECTIONS_ROOT, ENV_ROOT, isTemplate, MAX_TEMPLATE_DEPTH } from '../../src/templates/template-engine';
-import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
+import { CONNECTIONS_ROOT, ENV_ROOT, isTemplate, MAX_TEMPLATE_DEPTH, RESUME_ROOT } from '../../src/templates/template-engine';
+import { TemplateError, type LoneExpressions, type TemplateRenderer } from '../../src/templates/template-renderer';
 import type { StepRequest } from '../../workflows/run.types';
 import { SecretSet } from './secret-set';
 import { StepError } from './step-errors';
@@ -25,6 +25,8 @@ export interface EnvironmentValue {
 export interface SecretSources {
   environmentValues(organizationId: string, environmentId: string): Promise<Record<string, EnvironmentValue>>;
   connectionByName(organizationId: string, name: string): Promise<ResolvedConnection | undefined>;
+  /** The resume link of a run's event wait (`$resume.<stepId>`): whoever holds it can resume the run, so it is a secret too. */
+  resumeLink?(executionId: string, stepId: string): string;
 }
 
 /** Tags a connection config reached through `$connections.<name>`, so a connection field can tell which connection it named. */
@@ -55,6 +57,8 @@ export class StepScope {
     private readonly sources: SecretSources,
     private readonly run: StepRequest['run'],
     context: { initial: unknown; steps: Record<string, unknown> },
+    /** How a lone `{{ expression }}` in a JSON value renders (the run's `typed-values` patch chooses). */
+    private readonly lone: LoneExpressions = 'objects',
   ) {
     this.data = Object.assign(Object.create(null), context.steps, { initial: context.initial });
   }
@@ -65,7 +69,7 @@ export class StepScope {
   }
 
   renderDeep(value: unknown): Promise<unknown> {
-    return this.renderer.renderDeep(value, this.scopeAt(0, []));
+    return this.renderer.renderDeep(value, this.scopeAt(0, []), this.lone);
   }
 
   renderStrings(map: Record<string, string> | undefined): Promise<Record<string, string>> {
@@ -86,6 +90,19 @@ export class StepScope {
     const name = typeof value === 'string' ? value.trim() : '';
     if (!name) throw new StepError(`The connection field "${field}" resolved to nothing`, 'ConnectionNotFound');
     return this.loadConnection(name);
+  }
+
+  /** `$resume.<stepId>` for each wait named; masked wherever the step records them, the token alone included. */
+  private resumeLinks(stepIds: string[]): object {
+    const links: Record<string, string> = Object.create(null);
+    for (const stepId of stepIds) {
+      if (!this.sources.resumeLink) throw new TemplateError('$resume is not available here');
+      const url = this.sources.resumeLink(this.run.executionId, stepId);
+      this.addSecret(url);
+      this.addSecret(url.slice(url.lastIndexOf('/') + 1));
+      links[stepId] = url;
+    }
+    return links;
   }
 
   /** Marks a value (or one derived from secrets, such as a Basic auth header) for masking. */
@@ -109,7 +126,11 @@ export class StepScope {
       }
       const connections: Record<string, unknown> = Object.create(null);
       await Promise.all(needs.connections.map(async (name) => (connections[name] = await this.connectionConfig(name))));
-      const scope = Object.assign(Object.create(null), this.data, { [ENV_ROOT]: env, [CONNECTIONS_ROOT]: connections });
+      const scope = Object.assign(Object.create(null), this.data, {
+        [ENV_ROOT]: env,
+        [CONNECTIONS_ROOT]: connections,
+        [RESUME_ROOT]: this.resumeLinks(needs.resume),
+      });
       scope[SECRET_TRACKER] = this.secrets satisfies SecretTracker;
       return scope;
     };

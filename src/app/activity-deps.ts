@@ -18,6 +18,8 @@ import { NotFoundError } from '../errors/errors';
 import { SharesRepository } from '../shares/shares.repository';
 import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { ExecutionsRepository } from '../executions/executions.repository';
+import { ExecutionWaitsRepository } from '../executions/execution-waits.repository';
+import { resumeLinksFor } from '../executions/resume-links';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { ScheduleTriggersRepository } from '../schedules/schedule-triggers.repository';
 import { SealedResponseVault } from '../executions/sealed-response-vault';
@@ -43,7 +45,9 @@ export function createActivityDeps(infra: {
     tokenUrls: infra.config.vendors.tokenUrls,
     http,
   });
+  const resumeLinks = resumeLinksFor(infra.keyring, infra.config.http.webhookBaseUrl);
   const secrets: SecretSources = {
+    resumeLink: (executionId, stepId) => resumeLinks.url(executionId, stepId),
     async environmentValues(organizationId, environmentId) {
       try {
         return await environments.valuesForRun(organizationId, environmentId);
@@ -94,6 +98,8 @@ export function createActivityDeps(infra: {
     diagnostics: new DatabaseDiagnostics(infra.db),
     dataStores,
     executions: new ExecutionsRepository(infra.db),
+    waits: new ExecutionWaitsRepository(infra.db),
+    resumeLinks,
     workflows: new WorkflowsRepository(infra.db.manager),
     scheduleTriggers: new ScheduleTriggersRepository(infra.db),
     renderer: new TemplateRenderer(createLiquid()),

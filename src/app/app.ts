@@ -15,6 +15,7 @@ import { registerProxyRoutes } from '../proxy/proxy.routes';
 import { registerDataFeedRoutes, registerFeedSyncHistoryRoutes } from '../data-feeds/data-feeds.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
+import { registerResumeLinkRoutes } from '../executions/resume-link.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
 import { registerWebhookTriggerRoutes } from '../webhooks/webhook-triggers.routes';
 import { registerScheduleTriggerRoutes } from '../schedules/schedule-triggers.routes';
@@ -95,7 +96,8 @@ export function createApp(services: Services): Express {
   registerDashboardReportRoutes(ctx, services.dashboardReport);
   registerDashboardExportRoutes(ctx, services.dashboardExport, services.dashboardImport);
   registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
-  registerExecutionRoutes(ctx, services.executions);
+  registerExecutionRoutes(ctx, services.executions, services.runEvents);
+  registerResumeLinkRoutes(ctx, services.runEvents);
   registerPackageRoutes(ctx, services.packages);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);

@@ -49,6 +49,8 @@ import { ExecutionsRepository } from '../executions/executions.repository';
 import { ExecutionsService } from '../executions/executions.service';
 import { RunStarter } from '../executions/run-starter';
 import { ReplyResolver } from '../executions/reply-resolver';
+import { ExecutionWaitsRepository } from '../executions/execution-waits.repository';
+import { RunEventsService } from '../executions/run-events.service';
 import { SealedResponseVault } from '../executions/sealed-response-vault';
 import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { createLiquid } from '../templates/template-engine';
@@ -153,6 +155,7 @@ export function createServices(infra: Infrastructure) {
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   const replyResolver = new ReplyResolver(executionsRepository, new SealedResponseVault(new SealedResponsesRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
+  const waits = new ExecutionWaitsRepository(infra.db);
   const taskQueue = infra.config.temporal.taskQueue;
   const sourceMembers = new SourceMembersService(dataSources, dataSourcesRepository);
   const feedSources = new FeedSourcesService(dataSources, dataSourcesRepository);
@@ -210,10 +213,17 @@ export function createServices(infra: Infrastructure) {
       syncTimeoutMs,
     ),
     executionsRepository,
-    executions: new ExecutionsService(executionsRepository, infra.temporal.client, runs, workflows, environments, syncTimeoutMs, {
-      namespace: infra.config.temporal.namespace,
-      uiUrl: infra.config.temporal.uiUrl,
-    }),
+    executions: new ExecutionsService(
+      executionsRepository,
+      infra.temporal.client,
+      runs,
+      workflows,
+      environments,
+      syncTimeoutMs,
+      { namespace: infra.config.temporal.namespace, uiUrl: infra.config.temporal.uiUrl },
+      waits,
+    ),
+    runEvents: new RunEventsService(infra.temporal.client, executionsRepository, waits, replyResolver, syncTimeoutMs),
     dataStores,
     dataSources,
     sourceMembers,

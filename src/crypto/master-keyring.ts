@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { DecryptionError, open, seal } from './aead';
 
 /** A master key and its public fingerprint, stored next to every key it wraps. */
@@ -32,6 +32,15 @@ export class MasterKeyring {
 
   get currentKeyId(): string {
     return this.current.id;
+  }
+
+  /**
+   * A key of its own for one purpose (HKDF-SHA256 of the current master key),
+   * for values the service signs rather than encrypts (resume links). A
+   * rotation of the master key changes it: what was signed before no longer verifies.
+   */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.current.key, Buffer.alloc(0), `flowbase:${purpose}`, 32));
   }
 
   /** Wraps an organization data key under the current master key. */

@@ -4,8 +4,13 @@
  * them importing another's module.
  */
 
-export type ExecutionStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
-export const EXECUTION_STATUSES: ExecutionStatus[] = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'];
+/** `waiting`: parked at a `core.wait` step (a timer or an event); it goes on, so it is open like `running`. */
+export type ExecutionStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
+export const EXECUTION_STATUSES: ExecutionStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'];
+
+/** The statuses of a run that has not ended; SQL reads them as OPEN_STATUS_SQL. */
+export const OPEN_STATUSES: ReadonlySet<ExecutionStatus> = new Set(['running', 'waiting']);
+export const OPEN_STATUS_SQL = `('running', 'waiting')`;
 
 /** How a run was started: a webhook call, the API, a test run, a rerun, a schedule trigger, or an agent step's workflow tool. */
 export type ExecutionMode = 'webhook' | 'api' | 'test' | 'rerun' | 'schedule' | 'agent';

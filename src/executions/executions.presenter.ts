@@ -1,5 +1,6 @@
 import type { StepPart } from './executions.constants';
 import type { ExecutionRow, ListedExecution, ReadStep } from './executions.repository';
+import type { WaitRow } from './execution-waits.repository';
 import type { TemporalLink } from './executions.service';
 
 const head = (e: Omit<ExecutionRow, 'input'>) => ({
@@ -31,12 +32,23 @@ const reference = (executionId: string, stepId: string, part: StepPart, bytes: n
  * input and output were masked when the step recorded them, and those over
  * the inline limit are references.
  */
-export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?: ReadStep[]) {
+export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?: ReadStep[], waits?: WaitRow[]) {
   return {
     ...head(e),
     input: e.input,
     ...tail(e),
     temporal,
+    ...(waits
+      ? {
+          waiting: waits.map((w) => ({
+            stepId: w.stepId,
+            event: w.eventName,
+            schema: w.eventSchema,
+            until: w.wakesAt!.toISOString(),
+            startedAt: w.startedAt.toISOString(),
+          })),
+        }
+      : {}),
     ...(steps
       ? {
           steps: steps.map((s) => ({

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { type ExecutionMode, type ExecutionStatus, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
+import { type ExecutionMode, type ExecutionStatus, OPEN_STATUS_SQL, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
 export type { ExecutionMode };
 
@@ -172,7 +172,7 @@ export class ExecutionsRepository {
   async finish(organizationId: string, id: string, status: ExecutionStatus, error: ExecutionRow['error'], finishedAt?: Date): Promise<void> {
     await this.db.query(
       `UPDATE executions SET status = $3, error = $4, finished_at = coalesce($5, now())
-       WHERE organization_id = $1 AND id = $2 AND status = 'running'`,
+       WHERE organization_id = $1 AND id = $2 AND status IN ${OPEN_STATUS_SQL}`,
       [organizationId, id, status, error ? JSON.stringify(error) : null, finishedAt ?? null],
     );
   }
@@ -196,7 +196,7 @@ export class ExecutionsRepository {
     // The run's last step completes the run in the same statement: one commit, not two.
     const sql = options.completesRun
       ? `WITH step AS (${step})
-         UPDATE executions SET status = 'completed', finished_at = $12 WHERE organization_id = $1 AND id = $2 AND status = 'running'`
+         UPDATE executions SET status = 'completed', finished_at = $12 WHERE organization_id = $1 AND id = $2 AND status IN ${OPEN_STATUS_SQL}`
       : step;
     await this.db.query(sql, [
       organizationId,
@@ -288,7 +288,7 @@ export class ExecutionsRepository {
   /**
    * Deletes at most `limit` executions that started longer ago than their
    * organization's plan keeps them (`daysByPlan`), oldest first, never one
-   * still running; their step records, sealed outputs and sealed answers go
+   * still open (running or waiting); their step records, sealed outputs and sealed answers go
    * with them (ON DELETE CASCADE). Rows another transaction holds are skipped,
    * so runs being written never wait on it. How many were deleted.
    */
@@ -296,7 +296,7 @@ export class ExecutionsRepository {
     const [, deleted]: [unknown, number] = await this.db.query(
       `DELETE FROM executions WHERE id IN (
          SELECT e.id FROM executions e JOIN organizations o ON o.id = e.organization_id
-          WHERE e.started_at < now() - make_interval(days => $2) AND e.status <> 'running'
+          WHERE e.started_at < now() - make_interval(days => $2) AND e.status NOT IN ${OPEN_STATUS_SQL}
             AND e.started_at < now() - make_interval(days => ($1::jsonb ->> o.plan)::int)
           ORDER BY e.started_at LIMIT $3
           FOR UPDATE OF e SKIP LOCKED)`,

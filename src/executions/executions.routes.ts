@@ -3,6 +3,9 @@ import { z } from '../openapi/zod';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import { STEP_PARTS } from './executions.constants';
 import {
+  EventAcceptedSchema,
+  EventParams,
+  EventPayload,
   ExecutionIdParams,
   ExecutionListItemSchema,
   ExecutionSchema,
@@ -15,17 +18,18 @@ import {
 } from './executions.schemas';
 import { presentExecution, presentListedExecution } from './executions.presenter';
 import type { ExecutionRow, ReadStep } from './executions.repository';
-import type { ApiRun, ExecutionsService } from './executions.service';
+import type { ApiRun, ExecutionsService, ReadExecution } from './executions.service';
+import type { RunEventsService } from './run-events.service';
 
 const tags = ['Executions'];
 
-export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsService): void {
+export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsService, events: RunEventsService): void {
   const started = { 202: { description: 'Started; the run goes on', schema: StartedSchema } };
   const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
 
   /** An execution with its steps (when read) and where its run is in Temporal. */
-  const present = ({ execution, steps, runId }: { execution: ExecutionRow; steps?: ReadStep[]; runId?: string }) =>
-    presentExecution(execution, service.temporalLink(execution.id, runId), steps);
+  const present = ({ execution, steps, runId, waits }: Partial<ReadExecution> & { execution: ExecutionRow; steps?: ReadStep[] }) =>
+    presentExecution(execution, service.temporalLink(execution.id, runId), steps, waits);
 
   /** The ended execution, or 202 while it still runs (not waited for, or past the wait). */
   const presentRun = ({ executionId, read }: ApiRun) =>
@@ -129,6 +133,26 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     handler: async ({ auth, params, body }) => ({
       status: 202,
       body: { executionId: await service.rerun(auth.organizationId, params.id, body.definition), status: 'running' },
+    }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post',
+    path: '/executions/:id/events/:name',
+    permission: 'workflows:admin',
+    tags,
+    params: EventParams,
+    body: EventPayload,
+    summary:
+      "Send the event a waiting run's core.wait step waits for; the payload (checked against the step's JSON Schema) becomes the step's output and the run goes on",
+    responses: {
+      202: { description: 'The run took the event and goes on', schema: EventAcceptedSchema },
+      409: { description: 'The run is not waiting for this event (code not_waiting)' },
+      413: { description: 'The payload is larger than an event may be' },
+    },
+    handler: async ({ auth, params, body }) => ({
+      status: 202,
+      body: { ...(await events.send(auth.organizationId, params.id, params.name, body)), status: 'resumed' },
     }),
   });
 }

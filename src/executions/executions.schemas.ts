@@ -114,9 +114,35 @@ export const TemporalLinkSchema = z
   })
   .openapi('ExecutionTemporalLink', { description: 'Where the run is in Temporal' });
 
+export const WaitSchema = z
+  .object({
+    stepId: z.string(),
+    event: z.string().nullable().openapi({ description: 'The event it waits for (POST /executions/{id}/events/{event}); null for a timer' }),
+    schema: JsonObject.nullable().openapi({ description: "JSON Schema the event's payload must match; null: any JSON" }),
+    until: z.string().openapi({ description: 'When the wait ends by itself: the timer, or the event wait timing out (ISO 8601)' }),
+    startedAt: z.string(),
+  })
+  .openapi('ExecutionWait');
+
 export const ExecutionSchema = z
-  .object({ ...executionFields, input: JsonObject, temporal: TemporalLinkSchema, steps: z.array(StepSchema).optional() })
+  .object({
+    ...executionFields,
+    input: JsonObject,
+    temporal: TemporalLinkSchema,
+    waiting: z.array(WaitSchema).optional().openapi({ description: 'While the status is waiting: what the run waits for' }),
+    steps: z.array(StepSchema).optional(),
+  })
   .openapi('Execution');
+
+export const EventParams = ExecutionIdParams.extend({
+  name: z.string().min(1).max(64).openapi({ description: "The event's name, as the core.wait step names it" }),
+});
+
+export const EventPayload = z.unknown().openapi({ description: "The event's payload: any JSON object or array, checked against the step's schema; it becomes the step's output" });
+
+export const EventAcceptedSchema = z
+  .object({ executionId: z.string(), stepId: z.string(), event: z.string(), status: z.literal('resumed') })
+  .openapi('EventAccepted');
 
 export const InputSummarySchema = z
   .object({

@@ -4,7 +4,8 @@ import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
-import type { ExecutionStatus, StepPart } from './executions.constants';
+import { OPEN_STATUSES, type ExecutionStatus, type StepPart } from './executions.constants';
+import type { ExecutionWaitsRepository, WaitRow } from './execution-waits.repository';
 import type { ExecutionFilter, ExecutionRow, ExecutionsRepository, ReadStep } from './executions.repository';
 import type { RunRequest, RunStarter } from './run-starter';
 
@@ -33,6 +34,8 @@ export interface ReadExecution {
   execution: ExecutionRow;
   steps: ReadStep[];
   runId?: string;
+  /** What a `waiting` run waits for. */
+  waits?: WaitRow[];
 }
 
 /** A run through the API: its execution, read with its steps once the run ended within the wait. */
@@ -53,6 +56,7 @@ export class ExecutionsService {
     private readonly syncTimeoutMs: number,
     /** The namespace runs start in, and the Temporal Web UI's base URL (no trailing slash) when there is one. */
     private readonly temporal: { namespace: string; uiUrl?: string },
+    private readonly waits: Pick<ExecutionWaitsRepository, 'open'>,
   ) {}
 
   /**
@@ -83,9 +87,12 @@ export class ExecutionsService {
    */
   async get(organizationId: string, id: string): Promise<ReadExecution> {
     const found = await this.find(organizationId, id);
-    const { execution, runId } = found.status === 'running' ? await this.reconcile(found) : { execution: found, runId: undefined };
-    const steps = await this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET });
-    return { execution, steps, ...(runId ? { runId } : {}) };
+    const { execution, runId } = OPEN_STATUSES.has(found.status) ? await this.reconcile(found) : { execution: found, runId: undefined };
+    const [steps, waits] = await Promise.all([
+      this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET }),
+      execution.status === 'waiting' ? this.waits.open(organizationId, id) : undefined,
+    ]);
+    return { execution, steps, ...(runId ? { runId } : {}), ...(waits ? { waits } : {}) };
   }
 
   /**
@@ -107,11 +114,11 @@ export class ExecutionsService {
     return json;
   }
 
-  /** Asks Temporal to cancel the run; the run records `cancelled` itself as it stops. */
+  /** Asks Temporal to cancel the run (running or waiting); the run records `cancelled` itself as it stops. */
   async cancel(organizationId: string, id: string): Promise<{ execution: ExecutionRow; runId?: string }> {
     const reconciled = await this.reconcile(await this.find(organizationId, id));
     const { execution } = reconciled;
-    if (execution.status !== 'running') throw new ConflictError(`The execution is ${execution.status}, not running`, 'not_running');
+    if (!OPEN_STATUSES.has(execution.status)) throw new ConflictError(`The execution is ${execution.status}, not running`, 'not_running');
     await this.client.workflow.getHandle(id).cancel();
     return reconciled;
   }

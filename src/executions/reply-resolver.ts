@@ -66,6 +66,14 @@ export function sendReply(res: Response, executionId: string, answer: HttpReply)
     case 'completed':
       res.status(200).json({ executionId, status: 'completed', message: 'The run finished without reaching a return step' });
       return;
+    case 'waiting':
+      res.status(202).json({
+        executionId,
+        status: 'waiting',
+        waitingFor: { stepId: answer.stepId, ...(answer.event ? { event: answer.event } : {}) },
+        message: `The run waits at step ${answer.stepId} and goes on later; read it at GET /executions/${executionId}`,
+      });
+      return;
     case 'timeout':
       res.status(202).json({ executionId, status: 'running', message: 'The run has not answered yet and goes on; read it at GET /executions/' + executionId });
       return;

@@ -1,5 +1,5 @@
 import type { Liquid } from 'liquidjs';
-import { CONNECTIONS_ROOT, ENV_ROOT, fromLiquid, MAX_TEMPLATE_LENGTH, templateMessage, toLiquid } from './template-engine';
+import { CONNECTIONS_ROOT, ENV_ROOT, fromLiquid, MAX_TEMPLATE_LENGTH, RESUME_ROOT, templateMessage, toLiquid } from './template-engine';
 
 export interface TemplateAnalysis {
   /** Why the template cannot be used, as a message for people with `$` roots restored: too long, does not parse, or reads `$connections` without a name. */
@@ -8,10 +8,11 @@ export interface TemplateAnalysis {
   references: Array<Array<string | number>>;
 }
 
-/** What a template reads of `$env` (named keys, or all of them when it reads `$env` as a whole or by a computed key) and of `$connections`. */
+/** What a template reads of `$env` (named keys, or all of them when it reads `$env` as a whole or by a computed key), of `$connections` and of `$resume` (wait step ids). */
 export interface DollarNeeds {
   env: string[] | 'all';
   connections: string[];
+  resume: string[];
 }
 
 type Segments = Array<string | number | unknown[]>;
@@ -40,14 +41,16 @@ export function analyzeTemplate(liquid: Liquid, template: string): TemplateAnaly
 }
 
 /**
- * The `$env` keys and `$connections` names a template names. A connection is
- * always named (`$connections.crm`): a computed name could reach any
- * connection of the organization, so it is refused.
+ * The `$env` keys, `$connections` names and `$resume` steps a template
+ * names. A connection is always named (`$connections.crm`): a computed name
+ * could reach any connection of the organization, so it is refused; so is
+ * a computed resume link.
  */
 export function dollarNeeds(references: Segments[]): DollarNeeds {
   const env = new Set<string>();
   let allEnv = false;
   const connections = new Set<string>();
+  const resume = new Set<string>();
   for (const [root, first] of references) {
     if (root === ENV_ROOT) {
       if (typeof first === 'string') env.add(first);
@@ -55,7 +58,11 @@ export function dollarNeeds(references: Segments[]): DollarNeeds {
     } else if (root === CONNECTIONS_ROOT) {
       if (typeof first !== 'string') throw new Error('reads $connections without naming a connection: write $connections.<name>');
       connections.add(first);
+    } else if (root === RESUME_ROOT) {
+      // A computed name could reach a link the definition never meant to send.
+      if (typeof first !== 'string') throw new Error('reads $resume without naming a wait step: write $resume.<stepId>');
+      resume.add(first);
     }
   }
-  return { env: allEnv ? 'all' : [...env], connections: [...connections] };
+  return { env: allEnv ? 'all' : [...env], connections: [...connections], resume: [...resume] };
 }

@@ -9,14 +9,16 @@ export const MAX_TEMPLATE_LENGTH = 100_000;
 
 /**
  * liquidjs refuses `$` at the start of an identifier, so the `$env` and
- * `$connections` roots of interface.md 2.1 are renamed inside tags before
- * liquidjs sees the text, and back in messages shown to users.
+ * `$connections` roots of interface.md 2.1, and `$resume` (a `core.wait`
+ * step's resume link), are renamed inside tags before liquidjs sees the
+ * text, and back in messages shown to users.
  */
-const DOLLAR_ROOTS: Record<string, string> = { $env: '__env', $connections: '__connections' };
-const DOLLAR_ROOT = /\$(env|connections)\b/g;
+const DOLLAR_ROOTS: Record<string, string> = { $env: '__env', $connections: '__connections', $resume: '__resume' };
+const DOLLAR_ROOT = /\$(env|connections|resume)\b/g;
 
 export const ENV_ROOT = DOLLAR_ROOTS.$env;
 export const CONNECTIONS_ROOT = DOLLAR_ROOTS.$connections;
+export const RESUME_ROOT = DOLLAR_ROOTS.$resume;
 
 /**
  * Rewrites `$env` / `$connections` inside `{{ }}` and `{% %}` to names
@@ -82,7 +84,7 @@ export function templateMessage(message: string): string {
 
 /** Undoes toLiquid in text shown to people (error messages, reference paths). */
 export function fromLiquid(text: string): string {
-  return text.replace(/__(env|connections)\b/g, '$$$1');
+  return text.replace(/__(env|connections|resume)\b/g, '$$$1');
 }
 
 /** True when `text` holds template syntax at all; plain strings skip parsing and rendering. */

@@ -21,10 +21,20 @@ interface Parsed {
 }
 
 /**
+ * How a lone `{{ expression }}` renders. `objects`: an object or array it
+ * yields stays that value (2.1, the return step's body), anything else
+ * becomes text. `values`: numbers, booleans and null keep their type too
+ * (`{{ initial.count }}` stays 5, not "5"); a missing value is still "".
+ * Runs choose `values` from the interpreter's `typed-values` patch on, so a
+ * run started before it renders as it began.
+ */
+export type LoneExpressions = 'objects' | 'values';
+
+/**
  * Renders the templates inside step inputs. A string that is exactly one
- * `{{ expression }}` yielding an object or array becomes that value (2.1, the
- * return step's body); any other template renders to text. Plain strings are
- * returned untouched without parsing.
+ * `{{ expression }}` keeps the type of its value (see LoneExpressions); any
+ * other template renders to text. Plain strings are returned untouched
+ * without parsing.
  */
 export class TemplateRenderer {
   private readonly parsed = new Map<string, Parsed>();
@@ -32,7 +42,7 @@ export class TemplateRenderer {
   constructor(private readonly liquid: Liquid) {}
 
   /** Renders one string. `scope` holds the roots (`initial`, step ids, and the renamed `$env` / `$connections`). */
-  async render(text: string, scope: Scope): Promise<unknown> {
+  async render(text: string, scope: Scope, lone: LoneExpressions = 'objects'): Promise<unknown> {
     if (!isTemplate(text)) return text;
     if (text.length > MAX_TEMPLATE_LENGTH) throw new TemplateError(`Template error: a template is at most ${MAX_TEMPLATE_LENGTH} characters`);
     const liquidText = toLiquid(text);
@@ -42,16 +52,17 @@ export class TemplateRenderer {
     if (single) {
       const value = await this.guard(() => this.liquid.evalValue(single[1], data));
       if (value !== null && typeof value === 'object') return value;
+      if (lone === 'values' && (value === null || typeof value === 'number' || typeof value === 'boolean')) return value;
     }
     return this.guard(() => this.liquid.render(templates, data));
   }
 
   /** Renders every string inside a JSON-like value, keys untouched. */
-  async renderDeep(value: unknown, scope: Scope): Promise<unknown> {
-    if (typeof value === 'string') return this.render(value, scope);
-    if (Array.isArray(value)) return Promise.all(value.map((v) => this.renderDeep(v, scope)));
+  async renderDeep(value: unknown, scope: Scope, lone: LoneExpressions = 'objects'): Promise<unknown> {
+    if (typeof value === 'string') return this.render(value, scope, lone);
+    if (Array.isArray(value)) return Promise.all(value.map((v) => this.renderDeep(v, scope, lone)));
     if (value !== null && typeof value === 'object') {
-      const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await this.renderDeep(v, scope)] as const));
+      const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await this.renderDeep(v, scope, lone)] as const));
       return Object.fromEntries(entries);
     }
     return value;

@@ -3,21 +3,23 @@ import type { Liquid } from 'liquidjs';
 import type { FieldIssue } from '../errors/errors';
 import { analyzeTemplate } from '../templates/template-analysis';
 import { isTemplate } from '../templates/template-engine';
-import type { AgentToolDefinition, StepDefinition, WorkflowDefinitionInput } from './definition.schemas';
+import type { AgentToolDefinition, StepDefinition, WaitInputDefinition, WorkflowDefinitionInput } from './definition.schemas';
 
-const ROOTS = new Set(['initial', '$env', '$connections']);
+const ROOTS = new Set(['initial', '$env', '$connections', '$resume']);
 
 /**
  * What the schema cannot see: every step id unique across the whole
  * definition (branches included), every template parses, and every template
  * reads only `initial`, `$env`, `$connections` and steps that run before it
  * (an agent's tool templates also read `args`, the model's arguments),
- * every agent tool's argument schema compiles, and an HTTP body sent as
+ * every agent tool's argument schema and every event wait's payload schema
+ * compiles, `$resume.<stepId>` names an event wait of the definition, and an HTTP body sent as
  * `bodyType: base64` is a string. Issues carry the path of the
  * exact field (`steps.2.input.url`).
  */
 export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionInput): FieldIssue[] {
   const issues: FieldIssue[] = [];
+  const ctx: CheckContext = { liquid, issues, eventWaits: eventWaitIds(definition.steps) };
   const seen = new Map<string, string>(); // stepId -> path where first defined
   const walk = (steps: StepDefinition[], path: string, before: Set<string>): Set<string> => {
     let available = new Set(before);
@@ -28,17 +30,24 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
       else seen.set(step.stepId, at);
 
       if (step.stepType === 'core.if') {
-        checkTemplate(liquid, `{% if ${step.input.condition} %}{% endif %}`, `${at}.input.condition`, available, issues);
+        checkTemplate(ctx, `{% if ${step.input.condition} %}{% endif %}`, `${at}.input.condition`, available);
         // A step inside a branch may read steps before the if; steps after it may read either branch (absent when not taken).
         const inThen = walk(step.input.then, `${at}.input.then`, available);
         const inElse = walk(step.input.else ?? [], `${at}.input.else`, available);
         available = new Set([...available, ...inThen, ...inElse]);
+      } else if (step.stepType === 'core.wait') {
+        const { onTimeout, ...rest } = step.input as WaitInputDefinition;
+        // Only `until` is a template: an event's name and schema are taken as written.
+        checkStrings(ctx, rest.until, `${at}.input.until`, available);
+        if (rest.event?.schema) checkJsonSchema(rest.event.schema, `${at}.input.event.schema`, issues);
+        // Like a branch: the timeout path reads what came before the wait; later steps may read it (absent when not taken).
+        if (Array.isArray(onTimeout)) available = new Set([...available, ...walk(onTimeout, `${at}.input.onTimeout`, available)]);
       } else if (step.stepType === 'ai.agent') {
         const { tools, ...rest } = step.input as { tools: AgentToolDefinition[] };
-        checkStrings(liquid, rest, `${at}.input`, available, issues);
-        tools.forEach((tool, t) => checkTool(liquid, tool, `${at}.input.tools.${t}`, available, issues));
+        checkStrings(ctx, rest, `${at}.input`, available);
+        tools.forEach((tool, t) => checkTool(ctx, tool, `${at}.input.tools.${t}`, available));
       } else {
-        checkStrings(liquid, step.input, `${at}.input`, available, issues);
+        checkStrings(ctx, step.input, `${at}.input`, available);
         if (step.stepType === 'core.http') checkBase64Body(step.input, `${at}.input`, issues);
       }
       available.add(step.stepId);
@@ -50,21 +59,46 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
 }
 
 /** A tool's templates (its request, its table name) read `args` too; its description and argument schema are not templates. */
-function checkTool(liquid: Liquid, tool: AgentToolDefinition, path: string, available: Set<string>, issues: FieldIssue[]): void {
+function checkTool(ctx: CheckContext, tool: AgentToolDefinition, path: string, available: Set<string>): void {
   const withArgs = new Set([...available, 'args']);
   if (tool.type === 'http') {
-    checkStrings(liquid, tool.request, `${path}.request`, withArgs, issues);
-    checkBase64Body(tool.request, `${path}.request`, issues);
+    checkStrings(ctx, tool.request, `${path}.request`, withArgs);
+    checkBase64Body(tool.request, `${path}.request`, ctx.issues);
   }
-  if (tool.type === 'data-store') checkStrings(liquid, tool.tableName, `${path}.tableName`, withArgs, issues);
-  if (tool.type !== 'data-store' && tool.parameters) {
-    try {
-      // A fresh Ajv: a shared one would keep every schema ever checked.
-      new Ajv({ strict: false }).compile(tool.parameters);
-    } catch (err) {
-      issues.push({ path: `${path}.parameters`, message: `is not a valid JSON Schema: ${(err as Error).message}` });
+  if (tool.type === 'data-store') checkStrings(ctx, tool.tableName, `${path}.tableName`, withArgs);
+  if (tool.type !== 'data-store' && tool.parameters) checkJsonSchema(tool.parameters, `${path}.parameters`, ctx.issues);
+}
+
+function checkJsonSchema(schema: Record<string, unknown>, path: string, issues: FieldIssue[]): void {
+  try {
+    // A fresh Ajv: a shared one would keep every schema ever checked.
+    new Ajv({ strict: false }).compile(schema);
+  } catch (err) {
+    issues.push({ path, message: `is not a valid JSON Schema: ${(err as Error).message}` });
+  }
+}
+
+/** What every check of one definition shares. */
+interface CheckContext {
+  liquid: Liquid;
+  issues: FieldIssue[];
+  /** Ids of the definition's `core.wait` steps that wait for an event, wherever they are: what `$resume.<stepId>` may name. */
+  eventWaits: Set<string>;
+}
+
+/** The ids of event waits anywhere in the steps (branches and timeout paths included). */
+function eventWaitIds(steps: StepDefinition[], into = new Set<string>()): Set<string> {
+  for (const step of steps) {
+    if (step.stepType === 'core.wait') {
+      const input = step.input as WaitInputDefinition;
+      if (input.event) into.add(step.stepId);
+      if (Array.isArray(input.onTimeout)) eventWaitIds(input.onTimeout, into);
+    } else if (step.stepType === 'core.if') {
+      eventWaitIds(step.input.then, into);
+      eventWaitIds(step.input.else ?? [], into);
     }
   }
+  return into;
 }
 
 /** A base64 body is text (a template such as `{{ report.bodyBase64 }}`, or base64 itself); whether it decodes is known when it renders. */
@@ -74,25 +108,37 @@ function checkBase64Body(input: { body?: unknown; bodyType?: string }, path: str
   }
 }
 
-function checkStrings(liquid: Liquid, value: unknown, path: string, available: Set<string>, issues: FieldIssue[]): void {
+function checkStrings(ctx: CheckContext, value: unknown, path: string, available: Set<string>): void {
   if (typeof value === 'string') {
-    if (isTemplate(value)) checkTemplate(liquid, value, path, available, issues);
+    if (isTemplate(value)) checkTemplate(ctx, value, path, available);
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkStrings(liquid, item, `${path}.${i}`, available, issues));
+    value.forEach((item, i) => checkStrings(ctx, item, `${path}.${i}`, available));
   } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) checkStrings(liquid, item, `${path}.${key}`, available, issues);
+    for (const [key, item] of Object.entries(value)) checkStrings(ctx, item, `${path}.${key}`, available);
   }
 }
 
-function checkTemplate(liquid: Liquid, template: string, path: string, available: Set<string>, issues: FieldIssue[]): void {
+function checkTemplate(ctx: CheckContext, template: string, path: string, available: Set<string>): void {
+  const { liquid, issues } = ctx;
   const { error, references } = analyzeTemplate(liquid, template);
   if (error) {
     issues.push({ path, message: error });
     return;
   }
   const reported = new Set<string>();
-  for (const [root] of references) {
+  for (const [root, first] of references) {
     const name = String(root);
+    // A resume link may be read before its wait (to send it out) or after; it must be one of an event wait.
+    if (name === '$resume' && !(typeof first === 'string' && ctx.eventWaits.has(first)) && !reported.has(`$resume.${String(first)}`)) {
+      reported.add(`$resume.${String(first)}`);
+      issues.push({
+        path,
+        message:
+          typeof first === 'string'
+            ? `reads $resume.${first}, but no core.wait step with an event has the id "${first}"`
+            : 'reads $resume without naming a wait step: write $resume.<stepId>',
+      });
+    }
     if (ROOTS.has(name) || available.has(name) || reported.has(name)) continue;
     reported.add(name);
     const also = available.has('args') ? ', args' : '';

@@ -220,7 +220,77 @@ export const IfInput: z.ZodType<{ condition: string; then: StepDefinition[]; els
   )
   .openapi('IfInput');
 
-export const STEP_TYPES = ['core.http', 'core.if', 'core.return', 'core.set', 'ai.llm-call', 'ai.agent', 'data-store.get', 'data-store.set'] as const;
+/** The longest a `core.wait` waits: a timer, a deadline, or an event without a timeout of its own. */
+export const MAX_WAIT_SECONDS = 365 * 24 * 60 * 60;
+
+/** Event names appear in URLs (`/executions/{id}/events/{name}`). */
+export const EventName = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/, 'must be 1 to 64 letters, digits, _, . or -, not starting with . or -');
+
+const WaitSeconds = z.number().int().min(1).max(MAX_WAIT_SECONDS);
+
+export interface WaitInputDefinition {
+  seconds?: number;
+  until?: string;
+  event?: { name: string; schema?: Record<string, unknown> };
+  timeoutSeconds?: number;
+  onTimeout?: 'fail' | StepDefinition[];
+}
+
+/**
+ * `core.wait`: the run parks (no worker slot held) for `seconds`, until an
+ * instant (`until`, a template yielding ISO 8601 text), or for a named
+ * `event` sent through the API or a resume link. An event wait may time out:
+ * `onTimeout` then fails the step (`fail`, the default) or runs its steps and
+ * goes on after the wait.
+ */
+export const WaitInput: z.ZodType<WaitInputDefinition> = z
+  .lazy(() =>
+    z
+      .strictObject({
+        seconds: WaitSeconds.optional().openapi({ description: 'Wait this many seconds (at most a year)' }),
+        until: z.string().min(1).optional().openapi({ description: 'Wait until this instant: ISO 8601 text with a time zone, or a template yielding it' }),
+        event: z
+          .strictObject({
+            name: EventName,
+            schema: z
+              .record(z.string(), z.unknown())
+              .optional()
+              .openapi({ description: "JSON Schema of the event's payload, checked with ajv before the run hears of it" }),
+          })
+          .optional()
+          .openapi({ description: 'Wait for this event: POST /executions/{id}/events/{name}, or the resume link {{ $resume.<stepId> }}' }),
+        timeoutSeconds: WaitSeconds.optional().openapi({ description: 'With event: stop waiting after this long (default: a year)' }),
+        onTimeout: z
+          .union([z.literal('fail'), z.array(Step)])
+          .optional()
+          .openapi({ description: 'With timeoutSeconds: "fail" (the default) fails the step; steps run instead, and the run goes on after the wait' }),
+      })
+      .superRefine((input, ctx) => {
+        const kinds = (['seconds', 'until', 'event'] as const).filter((k) => input[k] !== undefined);
+        if (kinds.length !== 1) {
+          ctx.addIssue({ code: 'custom', path: [], message: `needs exactly one of seconds, until or event${kinds.length ? ` (has ${kinds.join(' and ')})` : ''}` });
+        }
+        if (input.timeoutSeconds !== undefined && input.event === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['timeoutSeconds'], message: 'applies to an event wait only; a timer ends by itself' });
+        }
+        if (input.onTimeout !== undefined && input.timeoutSeconds === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['onTimeout'], message: 'needs timeoutSeconds' });
+        }
+      }),
+  )
+  .openapi('WaitInput');
+
+export const STEP_TYPES = [
+  'core.http',
+  'core.if',
+  'core.return',
+  'core.set',
+  'core.wait',
+  'ai.llm-call',
+  'ai.agent',
+  'data-store.get',
+  'data-store.set',
+] as const;
 
 export const Step: z.ZodType<StepDefinition> = z
   .lazy(() =>
@@ -231,6 +301,7 @@ export const Step: z.ZodType<StepDefinition> = z
         step('core.if', IfInput),
         step('core.return', ReturnInput),
         step('core.set', SetInput),
+        step('core.wait', WaitInput),
         step('ai.llm-call', LlmCallInput),
         step('ai.agent', AgentInput),
         step('data-store.get', DataStoreGetInput),

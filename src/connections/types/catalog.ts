@@ -1,5 +1,6 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { ajvIssues } from '../../errors/ajv-issues';
 import type { FieldIssue } from '../../errors/errors';
 import { GENERIC_TYPES } from './generic-types';
 import type { JsonSchema } from './json-schema';
@@ -52,35 +53,8 @@ export class ConnectionTypeCatalog {
   check(type: string, config: unknown): ConfigCheck {
     const validate = this.validators.get(type)!;
     const copy = structuredClone(config) as Record<string, unknown>;
-    if (!validate(copy)) return { ok: false, issues: toIssues(validate.errors ?? []) };
+    if (!validate(copy)) return { ok: false, issues: ajvIssues(validate.errors ?? [], 'config') };
     const variant = SCHEMAS[type].discriminator ? String(copy[SCHEMAS[type].discriminator!.propertyName]) : null;
     return { ok: true, config: copy, variant };
   }
-}
-
-/** ajv errors as field issues under `config`, without echoing any submitted value. */
-function toIssues(errors: ErrorObject[]): FieldIssue[] {
-  const seen = new Set<string>();
-  const issues: FieldIssue[] = [];
-  for (const e of errors) {
-    const base = ['config', ...e.instancePath.split('/').filter(Boolean)];
-    let path = base.join('.');
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
-      path = [...base, e.params.missingProperty].join('.');
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      path = [...base, e.params.additionalProperty].join('.');
-      message = 'Unknown field';
-    } else if (e.keyword === 'discriminator') {
-      path = [...base, e.params.tag].join('.');
-      message = e.params.error === 'mapping' ? 'Unknown variant' : 'is required: a string naming the variant';
-    }
-    const key = `${path}:${message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      issues.push({ path, message });
-    }
-  }
-  return issues;
 }

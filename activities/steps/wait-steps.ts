@@ -1,0 +1,104 @@
+import type { ExecutionWaitsRepository } from '../../src/executions/execution-waits.repository';
+import { ResumeLinks } from '../../src/executions/resume-links';
+import { asText } from '../../src/templates/template-renderer';
+import { MAX_WAIT_SECONDS, type WaitInputDefinition } from '../../src/workflows/definition.schemas';
+import type { StepRequest, StepResult, WaitBegun, WaitEndRequest } from '../../workflows/run.types';
+import { activityContext } from './activity-context';
+import { StepError } from './step-errors';
+import { heartbeating, openScope, runStep, toFailure, type StepRunnerDeps } from './step-runner';
+
+/** An instant with its time zone: `until` must not depend on the worker's own zone. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+export interface WaitStepDeps {
+  waits: Pick<ExecutionWaitsRepository, 'begin' | 'end'>;
+  /** Resume links of event waits; absent where the service has no way to serve them (the link's hash is then not stored). */
+  resumeLinks?: ResumeLinks;
+}
+
+/**
+ * `core.wait`'s two activities around the run parking in the workflow:
+ * `waitBegin` settles when the wait ends by itself and records it (the
+ * execution turns `waiting`), `waitEnd` records how it ended as the step.
+ */
+export function createWaitSteps(deps: StepRunnerDeps, waitDeps: WaitStepDeps) {
+  return {
+    waitBegin(request: StepRequest): Promise<WaitBegun> {
+      return heartbeating(async () => {
+        const input = request.step.input as WaitInputDefinition;
+        const { organizationId, executionId } = request.run;
+        const begunAt = Date.now();
+        const scope = await openScope(deps, request);
+        try {
+          const wakesAt =
+            input.seconds !== undefined
+              ? begunAt + input.seconds * 1000
+              : input.until !== undefined
+                ? instant(asText(await scope.render(input.until)), begunAt)
+                : begunAt + (input.timeoutSeconds ?? MAX_WAIT_SECONDS) * 1000;
+          const event = input.event?.name;
+          const linkHash = event && waitDeps.resumeLinks ? ResumeLinks.hash(waitDeps.resumeLinks.token(executionId, request.step.stepId)) : null;
+          await waitDeps.waits.begin(organizationId, executionId, {
+            stepId: request.step.stepId,
+            eventName: event ?? null,
+            eventSchema: input.event?.schema ?? null,
+            linkHash,
+            wakesAt: new Date(wakesAt),
+          });
+          return { wakesAt, begunAt, ...(event ? { event } : {}) };
+        } catch (err) {
+          const failure = toFailure(err, scope);
+          await deps.executions.recordStep(organizationId, executionId, {
+            stepId: request.step.stepId,
+            stepType: request.step.stepType,
+            seq: request.seq,
+            status: 'failed',
+            attempt: activityContext()?.info.attempt ?? 1,
+            input: scope.mask({ until: input.until }),
+            output: null,
+            error: failure.message,
+            startedAt: new Date(begunAt),
+            finishedAt: new Date(),
+          });
+          throw failure;
+        }
+      });
+    },
+
+    /**
+     * Output: the event's payload; `{ resumedAt }` after a timer or a
+     * deadline; `{ timedOut: true }` when an event wait timed out into its
+     * `onTimeout` steps. Timing out without them fails the step.
+     */
+    waitEnd(request: WaitEndRequest): Promise<StepResult> {
+      const input = request.step.input as WaitInputDefinition;
+      return runStep(
+        deps,
+        request,
+        async (_scope, trace) => {
+          const { outcome } = request;
+          trace.input = input.event
+            ? { event: input.event.name, ...(outcome.kind === 'event' ? { via: outcome.event.via } : {}) }
+            : { until: new Date(request.begunAt).toISOString() };
+          await waitDeps.waits.end(request.run.organizationId, request.run.executionId, request.step.stepId);
+          if (outcome.kind === 'event') return outcome.event.payload;
+          if (outcome.kind === 'time') return { resumedAt: new Date().toISOString() };
+          if (Array.isArray(input.onTimeout)) return { timedOut: true };
+          throw new StepError(`No event "${input.event?.name}" came within ${input.timeoutSeconds ?? MAX_WAIT_SECONDS} seconds`, 'WaitTimedOut');
+        },
+        new Date(request.begunAt),
+      );
+    },
+  };
+}
+
+/** `until` as epoch ms: ISO 8601 with a zone, at most MAX_WAIT_SECONDS ahead (a past instant ends the wait at once). */
+function instant(text: string, now: number): number {
+  const trimmed = text.trim();
+  const at = ISO_INSTANT.test(trimmed) ? Date.parse(trimmed) : NaN;
+  if (Number.isNaN(at)) {
+    throw new StepError(`until must be an ISO 8601 instant with a time zone, such as 2026-12-01T09:00:00Z; it rendered to "${trimmed.slice(0, 100)}"`, 'InvalidUntil');
+  }
+  if (at - now > MAX_WAIT_SECONDS * 1000) throw new StepError('until is more than a year away; a wait lasts at most a year', 'InvalidUntil');
+  return at;
+}

@@ -1,0 +1,124 @@
+import { isGrpcServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ajvIssues } from '../errors/ajv-issues';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import { deliverEventUpdate, STEP_INLINE_LIMIT, type RunEvent } from '../../workflows/run.types';
+import type { ExecutionWaitsRepository, WaitRow } from './execution-waits.repository';
+import type { ExecutionsRepository } from './executions.repository';
+import type { AwaitedReply } from './run-starter';
+import type { DeliverableReply, ReplyResolver } from './reply-resolver';
+import { ResumeLinks } from './resume-links';
+
+/** An event payload travels in workflow history (the update's argument) and becomes a step output: kept below the inline limit. */
+export const MAX_EVENT_PAYLOAD_BYTES = STEP_INLINE_LIMIT;
+
+/** What the holder of a bad, used or expired link learns: nothing about the run, not even whether there is one. */
+export class ResumeLinkRefused extends AppError {
+  constructor(status: 400 | 404, code: string, message: string) {
+    super(status, code, message);
+  }
+}
+const unknownLink = () => new ResumeLinkRefused(404, 'not_found', 'Not found');
+
+/** Compiled payload schemas, by their JSON: a wait's schema is compiled once per process, not per event. */
+const VALIDATORS_KEPT = 200;
+
+/**
+ * Events for runs parked at a `core.wait` event step, from the API
+ * (`POST /executions/{id}/events/{name}`, a member's call) or from a resume
+ * link (its holder's). The payload is checked against the step's JSON
+ * Schema before the run hears of it; the run accepts it only while it waits
+ * for that event (the update's validator), so a late or repeated event
+ * changes nothing.
+ */
+export class RunEventsService {
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly executions: Pick<ExecutionsRepository, 'findById'>,
+    private readonly waits: ExecutionWaitsRepository,
+    private readonly replies: ReplyResolver,
+    /** How long a resume link's caller waits for what the run tells next. */
+    private readonly syncTimeoutMs: number,
+  ) {}
+
+  /** Sends a member's event; resolves once the run has taken it (it resumes), before it runs further. */
+  async send(organizationId: string, executionId: string, name: string, payload: unknown): Promise<{ executionId: string; stepId: string; event: string }> {
+    if (!(await this.executions.findById(organizationId, executionId))) throw new NotFoundError('Execution');
+    const wait = (await this.waits.open(organizationId, executionId)).find((w) => w.eventName === name);
+    if (!wait) throw new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
+    const problems = this.problems(wait, payload);
+    if (problems) throw problems;
+    const event: RunEvent = { name, payload, via: 'api' };
+    try {
+      await this.client.workflow.getHandle(executionId).startUpdate(deliverEventUpdate, { args: [event], waitForStage: WorkflowUpdateStage.ACCEPTED });
+    } catch (err) {
+      if (refusedByRun(err)) throw new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
+      throw err;
+    }
+    return { executionId, stepId: wait.stepId, event: name };
+  }
+
+  /**
+   * A resume link's call: the payload checked, the link taken (once), the
+   * event delivered, then what the run tells next within the sync timeout
+   * (its next return step's response, that it waits again, how it ended).
+   * Every refusal says only that the link or the payload was refused.
+   */
+  async resume(token: string, payload: unknown): Promise<{ executionId: string; answer: DeliverableReply }> {
+    const hash = ResumeLinks.hash(token);
+    const wait = await this.waits.byLink(hash);
+    if (!wait?.eventName) throw unknownLink();
+    if (this.problems(wait, payload)) throw new ResumeLinkRefused(400, 'invalid_payload', 'The payload was refused');
+    if (!(await this.waits.claimLink(hash))) throw unknownLink();
+    const event: RunEvent = { name: wait.eventName, payload, via: 'link' };
+    const deadline = AbortSignal.timeout(this.syncTimeoutMs);
+    let answer: AwaitedReply;
+    try {
+      answer = await this.client.withAbortSignal(deadline, () => this.client.workflow.getHandle(wait.executionId).executeUpdate(deliverEventUpdate, { args: [event] }));
+    } catch (err) {
+      if (refusedByRun(err)) throw unknownLink();
+      if (!deadline.aborted) {
+        // Not delivered (Temporal unreachable): the holder may try again.
+        await this.waits.releaseLink(hash);
+        throw err;
+      }
+      answer = { kind: 'timeout' };
+    }
+    return { executionId: wait.executionId, answer: await this.replies.resolve(wait.organizationId, wait.executionId, answer) };
+  }
+
+  /** The payload's problems against the wait's schema (400 naming the fields), or its size; undefined when it is fine. */
+  private problems(wait: WaitRow, payload: unknown): AppError | undefined {
+    if (Buffer.byteLength(JSON.stringify(payload ?? null)) > MAX_EVENT_PAYLOAD_BYTES) {
+      return new AppError(413, 'payload_too_large', `An event payload is at most ${MAX_EVENT_PAYLOAD_BYTES} bytes of JSON`);
+    }
+    if (!wait.eventSchema) return undefined;
+    const validate = this.validator(wait.eventSchema);
+    if (validate(payload)) return undefined;
+    return new ValidationError("The event payload does not match the wait step's schema", ajvIssues(validate.errors ?? [], 'payload'), 'invalid_payload');
+  }
+
+  private validator(schema: Record<string, unknown>): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let validate = this.validators.get(key);
+    if (!validate) {
+      // One Ajv per schema: a shared instance would keep every schema it ever compiled.
+      const ajv = new Ajv({ strict: false, allErrors: true });
+      addFormats(ajv);
+      validate = ajv.compile(schema);
+      if (this.validators.size >= VALIDATORS_KEPT) this.validators.delete(this.validators.keys().next().value!);
+      this.validators.set(key, validate);
+    }
+    return validate;
+  }
+}
+
+/** The run refused the event (not waiting for it, already has it) or is gone: the caller's problem, not an outage. */
+function refusedByRun(err: unknown): boolean {
+  if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) return true;
+  // FAILED_PRECONDITION: the workflow closed while the update was on its way.
+  return isGrpcServiceError(err) && err.code === 9;
+}
