@@ -20,7 +20,7 @@ export class ExecutionWaits1763800003000 implements MigrationInterface {
       CREATE TABLE execution_waits (
         execution_id text NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
         step_id text NOT NULL,
-        organization_id text NOT NULL,
+        organization_id uuid NOT NULL,
         event_name text,
         event_schema jsonb,
         link_hash bytea UNIQUE,

@@ -77,7 +77,9 @@ test('when registering is refused, start is refused naming what is missing and t
   expect(error).toBeInstanceOf(SearchAttributesMissingError);
   const { message, missing, command } = error as SearchAttributesMissingError;
   expect(missing).toEqual(NAMES);
-  expect(message).toContain('Missing: OrganizationId (Keyword), WorkflowName (Keyword), TriggerName (Keyword), DataSourceId (Keyword), FeedKey (Keyword).');
+  expect(message).toContain(
+    'Missing: OrganizationId (Keyword), WorkflowName (Keyword), TriggerName (Keyword), WaitingFor (Keyword), DataSourceId (Keyword), FeedKey (Keyword).',
+  );
   expect(message).toContain('Request unauthorized.');
   const pairs = NAMES.map((n) => `--name ${n} --type Keyword`).join(' ');
   expect(command).toBe(`temporal operator search-attribute create --address ${address} --namespace ${namespace} ${pairs}`);

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 const setStep = (stepId: string, values: Record<string, unknown>) => ({ stepId, stepType: 'core.set', input: { values } });
 
-test('a lone template yielding an object or array keeps it; other templates render as text (as a return body); later steps read them', async () => {
+test('a lone template keeps the type of its value (object, array, number); other templates render as text (as a return body); later steps read them', async () => {
   const wf = await a.createWorkflow([
     httpStep('fetch', { url: `${stub.url}/orders` }),
     setStep('vars', {
@@ -40,14 +40,14 @@ test('a lone template yielding an object or array keeps it; other templates rend
   expect(execution.status).toBe('completed');
   expect(stepOf(execution, 'vars').output).toEqual({
     items: [{ id: 1 }, { id: 2 }],
-    total: '2',
+    total: 2,
     label: 'Order A-7 has 2 items',
     literal: 42,
-    nested: { first: '1', tags: ['vip', 'fixed'] },
+    nested: { first: 1, tags: ['vip', 'fixed'] },
     missing: '',
   });
   expect(stepOf(execution, 'use').output.body.path).toBe('/use/Order+A-7+has+2+items?n=2');
-  expect(stepOf(execution, 'answer').output.body).toEqual({ items: [{ id: 1 }, { id: 2 }], total: '2', nested: { first: '1', tags: ['vip', 'fixed'] } });
+  expect(stepOf(execution, 'answer').output.body).toEqual({ items: [{ id: 1 }, { id: 2 }], total: 2, nested: { first: 1, tags: ['vip', 'fixed'] } });
 });
 
 test('a value built from a secret reaches later steps exact, while every record and the history show it masked', async () => {

@@ -18,6 +18,8 @@ describe('the search attribute list', () => {
       '--search-attribute',
       'TriggerName=Keyword',
       '--search-attribute',
+      'WaitingFor=Keyword',
+      '--search-attribute',
       'DataSourceId=Keyword',
       '--search-attribute',
       'FeedKey=Keyword',

@@ -3,7 +3,9 @@ import type { SearchAttributeKey } from '@temporalio/common/lib/search-attribute
 
 /**
  * The custom search attributes the service sets, the one list of them: runs
- * carry OrganizationId, WorkflowName and TriggerName; data feed schedules and
+ * carry OrganizationId, WorkflowName and TriggerName, and WaitingFor while
+ * parked at a `core.wait` step (`timer`, or `event:<name>`; workflows/waits.ts
+ * spells the key out); data feed schedules and
  * their sync runs (src/data-feeds) OrganizationId, DataSourceId and FeedKey.
  * Operators find runs by them in the Temporal Web UI and with
  * `temporal workflow list -q 'WorkflowName="orders"'`.
@@ -16,6 +18,7 @@ export const SEARCH_ATTRIBUTES = {
   OrganizationId: SearchAttributeType.KEYWORD,
   WorkflowName: SearchAttributeType.KEYWORD,
   TriggerName: SearchAttributeType.KEYWORD,
+  WaitingFor: SearchAttributeType.KEYWORD,
   DataSourceId: SearchAttributeType.KEYWORD,
   FeedKey: SearchAttributeType.KEYWORD,
 } as const satisfies Record<string, SearchAttributeType>;
