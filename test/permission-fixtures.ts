@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { ROLES, type Role } from '../src/auth/roles';
 import { as, type Harness } from './harness';
 import { returnStep, workflowApi } from './workflow-api';
-import { createTestOrg, type TestOrg, uniqueName } from './factories';
+import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 
 /**
  * Real resources of one organization, built through the API, for the
@@ -119,6 +119,10 @@ export interface Makers {
   tokenOf(token: string): Promise<string>;
   /** An active share of a table of its own with the share recipient. */
   share(): Promise<string>;
+  /** A run of its own parked at a core.wait step for the event `go` (sending it resumes the run, so each success needs a new one). */
+  waitingRun(): Promise<string>;
+  /** The path of the resume link of a new waiting run's `gate` step. */
+  resumeLink(): Promise<string>;
 }
 
 /**
@@ -137,7 +141,24 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const userIds = Object.fromEntries(ROLES.map((role) => [role, members.find((m) => m.email.startsWith(`${role}-`))!.userId])) as Record<Role, string>;
   const name = (await expectOk(owner().get('/organization'), 200)).name as string;
 
+  let waitingWorkflow: Promise<{ id: string }> | undefined;
   const make: Makers = {
+    waitingRun: async () => {
+      waitingWorkflow ??= a.createWorkflow([{ stepId: 'gate', stepType: 'core.wait', input: { event: { name: 'go' } } }]);
+      const { executionId } = await expectOk(
+        owner()
+          .post(`/workflows/${(await waitingWorkflow).id}/runs`)
+          .send({ input: {} }),
+        202,
+      );
+      await eventually(
+        () => a.readExecution(executionId),
+        (e) => e.status === 'waiting',
+        20_000,
+      );
+      return executionId as string;
+    },
+    resumeLink: async () => `/resume/${h.services.resumeLinks.token(await make.waitingRun(), 'gate')}`,
     connection: async () =>
       (
         await expectOk(

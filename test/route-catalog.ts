@@ -253,6 +253,12 @@ export const ROUTES: RouteCase[] = [
   // The execution has ended: a member who may cancel gets 409 not_running, past authorization.
   r('POST', '/executions/:id/cancel', 'workflows:admin', ({ a }) => ({ url: `/executions/${a.execution.id}/cancel` })),
   r('POST', '/executions/:id/rerun', 'workflows:admin', ({ a }) => ({ url: `/executions/${a.execution.id}/rerun`, body: {} })),
+  r('POST', '/executions/:id/events/:name', 'workflows:admin', async ({ a, fresh }) => ({
+    url: `/executions/${await fresh(a.make.waitingRun)}/events/go`,
+    body: { approved: true },
+  })),
+  // The token is the credential (test/workflow-waits covers the link's refusals).
+  r('POST', '/resume/:token', 'public', async ({ a, fresh }) => ({ url: await fresh(a.make.resumeLink), body: { approved: true } })),
 
   // Data stores (README table). Tables are named per organization: B writing A's table name writes a table of B's own.
   r('GET', '/data-stores', 'workflows:view', () => ({ url: '/data-stores' })),

@@ -244,6 +244,26 @@ describe('histories of live runs replay on the current workflow code', () => {
     await expect(replay(await historyOf('set-step', id), id)).resolves.toBeUndefined();
   });
 
+  test('core.wait steps: a timer, then an event sent through the API, a return step answering its sender (typed values on)', async () => {
+    const wf = await a.createWorkflow([
+      { stepId: 'pause', stepType: 'core.wait', input: { seconds: 1 } },
+      { stepId: 'approval', stepType: 'core.wait', input: { event: { name: 'approved', schema: { type: 'object' } }, timeoutSeconds: 600 } },
+      returnStep('answer', { approved: '{{ approval.approved }}', count: '{{ initial.count }}' }),
+    ]);
+    const started = await as(h.app, org.ownerToken)
+      .post(`/workflows/${wf.id}/runs`)
+      .send({ input: { count: 3 } });
+    const id = started.body.executionId as string;
+    await eventually(
+      () => as(h.app, org.ownerToken).post(`/executions/${id}/events/approved`).send({ approved: true }),
+      (res) => res.status === 202,
+      20_000,
+    );
+    await closed(id);
+    expect((await a.readExecution(id)).steps.find((s) => s.stepId === 'answer')?.output.body).toEqual({ approved: true, count: 3 });
+    await expect(replay(await historyOf('wait-steps', id), id)).resolves.toBeUndefined();
+  });
+
   test('an ai.agent step: model calls, an HTTP tool, and a workflow tool run as a child workflow', async () => {
     const child = await a.createWorkflow([returnStep('done', { ticket: 'T-{{ initial.subject }}' })]);
     llm.script([

@@ -263,7 +263,9 @@ async function waitActivity<T>(
   const { step } = request;
   const options = { ...stepOptions(step), summary: `${step.stepId} (core.wait): ${part === 'begin' ? 'wait begins' : 'wait ends'}` };
   try {
-    return await call(regular ? activitiesWith({ ...options, heartbeatTimeout: HEARTBEAT, activityId: `${request.seq}-${step.stepId}-${part}` }) : localActivitiesWith(options));
+    return await call(
+      regular ? activitiesWith({ ...options, heartbeatTimeout: HEARTBEAT, activityId: `${request.seq}-${step.stepId}-${part}` }) : localActivitiesWith(options),
+    );
   } catch (err) {
     throw stepFailure(err, step);
   }

@@ -97,7 +97,10 @@ function instant(text: string, now: number): number {
   const trimmed = text.trim();
   const at = ISO_INSTANT.test(trimmed) ? Date.parse(trimmed) : NaN;
   if (Number.isNaN(at)) {
-    throw new StepError(`until must be an ISO 8601 instant with a time zone, such as 2026-12-01T09:00:00Z; it rendered to "${trimmed.slice(0, 100)}"`, 'InvalidUntil');
+    throw new StepError(
+      `until must be an ISO 8601 instant with a time zone, such as 2026-12-01T09:00:00Z; it rendered to "${trimmed.slice(0, 100)}"`,
+      'InvalidUntil',
+    );
   }
   if (at - now > MAX_WAIT_SECONDS * 1000) throw new StepError('until is more than a year away; a wait lasts at most a year', 'InvalidUntil');
   return at;

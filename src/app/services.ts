@@ -51,6 +51,7 @@ import { RunStarter } from '../executions/run-starter';
 import { ReplyResolver } from '../executions/reply-resolver';
 import { ExecutionWaitsRepository } from '../executions/execution-waits.repository';
 import { RunEventsService } from '../executions/run-events.service';
+import { resumeLinksFor } from '../executions/resume-links';
 import { SealedResponseVault } from '../executions/sealed-response-vault';
 import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { createLiquid } from '../templates/template-engine';
@@ -224,6 +225,8 @@ export function createServices(infra: Infrastructure) {
       waits,
     ),
     runEvents: new RunEventsService(infra.temporal.client, executionsRepository, waits, replyResolver, syncTimeoutMs),
+    /** The resume links runs make (the worker's activities build the same from the same key), for operators' tools and tests. */
+    resumeLinks: resumeLinksFor(infra.keyring, infra.config.http.webhookBaseUrl),
     dataStores,
     dataSources,
     sourceMembers,

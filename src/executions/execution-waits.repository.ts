@@ -41,7 +41,15 @@ export class ExecutionWaitsRepository {
            link_hash = EXCLUDED.link_hash, wakes_at = EXCLUDED.wakes_at, started_at = now(), ended_at = NULL, link_claimed_at = NULL
          RETURNING execution_id)
        UPDATE executions SET status = 'waiting' WHERE id IN (SELECT execution_id FROM w) AND status = 'running'`,
-      [organizationId, executionId, wait.stepId, wait.eventName, wait.eventSchema === undefined ? null : JSON.stringify(wait.eventSchema), wait.linkHash, wait.wakesAt],
+      [
+        organizationId,
+        executionId,
+        wait.stepId,
+        wait.eventName,
+        wait.eventSchema === undefined ? null : JSON.stringify(wait.eventSchema),
+        wait.linkHash,
+        wait.wakesAt,
+      ],
     );
   }
 

@@ -138,7 +138,9 @@ export const EventParams = ExecutionIdParams.extend({
   name: z.string().min(1).max(64).openapi({ description: "The event's name, as the core.wait step names it" }),
 });
 
-export const EventPayload = z.unknown().openapi({ description: "The event's payload: any JSON object or array, checked against the step's schema; it becomes the step's output" });
+export const EventPayload = z
+  .unknown()
+  .openapi({ description: "The event's payload: any JSON object or array, checked against the step's schema; it becomes the step's output" });
 
 export const EventAcceptedSchema = z
   .object({ executionId: z.string(), stepId: z.string(), event: z.string(), status: z.literal('resumed') })

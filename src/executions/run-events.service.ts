@@ -77,7 +77,9 @@ export class RunEventsService {
     const deadline = AbortSignal.timeout(this.syncTimeoutMs);
     let answer: AwaitedReply;
     try {
-      answer = await this.client.withAbortSignal(deadline, () => this.client.workflow.getHandle(wait.executionId).executeUpdate(deliverEventUpdate, { args: [event] }));
+      answer = await this.client.withAbortSignal(deadline, () =>
+        this.client.workflow.getHandle(wait.executionId).executeUpdate(deliverEventUpdate, { args: [event] }),
+      );
     } catch (err) {
       if (refusedByRun(err)) throw unknownLink();
       if (!deadline.aborted) {

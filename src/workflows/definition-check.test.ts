@@ -140,4 +140,54 @@ describe('checkDefinition', () => {
       expect(parse({ tools: [{ type: 'workflow', name: 'escalate', description: 'Opens a ticket', workflow: 'open-ticket' }] }).success).toBe(true);
     });
   });
+
+  describe('core.wait', () => {
+    const wait = (stepId: string, input: object) => ({ stepId, stepType: 'core.wait', input });
+    const parse = (steps: unknown[]) => WorkflowDefinition.safeParse({ name: 'w', steps });
+
+    test('$resume names an event wait anywhere, before or after it; the timeout path reads what came before and is read after', () => {
+      expect(
+        check([
+          http('notify', 'https://x.test/?link={{ $resume.approval }}&later={{ $resume.second }}'),
+          wait('approval', {
+            event: { name: 'ok', schema: { type: 'object' } },
+            timeoutSeconds: 60,
+            onTimeout: [http('remind', 'https://x.test/{{ notify.status }}')],
+          }),
+          wait('pause', { until: '{{ initial.at }}' }),
+          { stepId: 'maybe', stepType: 'core.if', input: { condition: 'initial.x', then: [wait('second', { event: { name: 'again' } })] } },
+          ret('done', { by: '{{ approval.by }}', reminded: '{{ remind.status }}' }),
+        ]),
+      ).toEqual([]);
+    });
+
+    test('a resume link of no event wait, a computed one, an uncompilable schema and an until reading a later step are refused by path', () => {
+      expect(
+        check([
+          http('a', 'https://x.test/{{ $resume.pause }}'),
+          http('b', 'https://x.test/{{ $resume[initial.which] }}'),
+          wait('pause', { seconds: 5 }),
+          wait('approval', { event: { name: 'ok', schema: { type: 'objekt' } } }),
+          wait('deadline', { until: '{{ later.at }}' }),
+          http('later', 'https://x.test'),
+        ]),
+      ).toEqual([
+        { path: 'steps.0.input.url', message: 'reads $resume.pause, but no core.wait step with an event has the id "pause"' },
+        { path: 'steps.1.input.url', message: 'reads $resume without naming a wait step: write $resume.<stepId>' },
+        { path: 'steps.3.input.event.schema', message: expect.stringContaining('is not a valid JSON Schema') },
+        { path: 'steps.4.input.until', message: expect.stringContaining('reads "later"') },
+      ]);
+    });
+
+    test('exactly one of seconds, until and event; timeoutSeconds and onTimeout only with an event', () => {
+      const issues = (input: object) => (parse([wait('w', input)]).error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`);
+      expect(issues({})).toEqual(['steps.0.input: needs exactly one of seconds, until or event']);
+      expect(issues({ seconds: 5, event: { name: 'x' } })).toEqual(['steps.0.input: needs exactly one of seconds, until or event (has seconds and event)']);
+      expect(issues({ seconds: 5, timeoutSeconds: 9 })).toEqual(['steps.0.input.timeoutSeconds: applies to an event wait only; a timer ends by itself']);
+      expect(issues({ event: { name: 'x' }, onTimeout: 'fail' })).toEqual(['steps.0.input.onTimeout: needs timeoutSeconds']);
+      expect(issues({ seconds: 0 })[0]).toMatch(/^steps\.0\.input\.seconds: /);
+      expect(issues({ event: { name: '-x' } })[0]).toMatch(/^steps\.0\.input\.event\.name: must be 1 to 64/);
+      expect(issues({ event: { name: 'ok' }, timeoutSeconds: 5, onTimeout: [http('r', 'https://x.test')] })).toEqual([]);
+    });
+  });
 });

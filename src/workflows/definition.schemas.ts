@@ -268,7 +268,11 @@ export const WaitInput: z.ZodType<WaitInputDefinition> = z
       .superRefine((input, ctx) => {
         const kinds = (['seconds', 'until', 'event'] as const).filter((k) => input[k] !== undefined);
         if (kinds.length !== 1) {
-          ctx.addIssue({ code: 'custom', path: [], message: `needs exactly one of seconds, until or event${kinds.length ? ` (has ${kinds.join(' and ')})` : ''}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [],
+            message: `needs exactly one of seconds, until or event${kinds.length ? ` (has ${kinds.join(' and ')})` : ''}`,
+          });
         }
         if (input.timeoutSeconds !== undefined && input.event === undefined) {
           ctx.addIssue({ code: 'custom', path: ['timeoutSeconds'], message: 'applies to an event wait only; a timer ends by itself' });
