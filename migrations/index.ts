@@ -29,6 +29,7 @@ import { CreateFeedSyncs1763800002600 } from './1763800002600-CreateFeedSyncs';
 import { CreateFeedSyncSeen1763800002700 } from './1763800002700-CreateFeedSyncSeen';
 import { ExecutionsByMode1763800002800 } from './1763800002800-ExecutionsByMode';
 import { CreateConsoleSessions1763800002900 } from './1763800002900-CreateConsoleSessions';
+import { ChildAndErrorRuns1763800003100 } from './1763800003100-ChildAndErrorRuns';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   CreateFeedSyncSeen1763800002700,
   ExecutionsByMode1763800002800,
   CreateConsoleSessions1763800002900,
+  ChildAndErrorRuns1763800003100,
 ];
