@@ -4,6 +4,7 @@ import { createControlSteps } from './control-steps';
 import { createDataStoreSteps } from './data-store-steps';
 import { createHttpStep } from './http-step';
 import { createLlmStep } from './llm-step';
+import { createWorkflowStep } from './workflow-step';
 
 /** One activity per step type, so the Temporal UI names the kind of step each activity is. */
 export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
@@ -13,5 +14,6 @@ export function createStepActivities(deps: ActivityDeps, records: ReturnType<typ
     ...createHttpStep(runner, deps.http),
     ...createLlmStep(runner, deps.llm),
     ...createDataStoreSteps(runner, records),
+    ...createWorkflowStep({ ...runner, workflows: deps.workflows }),
   };
 }

@@ -12,11 +12,14 @@ export const StepValueParams = ExecutionIdParams.extend({ stepId: z.string().min
 export const ExecutionsQuery = PageQuery.extend({
   workflowId: z.uuid({ message: 'must be a UUID' }).optional(),
   status: z.enum(EXECUTION_STATUSES).optional(),
-  mode: z.enum(EXECUTION_MODES).optional().openapi({
-    description:
-      "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool), " +
-      '`workflow` (a core.workflow step), `error` (the error workflow of a run that failed or was cancelled)',
-  }),
+  mode: z
+    .enum(EXECUTION_MODES)
+    .optional()
+    .openapi({
+      description:
+        "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool), " +
+        '`workflow` (a core.workflow step), `error` (the error workflow of a run that failed or was cancelled)',
+    }),
   triggerId: z
     .uuid({ message: 'must be a UUID' })
     .optional()
@@ -101,9 +104,12 @@ const executionFields = {
   parentExecutionId: z
     .string()
     .nullable()
-    .openapi({ description: 'The run that started this one (a core.workflow step, an agent workflow tool, or the failed run an error run reports); else null' }),
+    .openapi({
+      description: 'The run that started this one (a core.workflow step, an agent workflow tool, or the failed run an error run reports); else null',
+    }),
   parentStepId: z.string().nullable().openapi({
-    description: "The parent's step that started this run: the core.workflow step, or the agent's tool call sub-step (<stepId>.tool-<n>); null for an error run",
+    description:
+      "The parent's step that started this run: the core.workflow step, or the agent's tool call sub-step (<stepId>.tool-<n>); null for an error run",
   }),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
