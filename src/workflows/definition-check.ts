@@ -12,8 +12,10 @@ const ROOTS = new Set(['initial', '$env', '$connections']);
  * definition (branches included), every template parses, and every template
  * reads only `initial`, `$env`, `$connections` and steps that run before it
  * (an agent's tool templates also read `args`, the model's arguments),
- * every agent tool's argument schema compiles, and an HTTP body sent as
- * `bodyType: base64` is a string. Issues carry the path of the
+ * every agent tool's argument schema compiles, an HTTP body sent as
+ * `bodyType: base64` is a string, and a core.workflow step's input given as
+ * a string is one template. (The workflows a definition names are checked
+ * against the organization in workflow-references.ts.) Issues carry the path of the
  * exact field (`steps.2.input.url`).
  */
 export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionInput): FieldIssue[] {
@@ -40,6 +42,7 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
       } else {
         checkStrings(liquid, step.input, `${at}.input`, available, issues);
         if (step.stepType === 'core.http') checkBase64Body(step.input, `${at}.input`, issues);
+        if (step.stepType === 'core.workflow') checkChildInput(step.input, `${at}.input.input`, issues);
       }
       available.add(step.stepId);
     });
@@ -71,6 +74,13 @@ function checkTool(liquid: Liquid, tool: AgentToolDefinition, path: string, avai
 function checkBase64Body(input: { body?: unknown; bodyType?: string }, path: string, issues: FieldIssue[]): void {
   if (input.bodyType === 'base64' && input.body !== undefined && typeof input.body !== 'string') {
     issues.push({ path: `${path}.body`, message: 'must be a string with bodyType base64: base64 text, or a template such as {{ report.bodyBase64 }}' });
+  }
+}
+
+/** A core.workflow step's `input` given as a string is one `{{ }}` expression yielding the object (text would not be one). */
+function checkChildInput(input: { input?: unknown }, path: string, issues: FieldIssue[]): void {
+  if (typeof input.input === 'string' && !/^\s*{{[\s\S]*}}\s*$/.test(input.input)) {
+    issues.push({ path, message: 'must be an object, or one template such as {{ fetch.body }} yielding an object' });
   }
 }
 
