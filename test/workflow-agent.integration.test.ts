@@ -220,7 +220,8 @@ test('a workflow tool runs another workflow of the organization as a child run; 
 
   const runs = await a.listExecutions({ workflowId: child.id });
   expect(runs.data).toHaveLength(1);
-  expect(runs.data[0]).toMatchObject({ mode: 'agent', status: 'completed' });
+  expect(runs.data[0]).toMatchObject({ mode: 'agent', status: 'completed', parentExecutionId: execution.id, parentStepId: 'helper.tool-1' });
+  expect((await a.listExecutions({ parentExecutionId: execution.id })).data.map((e) => e.id)).toEqual([runs.data[0].id]);
   const childRun = await a.readExecution(runs.data[0].id);
   expect(childRun.input).toEqual({ subject: 'refund-xyzzy' });
   expect(stepOf(childRun, 'record').output.body.id).toBe('refund-xyzzy');

@@ -192,7 +192,20 @@ describe('saving a definition that names workflows', () => {
       { path: 'steps.1.input.workflow', message: `forms a cycle of core.workflow steps: ${x.name} → ${y.name} → ${x.name}` },
     ]);
     // Nothing was stored.
-    expect((await as(h.app, org.ownerToken).get(`/workflows/${x.id}`)).body.currentVersion).toBe(1);
+    expect((await as(h.app, org.ownerToken).get(`/workflows/${x.id}`)).body.version).toBe(1);
+
+    // An agent's workflow tool naming the workflow itself is no cycle at save time.
+    const looping = uniqueName('agentic');
+    const agent = {
+      stepId: 'helper',
+      stepType: 'ai.agent',
+      input: {
+        provider: { provider: 'openai', connection: 'any', model: 'gpt-4o-mini' },
+        user_prompt: 'Go',
+        tools: [{ type: 'workflow', name: 'again', description: 'Runs this workflow again', workflow: looping }],
+      },
+    };
+    expect((await save({ name: looping, steps: [agent] })).status).toBe(201);
   });
 
   test('errorWorkflow must name another workflow of the organization', async () => {

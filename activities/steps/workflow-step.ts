@@ -21,7 +21,9 @@ export function createWorkflowStep(deps: StepRunnerDeps & Pick<ActivityDeps, 'wo
         const scope = await openScope(deps, request);
         let rendered: unknown;
         try {
-          rendered = await renderInput(scope, step.input.input);
+          const input = step.input.input;
+          rendered = input === undefined ? {} : typeof input === 'string' ? await scope.render(input) : await scope.renderDeep(input);
+          assertObject(rendered);
           if (request.depth + 1 > MAX_NESTING_DEPTH) {
             throw new StepError(
               `core.workflow steps and agent workflow tools nest at most ${MAX_NESTING_DEPTH} deep; this run is already ${request.depth} deep`,
@@ -38,7 +40,7 @@ export function createWorkflowStep(deps: StepRunnerDeps & Pick<ActivityDeps, 'wo
             mode: 'workflow',
             // Secrets rendered into the input arrive masked: the child's record is readable by whoever reads runs,
             // and the child reads secrets from its own environment.
-            input: scope.mask(rendered as Record<string, unknown>),
+            input: scope.mask(rendered),
             parentExecutionId: run.executionId,
             parentStepId: step.stepId,
             depth: request.depth + 1,
@@ -85,15 +87,10 @@ export function createWorkflowStep(deps: StepRunnerDeps & Pick<ActivityDeps, 'wo
   };
 }
 
-/** The child's `initial`: the object with its strings rendered, or the lone template's value, which must be an object. */
-async function renderInput(scope: Awaited<ReturnType<typeof openScope>>, input: unknown): Promise<Record<string, unknown>> {
-  if (input === undefined) return {};
-  const value = typeof input === 'string' ? await scope.render(input) : await scope.renderDeep(input);
+/** The rendered input becomes the child's `initial`, so it must be an object (a lone template may yield anything). */
+function assertObject(value: unknown): asserts value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new StepError(
-      `input must yield an object (the child's initial); it yielded ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
-      'InvalidInput',
-    );
+    const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+    throw new StepError(`input must yield an object (the child's initial); it yielded ${what}`, 'InvalidInput');
   }
-  return value as Record<string, unknown>;
 }
