@@ -227,7 +227,11 @@ export const ROUTES: RouteCase[] = [
 
   // Workflows, triggers, runs and executions (README table).
   r('GET', '/workflows', 'workflows:view', () => ({ url: '/workflows' })),
-  r('POST', '/workflows', 'workflows:admin', () => ({ url: '/workflows', body: { name: uniqueName('wf'), steps: workflowSteps() } })),
+  // Naming an error workflow: the hostile matrix bends errorWorkflow too.
+  r('POST', '/workflows', 'workflows:admin', ({ a }) => ({
+    url: '/workflows',
+    body: { name: uniqueName('wf'), steps: workflowSteps(), errorWorkflow: a.workflow.name },
+  })),
   r('GET', '/workflows/:id', 'workflows:view', ({ a }) => ({ url: `/workflows/${a.workflow.id}` })),
   r('PUT', '/workflows/:id', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}`, body: { name: a.workflow.name, steps: workflowSteps() } })),
   r('DELETE', '/workflows/:id', 'workflows:admin', async ({ a, fresh }) => ({ url: `/workflows/${await fresh(a.make.workflow)}` })),
@@ -246,7 +250,7 @@ export const ROUTES: RouteCase[] = [
   r('GET', '/schedule-triggers/:id', 'workflows:view', ({ a }) => ({ url: `/schedule-triggers/${a.scheduleTrigger.id}` })),
   r('PATCH', '/schedule-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/schedule-triggers/${a.scheduleTrigger.id}`, body: { paused: true } })),
   r('DELETE', '/schedule-triggers/:id', 'workflows:admin', async ({ a, fresh }) => ({ url: `/schedule-triggers/${await fresh(a.make.scheduleTrigger)}` })),
-  r('GET', '/executions', 'workflows:view', () => ({ url: '/executions' })),
+  r('GET', '/executions', 'workflows:view', ({ a }) => ({ url: `/executions?parentExecutionId=${a.execution.id}` })),
   r('GET', '/executions/:id', 'workflows:view', ({ a }) => ({ url: `/executions/${a.execution.id}` })),
   r('GET', '/executions/:id/steps/:stepId/input', 'workflows:view', ({ a }) => ({ url: `/executions/${a.execution.id}/steps/${a.execution.stepId}/input` })),
   r('GET', '/executions/:id/steps/:stepId/output', 'workflows:view', ({ a }) => ({ url: `/executions/${a.execution.id}/steps/${a.execution.stepId}/output` })),
