@@ -182,7 +182,7 @@ test('the workflows a definition names and the executions filter by parent refus
         .send({ name: uniqueName('wf'), steps: [returnStep('r', {})], errorWorkflow: ['x'] }),
       'errorWorkflow',
     ],
-    ['parentExecutionId too long', owner().get(`/executions?parentExecutionId=${'x'.repeat(101)}`), 'parentExecutionId'],
+    ['parentExecutionId too long', owner().get(`/executions?parentExecutionId=${'x'.repeat(101)}`), 'query.parentExecutionId'],
   ];
   for (const [what, pending, path] of cases) {
     const res = await pending;
