@@ -32,9 +32,14 @@ export interface WorkflowStepPrepareRequest extends StepRequest {
   errorRun: boolean;
 }
 
+/** A prepared core.workflow child, and when the step began. */
+export type WorkflowStepPrepared = ChildRunStart & { startedAt: string };
+
 /** After the child started (fire and forget) or ended (awaited): the step's record and output. */
 export interface WorkflowStepFinishRequest extends StepRequest {
   child: { executionId: string; workflow: string };
+  /** When the prepare activity began (ISO 8601): the step's record spans the child's run. */
+  startedAt: string;
   /** Absent when the step did not wait for the child. */
   outcome?: ChildRunOutcome;
 }

@@ -31,6 +31,7 @@ export async function runWorkflowStep(request: StepRequest, depth: number, error
   return activitiesWith(options('finish')).workflowStepFinish({
     ...request,
     child: { executionId: child.executionId, workflow: child.input.workflow.name },
+    startedAt: child.startedAt,
     ...(outcome ? { outcome } : {}),
   });
 }

@@ -36,8 +36,13 @@ export interface StepTrace {
  * large output, and turning errors into Temporal failures that say whether a
  * retry could help. Nothing unmasked leaves this function.
  */
-export async function runStep(deps: StepRunnerDeps, request: StepRequest, work: (scope: StepScope, trace: StepTrace) => Promise<unknown>): Promise<StepResult> {
-  const startedAt = new Date();
+export async function runStep(
+  deps: StepRunnerDeps,
+  request: StepRequest,
+  work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
+  // A step whose work began in an earlier activity (core.workflow: before its child ran) records when that was.
+  startedAt = new Date(),
+): Promise<StepResult> {
   const attempt = activityContext()?.info.attempt ?? 1;
   return heartbeating(() => runRecorded(deps, request, startedAt, attempt, work));
 }

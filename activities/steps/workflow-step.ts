@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../deps';
 import { childAnswer, childExecutionId, prepareChildRun } from '../child-runs';
-import { MAX_NESTING_DEPTH, type ChildRunStart, type WorkflowStepFinishRequest, type WorkflowStepPrepareRequest } from '../../workflows/child-run.types';
+import { MAX_NESTING_DEPTH, type WorkflowStepFinishRequest, type WorkflowStepPrepared, type WorkflowStepPrepareRequest } from '../../workflows/child-run.types';
 import { heartbeating, openScope, runStep, toFailure, type StepRunnerDeps } from './step-runner';
 import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
@@ -14,7 +14,7 @@ import { StepError } from './step-errors';
  */
 export function createWorkflowStep(deps: StepRunnerDeps & Pick<ActivityDeps, 'workflows'>) {
   return {
-    workflowStepPrepare(request: WorkflowStepPrepareRequest): Promise<ChildRunStart> {
+    workflowStepPrepare(request: WorkflowStepPrepareRequest): Promise<WorkflowStepPrepared> {
       return heartbeating(async () => {
         const { run, step } = request;
         const startedAt = new Date();
@@ -33,7 +33,7 @@ export function createWorkflowStep(deps: StepRunnerDeps & Pick<ActivityDeps, 'wo
           const target = await deps.workflows.findCurrentByName(run.organizationId, step.input.workflow);
           if (!target)
             throw new StepError(`No workflow is named "${step.input.workflow}" in this organization (it may have been renamed or deleted)`, 'WorkflowNotFound');
-          return await prepareChildRun(deps, {
+          const start = await prepareChildRun(deps, {
             organizationId: run.organizationId,
             executionId: childExecutionId(run.executionId, step.stepId, 0),
             target,
@@ -46,6 +46,7 @@ export function createWorkflowStep(deps: StepRunnerDeps & Pick<ActivityDeps, 'wo
             depth: request.depth + 1,
             errorRun: request.errorRun,
           });
+          return { ...start, startedAt: startedAt.toISOString() };
         } catch (err) {
           const failure = toFailure(err, scope);
           // Only the step's own faults are recorded: a database error is retried, and the retry records the outcome.
@@ -69,20 +70,25 @@ export function createWorkflowStep(deps: StepRunnerDeps & Pick<ActivityDeps, 'wo
     },
 
     workflowStepFinish(request: WorkflowStepFinishRequest) {
-      return runStep(deps, request, async (_scope, trace) => {
-        const { organizationId } = request.run;
-        const { executionId, workflow } = request.child;
-        const child = await deps.executions.findById(organizationId, executionId);
-        trace.input = { workflow, input: child?.input ?? null, wait: request.outcome !== undefined };
-        if (request.outcome?.status === 'failed') {
-          throw ApplicationFailure.nonRetryable(
-            `the run of workflow "${workflow}" (execution ${executionId}) failed: ${request.outcome.message}`,
-            'ChildRunFailed',
-          );
-        }
-        if (!request.outcome) return { executionId };
-        return { executionId, answer: await childAnswer(deps, organizationId, executionId) };
-      });
+      return runStep(
+        deps,
+        request,
+        async (_scope, trace) => {
+          const { organizationId } = request.run;
+          const { executionId, workflow } = request.child;
+          const child = await deps.executions.findById(organizationId, executionId);
+          trace.input = { workflow, input: child?.input ?? null, wait: request.outcome !== undefined };
+          if (request.outcome?.status === 'failed') {
+            throw ApplicationFailure.nonRetryable(
+              `the run of workflow "${workflow}" (execution ${executionId}) failed: ${request.outcome.message}`,
+              'ChildRunFailed',
+            );
+          }
+          if (!request.outcome) return { executionId };
+          return { executionId, answer: await childAnswer(deps, organizationId, executionId) };
+        },
+        new Date(request.startedAt),
+      );
     },
   };
 }
