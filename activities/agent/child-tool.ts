@@ -72,4 +72,3 @@ export function createChildTool(deps: StepRunnerDeps & Pick<ActivityDeps, 'workf
     },
   };
 }
-

@@ -101,12 +101,9 @@ const executionFields = {
   status: z.enum(EXECUTION_STATUSES),
   error: z.object({ stepId: z.string().optional(), message: z.string() }).nullable(),
   rerunOf: z.string().nullable(),
-  parentExecutionId: z
-    .string()
-    .nullable()
-    .openapi({
-      description: 'The run that started this one (a core.workflow step, an agent workflow tool, or the failed run an error run reports); else null',
-    }),
+  parentExecutionId: z.string().nullable().openapi({
+    description: 'The run that started this one (a core.workflow step, an agent workflow tool, or the failed run an error run reports); else null',
+  }),
   parentStepId: z.string().nullable().openapi({
     description:
       "The parent's step that started this run: the core.workflow step, or the agent's tool call sub-step (<stepId>.tool-<n>); null for an error run",
