@@ -250,7 +250,7 @@ export const ROUTES: RouteCase[] = [
   r('GET', '/schedule-triggers/:id', 'workflows:view', ({ a }) => ({ url: `/schedule-triggers/${a.scheduleTrigger.id}` })),
   r('PATCH', '/schedule-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/schedule-triggers/${a.scheduleTrigger.id}`, body: { paused: true } })),
   r('DELETE', '/schedule-triggers/:id', 'workflows:admin', async ({ a, fresh }) => ({ url: `/schedule-triggers/${await fresh(a.make.scheduleTrigger)}` })),
-  r('GET', '/executions', 'workflows:view', ({ a }) => ({ url: `/executions?parentExecutionId=${a.execution.id}` })),
+  r('GET', '/executions', 'workflows:view', () => ({ url: '/executions' })),
   r('GET', '/executions/:id', 'workflows:view', ({ a }) => ({ url: `/executions/${a.execution.id}` })),
   r('GET', '/executions/:id/steps/:stepId/input', 'workflows:view', ({ a }) => ({ url: `/executions/${a.execution.id}/steps/${a.execution.stepId}/input` })),
   r('GET', '/executions/:id/steps/:stepId/output', 'workflows:view', ({ a }) => ({ url: `/executions/${a.execution.id}/steps/${a.execution.stepId}/output` })),
