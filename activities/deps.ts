@@ -27,8 +27,12 @@ export interface ActivityDeps {
   waits: Pick<ExecutionWaitsRepository, 'begin' | 'end'>;
   /** Resume links of event waits (`$resume.<stepId>`; their hashes are stored as the wait begins). */
   resumeLinks: ResumeLinks;
-  /** Workflows with their current definition: what a schedule trigger or an agent's workflow tool runs. */
-  workflows: Pick<WorkflowsRepository, 'findCurrent' | 'findCurrentByName'>;
+  /**
+   * Workflows with their current definition: what a schedule trigger, an
+   * agent's workflow tool, a core.workflow step or an error workflow runs;
+   * and a run's pinned version (which error workflow it names).
+   */
+  workflows: Pick<WorkflowsRepository, 'findCurrent' | 'findCurrentByName' | 'findVersion'>;
   /** Schedule triggers, as a beat of their Temporal Schedule reads them. */
   scheduleTriggers: Pick<ScheduleTriggersRepository, 'findById'>;
   renderer: TemplateRenderer;

@@ -2,6 +2,7 @@ import { createAgentActivities } from './agent';
 import { createDataFeedActivities } from './data-feeds';
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
+import { createErrorRunActivities } from './error-runs';
 import { createRetentionActivities } from './retention';
 import { createRunActivities } from './runs';
 import { createScheduleActivities } from './schedules';
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...records,
     ...createStepActivities(deps, records),
     ...createRunActivities(deps),
+    ...createErrorRunActivities(deps),
     ...createDataFeedActivities(deps),
     ...createAgentActivities(deps, records),
     ...createScheduleActivities(deps),

@@ -67,6 +67,13 @@ test('a NUL character in any free-text field is a 400 naming it, not a 500', asy
       'steps.0.input.values.x',
     ],
     [
+      'core.workflow input',
+      owner()
+        .post('/workflows')
+        .send({ name: uniqueName('wf'), steps: [{ stepId: 'sub', stepType: 'core.workflow', input: { workflow: workflow.name, input: { note: NUL } } }] }),
+      'steps.0.input.input.note',
+    ],
+    [
       'environment description',
       owner()
         .post('/environments')
@@ -156,4 +163,29 @@ describe('the public webhook', () => {
     expectStatus(res, 200);
     expect(res.body).toEqual({ a: 'x\uFFFDy', ['b\uFFFD']: ['\uFFFDz', 1], c: '\u{1F600}' });
   });
+});
+
+test('the workflows a definition names and the executions filter by parent refuse malformed values, naming the field', async () => {
+  const call = (stepInput: unknown) =>
+    owner()
+      .post('/workflows')
+      .send({ name: uniqueName('wf'), steps: [{ stepId: 'sub', stepType: 'core.workflow', input: stepInput }] });
+  const cases: Array<[string, request.Test, string]> = [
+    ['core.workflow without a workflow', call({}), 'steps.0.input.workflow'],
+    ['core.workflow naming a template', call({ workflow: '{{ initial.name }}' }), 'steps.0.input.workflow'],
+    ['core.workflow wait as text', call({ workflow: 'x', wait: 'yes' }), 'steps.0.input.wait'],
+    ['core.workflow input as a number', call({ workflow: 'x', input: 7 }), 'steps.0.input.input'],
+    [
+      'errorWorkflow of another type',
+      owner()
+        .post('/workflows')
+        .send({ name: uniqueName('wf'), steps: [returnStep('r', {})], errorWorkflow: ['x'] }),
+      'errorWorkflow',
+    ],
+    ['parentExecutionId too long', owner().get(`/executions?parentExecutionId=${'x'.repeat(101)}`), 'query.parentExecutionId'],
+  ];
+  for (const [what, pending, path] of cases) {
+    const res = await pending;
+    expect([what, res.status, res.body.error?.code, res.body.error?.details?.[0]?.path]).toEqual([what, 400, 'validation_failed', path]);
+  }
 });

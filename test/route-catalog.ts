@@ -227,7 +227,11 @@ export const ROUTES: RouteCase[] = [
 
   // Workflows, triggers, runs and executions (README table).
   r('GET', '/workflows', 'workflows:view', () => ({ url: '/workflows' })),
-  r('POST', '/workflows', 'workflows:admin', () => ({ url: '/workflows', body: { name: uniqueName('wf'), steps: workflowSteps() } })),
+  // Naming an error workflow: the hostile matrix bends errorWorkflow too.
+  r('POST', '/workflows', 'workflows:admin', ({ a }) => ({
+    url: '/workflows',
+    body: { name: uniqueName('wf'), steps: workflowSteps(), errorWorkflow: a.workflow.name },
+  })),
   r('GET', '/workflows/:id', 'workflows:view', ({ a }) => ({ url: `/workflows/${a.workflow.id}` })),
   r('PUT', '/workflows/:id', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}`, body: { name: a.workflow.name, steps: workflowSteps() } })),
   r('DELETE', '/workflows/:id', 'workflows:admin', async ({ a, fresh }) => ({ url: `/workflows/${await fresh(a.make.workflow)}` })),

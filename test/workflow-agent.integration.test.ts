@@ -220,7 +220,8 @@ test('a workflow tool runs another workflow of the organization as a child run; 
 
   const runs = await a.listExecutions({ workflowId: child.id });
   expect(runs.data).toHaveLength(1);
-  expect(runs.data[0]).toMatchObject({ mode: 'agent', status: 'completed' });
+  expect(runs.data[0]).toMatchObject({ mode: 'agent', status: 'completed', parentExecutionId: execution.id, parentStepId: 'helper.tool-1' });
+  expect((await a.listExecutions({ parentExecutionId: execution.id })).data.map((e) => e.id)).toEqual([runs.data[0].id]);
   const childRun = await a.readExecution(runs.data[0].id);
   expect(childRun.input).toEqual({ subject: 'refund-xyzzy' });
   expect(stepOf(childRun, 'record').output.body.id).toBe('refund-xyzzy');
@@ -237,11 +238,21 @@ test('a workflow tool runs another workflow of the organization as a child run; 
   expect(history).not.toContain('Ticket opened.');
 });
 
-test('a workflow tool naming an unknown workflow is a tool error for the model, not a failed step', async () => {
-  llm.script([{ toolCalls: [{ name: 'escalate', args: {} }] }, { text: 'Could not escalate.' }]);
-  const execution = await run([
-    agentStep('openai', { tools: [{ type: 'workflow', name: 'escalate', description: 'Escalates', workflow: uniqueName('missing') }] }),
+test('a workflow tool naming a workflow deleted since the save is a tool error for the model, not a failed step', async () => {
+  // Saving refuses a tool naming no workflow; one deleted after the save is met at run time.
+  const escalate = (workflow: string) => agentStep('openai', { tools: [{ type: 'workflow', name: 'escalate', description: 'Escalates', workflow }] });
+  const missing = await as(h.app, org.ownerToken)
+    .post('/workflows')
+    .send({ name: uniqueName('wf'), steps: [escalate(uniqueName('missing'))] });
+  expect(missing.status).toBe(400);
+  expect(missing.body.error.details).toEqual([
+    { path: 'steps.0.input.tools.0.workflow', message: expect.stringContaining('not a workflow of this organization') },
   ]);
+  const target = await a.createWorkflow([returnStep('done', { ok: true })]);
+  const wf = await a.createWorkflow([escalate(target.name)]);
+  expect((await as(h.app, org.ownerToken).delete(`/workflows/${target.id}`)).status).toBe(200);
+  llm.script([{ toolCalls: [{ name: 'escalate', args: {} }] }, { text: 'Could not escalate.' }]);
+  const execution = await a.runAndWait(wf.id);
   expect(execution.status).toBe('completed');
   expect(stepOf(execution, 'helper.tool-1')).toMatchObject({ status: 'failed', error: expect.stringMatching(/workflow/i) });
 });

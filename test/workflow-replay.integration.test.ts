@@ -299,6 +299,28 @@ describe('histories of live runs replay on the current workflow code', () => {
     await expect(replay(await historyOf('agent-step', id), id)).resolves.toBeUndefined();
   });
 
+  test('core.workflow steps: an awaited child, and one started and left to run (fire and forget)', async () => {
+    const child = await a.createWorkflow([returnStep('done', { hello: '{{ initial.name }}' })]);
+    const id = await runToEnd(
+      [
+        { stepId: 'sub', stepType: 'core.workflow', input: { workflow: child.name, input: { name: '{{ initial.name }}' } } },
+        { stepId: 'later', stepType: 'core.workflow', input: { workflow: child.name, input: '{{ initial }}', wait: false } },
+        returnStep('answer', { said: '{{ sub.answer.hello }}' }),
+      ],
+      { name: 'Ada' },
+    );
+    await expect(replay(await historyOf('core-workflow', id), id)).resolves.toBeUndefined();
+  });
+
+  test('a failed run starting its error workflow', async () => {
+    const onError = await a.createWorkflow([returnStep('seen', { failed: '{{ initial.execution.id }}' })]);
+    const wf = await a.createWorkflow([{ stepId: 'explode', stepType: 'core.http', input: { url: `${stub.url}/fail` } }], { errorWorkflow: onError.name });
+    const execution = await a.runAndWait(wf.id);
+    expect(execution.status).toBe('failed');
+    await closed(execution.id);
+    await expect(replay(await historyOf('error-workflow', execution.id), execution.id)).resolves.toBeUndefined();
+  });
+
   test('a run started by a schedule trigger (runScheduledTrigger around the interpreter)', async () => {
     const wf = await a.createWorkflow([returnStep('answer', { from: '{{ initial.source }}' })]);
     const created = await as(h.app, org.ownerToken)

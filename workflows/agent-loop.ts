@@ -1,5 +1,6 @@
-import { ApplicationFailure, ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { activitiesWith } from './activity-proxies';
+import { awaitChildRun } from './child-run';
 import {
   AGENT_LIMITS,
   type AgentBudget,
@@ -11,7 +12,7 @@ import {
   type AgentToolCallRequest,
   type AgentUsage,
 } from './agent.types';
-import { HTTP_DEFAULT_TIMEOUT_MS, INTERPRETER_WORKFLOW, runDetails, runSummary, type RunPresentation, type StepRequest, type StepResult } from './run.types';
+import { HTTP_DEFAULT_TIMEOUT_MS, type StepRequest, type StepResult } from './run.types';
 
 /** Regular activities heartbeat, so a dead worker is noticed in seconds (as the interpreter's steps do). */
 const HEARTBEAT = '5 seconds';
@@ -22,10 +23,6 @@ const MODEL_CALL = {
 };
 /** Bookkeeping activities (arguments checked, a child's row written, the step recorded): database work only. */
 const BOOKKEEPING = { startToCloseTimeout: '30 seconds', heartbeatTimeout: HEARTBEAT, retry: { maximumAttempts: 5, initialInterval: '500 milliseconds' } };
-
-// The keys of src/temporal/search-attributes.ts, spelled out: workflow code imports nothing from src/.
-const ORGANIZATION_ID = { name: 'OrganizationId', type: 'KEYWORD' } as const;
-const WORKFLOW_NAME = { name: 'WorkflowName', type: 'KEYWORD' } as const;
 
 const BUDGET_NAMES: Record<AgentBudget, string> = {
   maxIterations: 'model calls (maxIterations)',
@@ -52,7 +49,7 @@ interface AgentTool {
  * says which budget); without it, the step fails naming the budget. A
  * natural answer with `output_schema` is shaped by that same last call.
  */
-export async function runAgentStep(request: StepRequest, agentDepth: number): Promise<StepResult> {
+export async function runAgentStep(request: StepRequest, agentDepth: number, errorRun = false): Promise<StepResult> {
   const input = request.step.input;
   const stepId: string = request.step.stepId;
   const limits = {
@@ -82,7 +79,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
   const toolCall = (modelIteration: number, callId: string, toolName: string): Promise<void> => {
     const call: AgentToolCallRequest = { ...base, subSeq: ++subSeq, modelIteration, callId, tool: toolName, toolCallNumber: ++toolCalls };
     const tool = tools.get(toolName);
-    if (tool?.type === 'workflow') return workflowToolCall({ ...call, depth: agentDepth, childRunNumber: ++childRuns }, base.run.organizationId);
+    if (tool?.type === 'workflow') return workflowToolCall({ ...call, depth: agentDepth, childRunNumber: ++childRuns, ...(errorRun ? { errorRun } : {}) });
     return activitiesWith({
       // An HTTP tool waits as long as its request may; the activity records any failure of the tool itself for the model.
       startToCloseTimeout: (tool?.request?.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS) + 10_000,
@@ -142,11 +139,12 @@ export async function runAgentStep(request: StepRequest, agentDepth: number): Pr
 
 /**
  * A workflow tool: the arguments checked and the child's execution row
- * written first (an activity), then the child run, then its answer recorded
- * as the tool's result. The child's input is not in its start event: its
- * steps read it from its execution record, so the arguments stay out of history.
+ * written first (an activity), then the child run (child-run.ts, as a
+ * core.workflow step runs one), then its answer recorded as the tool's
+ * result. The child's input is not in its start event: its steps read it
+ * from its execution record, so the arguments stay out of history.
  */
-async function workflowToolCall(call: AgentChildPrepareRequest, organizationId: string): Promise<void> {
+async function workflowToolCall(call: AgentChildPrepareRequest): Promise<void> {
   const stepId: string = call.step.stepId;
   const options = (what: string) => ({ ...BOOKKEEPING, activityId: `${call.seq}-${stepId}-tool-${call.toolCallNumber}-${what}` });
   const prepared = await activitiesWith({
@@ -154,33 +152,8 @@ async function workflowToolCall(call: AgentChildPrepareRequest, organizationId: 
     summary: `${stepId}: tool ${call.tool} (call ${call.toolCallNumber}), child run prepared`,
   }).agentChildPrepare(call);
   if (prepared.kind === 'refused') return;
-  let outcome: AgentChildFinishRequest['outcome'];
-  const shown: RunPresentation = {
-    organizationId,
-    workflow: prepared.input.workflow,
-    mode: 'agent',
-    origin: `tool ${call.tool} (call ${call.toolCallNumber}) of agent step ${stepId} in execution ${call.run.executionId}`,
-  };
-  try {
-    await executeChild(INTERPRETER_WORKFLOW, {
-      workflowId: prepared.executionId,
-      args: [prepared.input],
-      // Cancelling the agent's run cancels the child, which records itself cancelled.
-      parentClosePolicy: 'REQUEST_CANCEL',
-      typedSearchAttributes: [
-        { key: ORGANIZATION_ID, value: organizationId },
-        { key: WORKFLOW_NAME, value: prepared.input.workflow.name },
-      ],
-      // Metadata only: replaying a history started with the earlier summary matches all the same.
-      staticSummary: runSummary(shown),
-      staticDetails: runDetails(shown),
-    });
-    outcome = { status: 'completed' };
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-    outcome = { status: 'failed', message: cause?.message || (err as Error).message || 'the child run failed' };
-  }
+  const origin = `tool ${call.tool} (call ${call.toolCallNumber}) of agent step ${stepId} in execution ${call.run.executionId}`;
+  const outcome = await awaitChildRun(prepared, { mode: 'agent', origin });
   const finish: AgentChildFinishRequest = { ...call, executionId: prepared.executionId, outcome };
   await activitiesWith({
     ...options('finish'),

@@ -1,12 +1,16 @@
 // The ai.agent step's activities as the workflow calls them: requests carry
 // references (step ids, sub-step positions, tool call ids), never the
 // conversation, which stays in the step's sub-step records.
+import { MAX_NESTING_DEPTH } from './child-run.types';
 import type { RunInput, StepRequest } from './run.types';
 
 export { AGENT_LIMITS } from './agent-limits';
 
-/** Runs started by agent workflow tools nest at most this deep (a workflow calling itself through its agent stops here). */
-export const MAX_AGENT_DEPTH = 3;
+/**
+ * Runs started by agent workflow tools nest at most this deep: the one
+ * nesting bound (child-run.types.ts), shared with core.workflow steps.
+ */
+export const MAX_AGENT_DEPTH = MAX_NESTING_DEPTH;
 
 /** An agent step starts at most this many child runs: with the depth limit, one run fans out to at most 10³ others, not 200³. */
 export const MAX_CHILD_RUNS_PER_STEP = 10;
@@ -75,8 +79,10 @@ export interface AgentToolCallResult {
  * written. `refused`: the tool error is already recorded for the model.
  */
 export interface AgentChildPrepareRequest extends AgentToolCallRequest {
-  /** The calling run's agent depth; the child runs at depth + 1. */
+  /** The calling run's nesting depth (RunInput.agentDepth); the child runs at depth + 1. */
   depth: number;
+  /** The calling run is an error workflow's run, or descends from one: the child starts no error workflow either. */
+  errorRun?: boolean;
   /** 1 for the step's first workflow tool call, and so on; past MAX_CHILD_RUNS_PER_STEP the call is refused. */
   childRunNumber: number;
 }

@@ -15,6 +15,8 @@ import type { Activities } from '../activities';
 import type { STEP_TYPES } from '../src/workflows/definition.schemas';
 import { activitiesWith, localActivitiesWith } from './activity-proxies';
 import { runAgentStep } from './agent-loop';
+import { startErrorRun } from './error-run';
+import { runWorkflowStep } from './workflow-step';
 import {
   HTTP_DEFAULT_TIMEOUT_MS,
   RUN_INLINE_BUDGET,
@@ -37,11 +39,12 @@ type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' 
 
 /**
  * The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts),
- * `core.wait` begins with `waitBegin` and ends with `waitEnd` (waits.ts parks between).
+ * `core.wait` begins with `waitBegin` and ends with `waitEnd` (waits.ts parks between),
+ * `core.workflow` is two activities around a child run (workflow-step.ts).
  * Names of `Activities`, called through its typed proxies: a renamed activity, or one
  * that stops taking a StepRequest, fails to compile.
  */
-const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent' | 'core.wait'>, StepActivity> = {
+const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent' | 'core.wait' | 'core.workflow'>, StepActivity> = {
   'core.http': 'httpStep',
   'core.if': 'ifStep',
   'core.return': 'returnStep',
@@ -67,7 +70,7 @@ const RUN_END_WITH_LAST_STEP = 'run-end-with-last-step';
 const TYPED_VALUES = 'typed-values';
 
 /** Step types whose activity can complete the run; a branch, an agent loop or a wait ends elsewhere. */
-const CAN_END_RUN = new Set<string>(['core.http', 'core.return', 'core.set', 'ai.llm-call', 'data-store.get', 'data-store.set']);
+const CAN_END_RUN = new Set<string>(['core.http', 'core.return', 'core.set', 'core.workflow', 'ai.llm-call', 'data-store.get', 'data-store.set']);
 
 /** Raised (inside the workflow only) when a step fails; carries the step for the run's error. */
 class StepFailed extends Error {
@@ -137,7 +140,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         if (timedOut && Array.isArray(step.input.onTimeout)) await runSteps(step.input.onTimeout, last);
         continue;
       }
-      const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined, input.agentDepth ?? 0);
+      const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined, input);
       endRecorded ||= endsRun;
       inlineBudget -= bytes;
       context.steps[step.stepId] = output;
@@ -193,6 +196,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       waits.tell({ kind: 'cancelled' });
       await end({ status: 'cancelled' });
       announce();
+      await startErrorRun(input, { executionId, organizationId: input.organizationId, status: 'cancelled' });
       await settle();
       throw err;
     }
@@ -205,6 +209,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     waits.tell({ kind: 'failed', ...error });
     await end({ status: 'failed', error });
     announce();
+    await startErrorRun(input, { executionId, organizationId: input.organizationId, status: 'failed', error });
     await settle();
     throw ApplicationFailure.nonRetryable(error.message, 'StepFailed', error);
   }
@@ -213,7 +218,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   if (!endRecorded) await end({ status: 'completed' });
   announce();
   await settle();
-  // An agent's workflow tool reads the child's answer from its records: the answer stays out of the parent's history.
+  // A parent (agent workflow tool, core.workflow step) reads a child's answer from its records: it stays out of the parent's history.
   return { ...(input.agentDepth ? {} : { response }), stepsRun: seq };
 }
 
@@ -222,7 +227,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
  * local activity holds the workflow task open, and with it the delivery of
  * the answer to the waiting caller.
  */
-async function executeStep(request: StepRequest, answered: boolean, agentDepth: number): Promise<StepResult> {
+async function executeStep(request: StepRequest, answered: boolean, { agentDepth = 0, errorRun = false }: RunInput): Promise<StepResult> {
   const { step } = request;
   const activity = ACTIVITY_OF[step.stepType as keyof typeof ACTIVITY_OF];
   const summary = `${step.stepId} (${step.stepType})`;
@@ -230,12 +235,14 @@ async function executeStep(request: StepRequest, answered: boolean, agentDepth: 
   try {
     const result: StepResult =
       step.stepType === 'ai.agent'
-        ? await runAgentStep(byReference(request), agentDepth)
-        : step.stepType === 'ai.llm-call'
-          ? await activitiesWith({ ...MODEL_CALL, activityId, summary })[activity](byReference(request))
-          : answered
-            ? await activitiesWith({ ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })[activity](byReference(request))
-            : await localActivitiesWith({ ...stepOptions(step), summary })[activity](request);
+        ? await runAgentStep(byReference(request), agentDepth, errorRun)
+        : step.stepType === 'core.workflow'
+          ? await runWorkflowStep(byReference(request), agentDepth, errorRun)
+          : step.stepType === 'ai.llm-call'
+            ? await activitiesWith({ ...MODEL_CALL, activityId, summary })[activity](byReference(request))
+            : answered
+              ? await activitiesWith({ ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })[activity](byReference(request))
+              : await localActivitiesWith({ ...stepOptions(step), summary })[activity](request);
     return result;
   } catch (err) {
     throw stepFailure(err, step);

@@ -63,8 +63,19 @@ export interface RunInput {
    */
   initial?: Record<string, unknown>;
   steps: StepDefinition[];
-  /** How many agent workflow tools deep this run is (0 or absent: started by a trigger or the API). */
+  /**
+   * The run's nesting depth: how many runs started it, one inside the other,
+   * through core.workflow steps and agent workflow tools (0 or absent: started
+   * by a trigger, the API or as an error workflow). Named for the agent tools
+   * that came first; kept so for runs already in flight.
+   */
   agentDepth?: number;
+  /**
+   * This run is an error workflow's run, or was started by one (through its
+   * core.workflow steps or agent tools): when it fails, it starts no error
+   * workflow, so error workflows never start one another.
+   */
+  errorRun?: boolean;
 }
 
 export interface WebhookResponse {

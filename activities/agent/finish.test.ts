@@ -1,4 +1,4 @@
-import { childExecutionId } from './child-tool';
+import { childExecutionId } from '../child-runs';
 import { RESULT_SUMMARY_CHARS, stepOutput } from './finish';
 import { subStepRow } from './sub-step-row.fixture';
 import { TOOL_STEP_TYPE } from './sub-steps';

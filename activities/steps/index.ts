@@ -5,6 +5,7 @@ import { createDataStoreSteps } from './data-store-steps';
 import { createHttpStep } from './http-step';
 import { createLlmStep } from './llm-step';
 import { createWaitSteps } from './wait-steps';
+import { createWorkflowStep } from './workflow-step';
 
 /** One activity per step type, so the Temporal UI names the kind of step each activity is. */
 export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
@@ -15,5 +16,6 @@ export function createStepActivities(deps: ActivityDeps, records: ReturnType<typ
     ...createLlmStep(runner, deps.llm),
     ...createDataStoreSteps(runner, records),
     ...createWaitSteps(runner, { waits: deps.waits, resumeLinks: deps.resumeLinks }),
+    ...createWorkflowStep({ ...runner, workflows: deps.workflows }),
   };
 }

@@ -40,7 +40,7 @@ export async function runStep(
   deps: StepRunnerDeps,
   request: StepRequest,
   work: (scope: StepScope, trace: StepTrace) => Promise<unknown>,
-  /** A step whose work began in an earlier activity (a wait) records that start. */
+  /** A step whose work began in an earlier activity (a wait; a core.workflow step before its child ran) records that start. */
   startedAt = new Date(),
 ): Promise<StepResult> {
   const attempt = activityContext()?.info.attempt ?? 1;

@@ -17,6 +17,8 @@ const head = (e: Omit<ExecutionRow, 'input'>) => ({
 const tail = (e: Omit<ExecutionRow, 'input'>) => ({
   error: e.error,
   rerunOf: e.rerunOf,
+  parentExecutionId: e.parentExecutionId ?? null,
+  parentStepId: e.parentStepId ?? null,
   startedAt: e.startedAt.toISOString(),
   finishedAt: e.finishedAt?.toISOString() ?? null,
   durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,

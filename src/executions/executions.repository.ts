@@ -17,6 +17,10 @@ export interface ExecutionRow {
   input: Record<string, unknown>;
   error: { stepId?: string; message: string } | null;
   rerunOf: string | null;
+  /** The run that started this one (a core.workflow step, an agent's workflow tool, a failed run's error workflow). */
+  parentExecutionId?: string | null;
+  /** The step of the parent that started it: the core.workflow step, or the agent's tool call sub-step; null for an error run. */
+  parentStepId?: string | null;
   startedAt: Date;
   finishedAt: Date | null;
 }
@@ -69,6 +73,8 @@ export interface ExecutionFilter {
   triggerId?: string;
   startedAfter?: Date;
   startedBefore?: Date;
+  /** Runs this execution started: its core.workflow and workflow tool children, its error run. */
+  parentExecutionId?: string;
   limit: number;
   offset: number;
 }
@@ -76,7 +82,7 @@ export interface ExecutionFilter {
 const BASE_COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "workflowId", workflow_name AS "workflowName",
   workflow_version AS "workflowVersion", trigger_id AS "triggerId", trigger_name AS "triggerName",
   environment_id AS "environmentId", mode, status, error, rerun_of AS "rerunOf",
-  started_at AS "startedAt", finished_at AS "finishedAt"`;
+  parent_execution_id AS "parentExecutionId", parent_step_id AS "parentStepId", started_at AS "startedAt", finished_at AS "finishedAt"`;
 const COLUMNS = `${BASE_COLUMNS}, input`;
 // Lists never touch `input`: a page of 1000 runs with 1 MB inputs would be a gigabyte.
 const LIST_COLUMNS = `${BASE_COLUMNS}, CASE WHEN input_bytes IS NULL THEN NULL
@@ -123,8 +129,8 @@ export class ExecutionsRepository {
   async insert(e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt'>): Promise<void> {
     await this.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, trigger_id, trigger_name,
-         environment_id, mode, input, rerun_of, input_bytes, input_key_count, input_keys)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, ${summaryOf('v.input')}
+         environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, input_bytes, input_key_count, input_keys)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, ${summaryOf('v.input')}
        FROM (SELECT $10::jsonb AS input) v`,
       [
         e.id,
@@ -138,6 +144,8 @@ export class ExecutionsRepository {
         e.mode,
         JSON.stringify(e.input),
         e.rerunOf,
+        e.parentExecutionId ?? null,
+        e.parentStepId ?? null,
       ],
     );
   }
@@ -160,6 +168,7 @@ export class ExecutionsRepository {
     if (f.triggerId) add('trigger_id = ?', f.triggerId);
     if (f.startedAfter) add('started_at >= ?', f.startedAfter);
     if (f.startedBefore) add('started_at < ?', f.startedBefore);
+    if (f.parentExecutionId) add('parent_execution_id = ?', f.parentExecutionId);
     const filter = where.join(' AND ');
     const [data, [{ total }]] = await Promise.all([
       this.db.query(`SELECT ${LIST_COLUMNS} FROM executions WHERE ${filter} ORDER BY started_at DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`, params),

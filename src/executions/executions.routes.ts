@@ -67,7 +67,7 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
     permission: 'workflows:view',
     tags,
     query: ExecutionsQuery,
-    summary: 'Executions, newest first, filtered by workflow, status, mode, trigger and start time',
+    summary: 'Executions, newest first, filtered by workflow, status, mode, trigger, parent execution and start time',
     responses: {
       200: {
         description: 'Executions, each with a summary of its input instead of the input, without steps',

@@ -12,16 +12,24 @@ export const StepValueParams = ExecutionIdParams.extend({ stepId: z.string().min
 export const ExecutionsQuery = PageQuery.extend({
   workflowId: z.uuid({ message: 'must be a UUID' }).optional(),
   status: z.enum(EXECUTION_STATUSES).optional(),
-  mode: z.enum(EXECUTION_MODES).optional().openapi({
-    description:
-      "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool)",
-  }),
+  mode: z
+    .enum(EXECUTION_MODES)
+    .optional()
+    .openapi({
+      description:
+        "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool), " +
+        '`workflow` (a core.workflow step), `error` (the error workflow of a run that failed or was cancelled)',
+    }),
   triggerId: z
     .uuid({ message: 'must be a UUID' })
     .optional()
     .openapi({ description: "Runs of this webhook or schedule trigger (reruns of its runs included); another organization's trigger matches nothing" }),
   startedAfter: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started at or after' }),
   startedBefore: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started before' }),
+  parentExecutionId: z.string().min(1).max(100).optional().openapi({
+    description:
+      "Runs this execution started: its core.workflow steps' and agent workflow tools' child runs, and its error workflow's run; another organization's execution matches nothing",
+  }),
 });
 
 export const RunBody = z
@@ -93,6 +101,13 @@ const executionFields = {
   status: z.enum(EXECUTION_STATUSES),
   error: z.object({ stepId: z.string().optional(), message: z.string() }).nullable(),
   rerunOf: z.string().nullable(),
+  parentExecutionId: z.string().nullable().openapi({
+    description: 'The run that started this one (a core.workflow step, an agent workflow tool, or the failed run an error run reports); else null',
+  }),
+  parentStepId: z.string().nullable().openapi({
+    description:
+      "The parent's step that started this run: the core.workflow step, or the agent's tool call sub-step (<stepId>.tool-<n>); null for an error run",
+  }),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   durationMs: z.number().int().nullable(),

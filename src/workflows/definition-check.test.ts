@@ -190,4 +190,39 @@ describe('checkDefinition', () => {
       expect(issues({ event: { name: 'ok' }, timeoutSeconds: 5, onTimeout: [http('r', 'https://x.test')] })).toEqual([]);
     });
   });
+
+  describe('core.workflow', () => {
+    const child = (stepId: string, input: Record<string, unknown>) => ({ stepId, stepType: 'core.workflow', input: { workflow: 'other', ...input } });
+
+    test("the input's templates read initial and earlier steps only; a lone template yielding the object is accepted", () => {
+      expect(check([http('fetch', 'https://x.test'), child('sub', { input: { id: '{{ fetch.body.id }}', who: '{{ initial.who }}' } })])).toEqual([]);
+      expect(check([http('fetch', 'https://x.test'), child('sub', { input: '{{ fetch.body }}' })])).toEqual([]);
+      expect(check([child('sub', { input: { id: '{{ later.id }}' } }), http('later', 'https://x.test')])).toEqual([
+        { path: 'steps.0.input.input.id', message: expect.stringContaining('"later"') },
+      ]);
+    });
+
+    test('an input string that is not one template is refused, naming the field', () => {
+      expect(check([child('sub', { input: 'id={{ initial.id }}' })])).toEqual([
+        { path: 'steps.0.input.input', message: expect.stringContaining('one template') },
+      ]);
+    });
+
+    test('the schema refuses a templated or malformed workflow name, a non-boolean wait and unknown fields, naming the field', () => {
+      const pathOf = (input: Record<string, unknown>) =>
+        WorkflowDefinition.safeParse({ name: 'w', steps: [{ stepId: 's', stepType: 'core.workflow', input }] }).error?.issues[0].path.join('.');
+      expect(pathOf({ workflow: '{{ initial.name }}' })).toBe('steps.0.input.workflow');
+      expect(pathOf({ workflow: 'other', wait: 'yes' })).toBe('steps.0.input.wait');
+      expect(pathOf({ workflow: 'other', input: 42 })).toBe('steps.0.input.input');
+      expect(pathOf({ workflow: 'other', extra: 1 })).toBe('steps.0.input');
+      expect(WorkflowDefinition.parse({ name: 'w', steps: [child('s', {})] }).steps[0].input).toEqual({ workflow: 'other', wait: true });
+    });
+
+    test('errorWorkflow is a workflow name', () => {
+      const parse = (errorWorkflow: unknown) => WorkflowDefinition.safeParse({ name: 'w', steps: [http('a', 'https://x.test')], errorWorkflow });
+      expect(parse('on-failure').success).toBe(true);
+      expect(parse('{{ x }}').error?.issues[0].path).toEqual(['errorWorkflow']);
+      expect(parse(7).error?.issues[0].path).toEqual(['errorWorkflow']);
+    });
+  });
 });

@@ -13,8 +13,11 @@ const ROOTS = new Set(['initial', '$env', '$connections', '$resume']);
  * reads only `initial`, `$env`, `$connections` and steps that run before it
  * (an agent's tool templates also read `args`, the model's arguments),
  * every agent tool's argument schema and every event wait's payload schema
- * compiles, `$resume.<stepId>` names an event wait of the definition, and an HTTP body sent as
- * `bodyType: base64` is a string. Issues carry the path of the
+ * compiles, `$resume.<stepId>` names an event wait of the definition, an
+ * HTTP body sent as `bodyType: base64` is a string, and a core.workflow
+ * step's input given as a string is one template. (The workflows a
+ * definition names are checked against the organization in
+ * workflow-references.ts.) Issues carry the path of the
  * exact field (`steps.2.input.url`).
  */
 export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionInput): FieldIssue[] {
@@ -49,6 +52,7 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
       } else {
         checkStrings(ctx, step.input, `${at}.input`, available);
         if (step.stepType === 'core.http') checkBase64Body(step.input, `${at}.input`, issues);
+        if (step.stepType === 'core.workflow') checkChildInput(step.input, `${at}.input.input`, issues);
       }
       available.add(step.stepId);
     });
@@ -105,6 +109,13 @@ function eventWaitIds(steps: StepDefinition[], into = new Set<string>()): Set<st
 function checkBase64Body(input: { body?: unknown; bodyType?: string }, path: string, issues: FieldIssue[]): void {
   if (input.bodyType === 'base64' && input.body !== undefined && typeof input.body !== 'string') {
     issues.push({ path: `${path}.body`, message: 'must be a string with bodyType base64: base64 text, or a template such as {{ report.bodyBase64 }}' });
+  }
+}
+
+/** A core.workflow step's `input` given as a string is one `{{ }}` expression yielding the object (text would not be one). */
+function checkChildInput(input: { input?: unknown }, path: string, issues: FieldIssue[]): void {
+  if (typeof input.input === 'string' && !/^\s*{{[\s\S]*}}\s*$/.test(input.input)) {
+    issues.push({ path, message: 'must be an object, or one template such as {{ fetch.body }} yielding an object' });
   }
 }
 

@@ -190,6 +190,30 @@ export const AgentInput = z
   })
   .openapi('AgentInput');
 
+/**
+ * `core.workflow`: runs another workflow of the organization (its current
+ * version, in its own default environment) as a child run. Its output is
+ * `{ executionId, answer }` when it waits (the child's first return body,
+ * else its last step's output), `{ executionId }` when it does not.
+ */
+export const WorkflowStepInput = z
+  .strictObject({
+    workflow: WorkflowName.openapi({
+      description: 'Name of a workflow of this organization (checked when the definition is saved; not a template)',
+    }),
+    input: z
+      .union([z.record(z.string(), z.unknown()), z.string().min(1)])
+      .optional()
+      .openapi({
+        description:
+          "The child's `initial`: an object whose strings are templates (rendered throughout), or one template such as {{ fetch.body }} yielding an object. Default {}",
+      }),
+    wait: z.boolean().default(true).openapi({
+      description: 'true: the step waits for the child and fails when it fails; false: the child starts and the run goes on (the child outlives it)',
+    }),
+  })
+  .openapi('WorkflowStepInput');
+
 export interface StepDefinition {
   stepId: string;
   stepType: string;
@@ -290,6 +314,7 @@ export const STEP_TYPES = [
   'core.return',
   'core.set',
   'core.wait',
+  'core.workflow',
   'ai.llm-call',
   'ai.agent',
   'data-store.get',
@@ -306,6 +331,7 @@ export const Step: z.ZodType<StepDefinition> = z
         step('core.return', ReturnInput),
         step('core.set', SetInput),
         step('core.wait', WaitInput),
+        step('core.workflow', WorkflowStepInput),
         step('ai.llm-call', LlmCallInput),
         step('ai.agent', AgentInput),
         step('data-store.get', DataStoreGetInput),
@@ -323,6 +349,10 @@ export const WorkflowDefinition = z
     description: z.string().max(2000).optional(),
     initial: z.record(z.string(), z.unknown()).default({}).openapi({ description: 'Sample input for test runs' }),
     steps: z.array(Step).min(1).max(200),
+    errorWorkflow: WorkflowName.optional().openapi({
+      description:
+        'Name of another workflow of this organization, run when a run of this one fails or is cancelled; its `initial` reports the run (docs/workflows.md)',
+    }),
   })
   .openapi('WorkflowDefinition');
 export type WorkflowDefinitionInput = z.output<typeof WorkflowDefinition>;

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { checkDefinition } from './definition-check';
+import { checkReferences } from './workflow-references';
 import type { WorkflowDefinitionInput } from './definition.schemas';
 import { WorkflowVersion } from './workflow-version.entity';
 import { Workflow } from './workflow.entity';
@@ -40,7 +41,7 @@ export class WorkflowsService {
   }
 
   async create(organizationId: string, userId: string, definition: WorkflowDefinitionInput, settings?: WorkflowSettingsInput) {
-    this.check(definition);
+    await this.check(organizationId, definition);
     const defaultEnvironmentId = await this.environmentId(organizationId, settings?.defaultEnvironment);
     const id = newId();
     await this.repo.transaction(async (manager) => {
@@ -63,7 +64,7 @@ export class WorkflowsService {
 
   /** Stores `definition` as the next version (settings given are applied too). */
   async update(organizationId: string, userId: string, id: string, definition: WorkflowDefinitionInput, settings?: WorkflowSettingsInput) {
-    this.check(definition);
+    await this.check(organizationId, definition, id);
     const defaultEnvironmentId = await this.environmentId(organizationId, settings?.defaultEnvironment);
     await this.repo.transaction(async (manager) => {
       const workflow = await this.repo.lock(organizationId, id, manager);
@@ -113,8 +114,10 @@ export class WorkflowsService {
     return found;
   }
 
-  private check(definition: WorkflowDefinitionInput): void {
-    const issues = checkDefinition(this.liquid, definition);
+  /** The definition's own rules, then (when those hold) the workflows it names (workflow-references.ts). `savedId`: on update. */
+  private async check(organizationId: string, definition: WorkflowDefinitionInput, savedId?: string): Promise<void> {
+    let issues = checkDefinition(this.liquid, definition);
+    if (!issues.length) issues = await checkReferences((name) => this.repo.findCurrentByName(organizationId, name), definition, savedId);
     if (issues.length) throw new ValidationError('The workflow definition has problems', issues, 'invalid_definition');
   }
 

@@ -5,7 +5,7 @@
  */
 
 export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
-export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent'] as const;
+export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'workflow', 'error'] as const;
 
 /** Stands in for a step value too large to inline: its full text is at `href`. */
 export interface OmittedValue {
@@ -37,6 +37,9 @@ interface ExecutionHead {
   status: string;
   error: { stepId?: string; message: string } | null;
   rerunOf: string | null;
+  /** The run that started this one (a core.workflow step, an agent workflow tool, the failed run of an error run), and its step. */
+  parentExecutionId: string | null;
+  parentStepId: string | null;
   startedAt: string;
   finishedAt: string | null;
   durationMs: number | null;
