@@ -1,0 +1,131 @@
+import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { STEP_TYPES } from '../src/workflows/definition.schemas';
+import { activitiesWith, localActivitiesWith } from './activity-proxies';
+import { runAgentStep } from './agent-loop';
+import { HTTP_DEFAULT_TIMEOUT_MS, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
+import { runWorkflowStep } from './workflow-step';
+
+// How one step runs as activities: which activity, local or regular, with which timeouts and retries, and how
+// its failure is told. The interpreter (interpreter.ts) and a loop's items (loops.ts) run steps through here.
+
+type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'setStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
+
+/**
+ * The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts),
+ * `core.wait` begins with `waitBegin` and ends with `waitEnd` (waits.ts parks between),
+ * `core.workflow` is two activities around a child run (workflow-step.ts).
+ * Names of `Activities`, called through its typed proxies: a renamed activity, or one
+ * that stops taking a StepRequest, fails to compile.
+ */
+const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent' | 'core.wait' | 'core.workflow'>, StepActivity> = {
+  'core.http': 'httpStep',
+  'core.if': 'ifStep',
+  'core.return': 'returnStep',
+  'core.set': 'setStep',
+  'ai.llm-call': 'llmCallStep',
+  'data-store.get': 'dataStoreGetStep',
+  'data-store.set': 'dataStoreSetStep',
+};
+
+/** Raised (inside the workflow only) when a step fails; carries the step for the run's error. */
+export class StepFailed extends Error {
+  constructor(
+    readonly stepId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs one step. After the answer is out, steps are regular activities: a
+ * local activity holds the workflow task open, and with it the delivery of
+ * the answer to the waiting caller.
+ */
+export async function executeStep(request: StepRequest, answered: boolean, { agentDepth = 0, errorRun = false }: RunInput): Promise<StepResult> {
+  const { step } = request;
+  const activity = ACTIVITY_OF[step.stepType as keyof typeof ACTIVITY_OF];
+  const summary = `${step.stepId} (${step.stepType})`;
+  const activityId = `${request.seq}-${step.stepId}`;
+  try {
+    const result: StepResult =
+      step.stepType === 'ai.agent'
+        ? await runAgentStep(byReference(request), agentDepth, errorRun)
+        : step.stepType === 'core.workflow'
+          ? await runWorkflowStep(byReference(request), agentDepth, errorRun)
+          : step.stepType === 'ai.llm-call'
+            ? await activitiesWith({ ...MODEL_CALL, activityId, summary })[activity](byReference(request))
+            : answered
+              ? await activitiesWith({ ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })[activity](byReference(request))
+              : await localActivitiesWith({ ...stepOptions(step), summary })[activity](request);
+    return result;
+  } catch (err) {
+    throw stepFailure(err, step);
+  }
+}
+
+/** A step's failure as the run reports it; a cancellation stays one. */
+export function stepFailure(err: unknown, step: StepDefinition): unknown {
+  if (isCancellation(err)) return err;
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return new StepFailed(step.stepId, `Step "${step.stepId}" (${step.stepType}) failed: ${(cause as Error).message}`);
+}
+
+/**
+ * One of a wait's two activities: bookkeeping in the database only. Local
+ * before the run answered (as other steps); regular after, and always for
+ * its end, which comes in a workflow task of its own anyway.
+ */
+export async function waitActivity<T>(
+  request: StepRequest,
+  regular: boolean,
+  part: 'begin' | 'end',
+  call: (activities: ReturnType<typeof activitiesWith>) => Promise<T>,
+): Promise<T> {
+  const { step } = request;
+  const options = { ...stepOptions(step), summary: `${step.stepId} (core.wait): ${part === 'begin' ? 'wait begins' : 'wait ends'}` };
+  try {
+    return await call(
+      regular ? activitiesWith({ ...options, heartbeatTimeout: HEARTBEAT, activityId: `${request.seq}-${step.stepId}-${part}` }) : localActivitiesWith(options),
+    );
+  } catch (err) {
+    throw stepFailure(err, step);
+  }
+}
+
+/**
+ * A regular activity's input is kept in history, so it carries earlier
+ * outputs as references (every step recorded its output); the activity loads
+ * them. Local activity inputs are not recorded and carry the values.
+ */
+export function byReference(request: StepRequest): StepRequest {
+  const steps = Object.fromEntries(Object.keys(request.context.steps).map((stepId) => [stepId, { $offloaded: { stepId } }]));
+  return { ...request, context: { steps } };
+}
+
+/** Regular activities heartbeat (step-runner), so a dead worker is noticed in seconds and cancellation reaches them. */
+const HEARTBEAT = '5 seconds';
+
+const MODEL_CALL = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: HEARTBEAT,
+  retry: { maximumAttempts: 3, initialInterval: '2 seconds', backoffCoefficient: 2 },
+} as const;
+
+/**
+ * `core.http` maps `retry.limit` onto Temporal retries: the activity stops
+ * retrying its own failures (HTTP status, timeout, network) after `limit`
+ * retries; two attempts beyond are kept for the worker itself failing
+ * (killed, restarted). Other steps retry transient failures twice.
+ */
+function stepOptions(step: StepDefinition) {
+  if (step.stepType === 'core.http') {
+    const timeoutMs: number = step.input.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS;
+    return {
+      startToCloseTimeout: timeoutMs + 5_000,
+      retry: { maximumAttempts: (step.input.retry?.limit ?? 0) + 3, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+    };
+  }
+  return { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' } };
+}
