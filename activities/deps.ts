@@ -7,6 +7,7 @@ import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
 import type { ExecutionWaitsRepository } from '../src/executions/execution-waits.repository';
 import type { ResumeLinks } from '../src/executions/resume-links';
+import type { LoopItemsRepository } from '../src/executions/loop-items.repository';
 import type { WorkflowsRepository } from '../src/workflows/workflows.repository';
 import type { ScheduleTriggersRepository } from '../src/schedules/schedule-triggers.repository';
 import type { SealedResponseVault } from '../src/executions/sealed-response-vault';
@@ -25,6 +26,8 @@ export interface ActivityDeps {
   executions: ExecutionsRepository;
   /** The waits of `core.wait` steps, and the `waiting` status they set. */
   waits: Pick<ExecutionWaitsRepository, 'begin' | 'end'>;
+  /** The items of `core.loop` steps, and what each item recorded. */
+  loopItems: LoopItemsRepository;
   /** Resume links of event waits (`$resume.<stepId>`; their hashes are stored as the wait begins). */
   resumeLinks: ResumeLinks;
   /**

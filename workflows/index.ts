@@ -2,6 +2,7 @@
 // and types from activities/, so Temporal's sandbox can replay it deterministically.
 export { diagnosticsWorkflow } from './diagnostics';
 export { runWorkflowDefinition } from './interpreter';
+export { runLoopBatch } from './loops';
 export { dataFeedScheduledSync, dataFeedSync } from './data-feed-sync';
 export { runScheduledTrigger } from './scheduled-run';
 export { pruneExpiredExecutions } from './retention';

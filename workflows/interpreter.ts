@@ -27,7 +27,8 @@ import {
   type WaitEndRequest,
   type WebhookResponse,
 } from './run.types';
-import { byReference, executeStep, StepFailed, waitActivity } from './step-execution';
+import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
+import { runLoopStep } from './loops';
 import { RunWaits } from './waits';
 
 const { callerReplies } = proxySinks<ReplySinks>();
@@ -99,6 +100,12 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         ...(endsRun ? { endsRun } : {}),
         ...(typedValues ? { typedValues } : {}),
       };
+      if (step.stepType === 'core.loop') {
+        const { output, bytes } = await runLoopStep(request, answer !== undefined, input);
+        inlineBudget -= bytes;
+        context.steps[step.stepId] = output;
+        continue;
+      }
       if (step.stepType === 'core.wait') {
         const { output, bytes, timedOut } = await waitStep(request, answer !== undefined);
         inlineBudget -= bytes;
@@ -135,7 +142,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     const { step } = request;
     const event: string | undefined = step.input.event?.name;
     waits.expect(step.stepId, event);
-    const begun = await waitActivity(request, answered, 'begin', (a) => a.waitBegin(answered ? byReference(request) : request));
+    const begun = await stepPartActivity(request, answered, 'begin', (a) => a.waitBegin(answered ? byReference(request) : request));
     const waiting: CallerReply = { kind: 'waiting', stepId: step.stepId, ...(event ? { event } : {}) };
     waits.tell(waiting);
     if (answer === undefined) {
@@ -144,7 +151,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     }
     const outcome = await waits.park(step.stepId, begun.wakesAt, begun.event);
     const ended: WaitEndRequest = { ...byReference(request), outcome, begunAt: begun.begunAt };
-    const result = await waitActivity(request, true, 'end', (a) => a.waitEnd(ended));
+    const result = await stepPartActivity(request, true, 'end', (a) => a.waitEnd(ended));
     return { ...result, timedOut: outcome.kind === 'timeout' };
   };
 

@@ -142,6 +142,33 @@ export interface StepRequest {
   endsRun?: boolean;
   /** A lone `{{ expression }}` keeps its number, boolean or null (runs started since the `typed-values` patch). */
   typedValues?: boolean;
+  /** A loop item's step: recorded as a sub-step of the loop (its `step.stepId` is the record's own, `<loop>[<index>].<stepId>`). */
+  parent?: { stepId: string; subSeq: number };
+}
+
+/** An item's place among its loop's records: sub_seq is `index * LOOP_SUB_SEQ_SPAN + position` of the body step (positions stay below it). */
+export const LOOP_SUB_SEQ_SPAN = 1000;
+
+/** What `loopBegin` settled: how many items, and when the loop began (its record's start, epoch ms). */
+export interface LoopBegun {
+  count: number;
+  begunAt: number;
+}
+
+/** `loopEnd` records the loop from its items' records; `failed`: an item failed with `onItemError: fail` and ended the loop. */
+export interface LoopEndRequest extends StepRequest {
+  begunAt: number;
+  count: number;
+  failed?: { index: number; message: string };
+}
+
+/** A loop item in a step's context (`item`), loaded by the activity from the loop's stored items. */
+export interface LoopItemReference {
+  $loopItem: { stepId: string; index: number };
+}
+
+export function isLoopItem(value: unknown): value is LoopItemReference {
+  return value !== null && typeof value === 'object' && '$loopItem' in value;
 }
 
 export interface StepResult {

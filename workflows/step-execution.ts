@@ -14,11 +14,12 @@ type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' 
 /**
  * The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts),
  * `core.wait` begins with `waitBegin` and ends with `waitEnd` (waits.ts parks between),
- * `core.workflow` is two activities around a child run (workflow-step.ts).
+ * `core.workflow` is two activities around a child run (workflow-step.ts), `core.loop`
+ * two around its items (loops.ts).
  * Names of `Activities`, called through its typed proxies: a renamed activity, or one
  * that stops taking a StepRequest, fails to compile.
  */
-const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent' | 'core.wait' | 'core.workflow'>, StepActivity> = {
+const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent' | 'core.loop' | 'core.wait' | 'core.workflow'>, StepActivity> = {
   'core.http': 'httpStep',
   'core.if': 'ifStep',
   'core.return': 'returnStep',
@@ -43,7 +44,11 @@ export class StepFailed extends Error {
  * local activity holds the workflow task open, and with it the delivery of
  * the answer to the waiting caller.
  */
-export async function executeStep(request: StepRequest, answered: boolean, { agentDepth = 0, errorRun = false }: RunInput): Promise<StepResult> {
+export async function executeStep(
+  request: StepRequest,
+  answered: boolean,
+  { agentDepth = 0, errorRun = false }: Pick<RunInput, 'agentDepth' | 'errorRun'>,
+): Promise<StepResult> {
   const { step } = request;
   const activity = ACTIVITY_OF[step.stepType as keyof typeof ACTIVITY_OF];
   const summary = `${step.stepId} (${step.stepType})`;
@@ -73,18 +78,19 @@ export function stepFailure(err: unknown, step: StepDefinition): unknown {
 }
 
 /**
- * One of a wait's two activities: bookkeeping in the database only. Local
- * before the run answered (as other steps); regular after, and always for
- * its end, which comes in a workflow task of its own anyway.
+ * The activity that begins or ends a step made of more than one (`core.wait`
+ * around its parking, `core.loop` around its items): bookkeeping in the
+ * database. Local before the run answered (as other steps); regular after,
+ * and always for an end, which comes in a workflow task of its own anyway.
  */
-export async function waitActivity<T>(
+export async function stepPartActivity<T>(
   request: StepRequest,
   regular: boolean,
   part: 'begin' | 'end',
   call: (activities: ReturnType<typeof activitiesWith>) => Promise<T>,
 ): Promise<T> {
   const { step } = request;
-  const options = { ...stepOptions(step), summary: `${step.stepId} (core.wait): ${part === 'begin' ? 'wait begins' : 'wait ends'}` };
+  const options = { ...stepOptions(step), summary: `${step.stepId} (${step.stepType}): ${part === 'begin' ? 'begins' : 'ends'}` };
   try {
     return await call(
       regular ? activitiesWith({ ...options, heartbeatTimeout: HEARTBEAT, activityId: `${request.seq}-${step.stepId}-${part}` }) : localActivitiesWith(options),

@@ -4,18 +4,20 @@ import { createControlSteps } from './control-steps';
 import { createDataStoreSteps } from './data-store-steps';
 import { createHttpStep } from './http-step';
 import { createLlmStep } from './llm-step';
+import { createLoopSteps } from './loop-steps';
 import { createWaitSteps } from './wait-steps';
 import { createWorkflowStep } from './workflow-step';
 
 /** One activity per step type, so the Temporal UI names the kind of step each activity is. */
 export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
-  const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets, seals: deps.seals };
+  const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets, seals: deps.seals, loopItems: deps.loopItems };
   return {
     ...createControlSteps(runner, deps.sealedResponses),
     ...createHttpStep(runner, deps.http),
     ...createLlmStep(runner, deps.llm),
     ...createDataStoreSteps(runner, records),
     ...createWaitSteps(runner, { waits: deps.waits, resumeLinks: deps.resumeLinks }),
+    ...createLoopSteps(runner, deps.loopItems),
     ...createWorkflowStep({ ...runner, workflows: deps.workflows }),
   };
 }

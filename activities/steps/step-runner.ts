@@ -1,9 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { businessFailure } from '../business-failure';
 import type { ExecutionsRepository } from '../../src/executions/executions.repository';
+import type { LoopItemsRepository } from '../../src/executions/loop-items.repository';
 import type { StepOutputSeals } from '../../src/executions/step-output-seals';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
-import { isOffloaded, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
+import { isLoopItem, isOffloaded, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { StepScope, type SecretSources } from './step-scope';
@@ -14,6 +15,8 @@ export interface StepRunnerDeps {
   secrets: SecretSources;
   /** Where an output built from secrets is kept as it was, for later steps of the run. */
   seals: StepOutputSeals;
+  /** A loop's items, which its items' steps read one at a time (`item`). */
+  loopItems?: Pick<LoopItemsRepository, 'item'>;
 }
 
 /**
@@ -94,6 +97,7 @@ async function runRecorded(
         startedAt,
         finishedAt: new Date(),
         sealedOutput,
+        ...(request.parent ? { parentStepId: request.parent.stepId, subSeq: request.parent.subSeq } : {}),
       },
       { completesRun: status === 'completed' && request.endsRun === true },
     );
@@ -154,20 +158,29 @@ async function loadOffloaded(
   request: Pick<StepRequest, 'run' | 'context'>,
 ): Promise<{ steps: Record<string, unknown>; secrets: string[] }> {
   const steps = { ...request.context.steps };
-  const offloaded = Object.entries(steps)
-    .filter(([, v]) => isOffloaded(v))
-    .map(([id]) => id);
+  const { organizationId, executionId } = request.run;
+  // A loop item's steps hold their item as a reference, and their earlier steps under the body's ids (the records' are `<loop>[<i>].<id>`).
+  for (const [name, value] of Object.entries(steps)) {
+    if (!isLoopItem(value)) continue;
+    if (!deps.loopItems) throw new StepError('Loop items cannot be read here', 'LoopItemUnavailable');
+    steps[name] = await deps.loopItems.item(organizationId, executionId, value.$loopItem.stepId, value.$loopItem.index);
+  }
+  const offloaded = Object.entries(steps).filter((entry): entry is [string, OffloadedOutput] => isOffloaded(entry[1]));
   const secrets: string[] = [];
   if (offloaded.length === 0) return { steps, secrets };
-  const { organizationId, executionId } = request.run;
-  const outputs = await deps.executions.stepOutputs(organizationId, executionId, offloaded);
-  for (const id of offloaded) {
+  const outputs = await deps.executions.stepOutputs(
+    organizationId,
+    executionId,
+    offloaded.map(([, ref]) => ref.$offloaded.stepId),
+  );
+  for (const [name, ref] of offloaded) {
+    const id = ref.$offloaded.stepId;
     const stored = outputs.get(id);
     if (stored?.sealed) {
       const opened = await deps.seals.open(organizationId, executionId, id, stored.sealed);
-      steps[id] = opened.output;
+      steps[name] = opened.output;
       secrets.push(...opened.secrets);
-    } else steps[id] = stored?.output ?? null;
+    } else steps[name] = stored?.output ?? null;
   }
   return { steps, secrets };
 }

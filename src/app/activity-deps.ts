@@ -20,6 +20,7 @@ import { SealedResponsesRepository } from '../executions/sealed-responses.reposi
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { ExecutionWaitsRepository } from '../executions/execution-waits.repository';
 import { resumeLinksFor } from '../executions/resume-links';
+import { LoopItemsRepository } from '../executions/loop-items.repository';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { ScheduleTriggersRepository } from '../schedules/schedule-triggers.repository';
 import { SealedResponseVault } from '../executions/sealed-response-vault';
@@ -99,6 +100,7 @@ export function createActivityDeps(infra: {
     dataStores,
     executions: new ExecutionsRepository(infra.db),
     waits: new ExecutionWaitsRepository(infra.db),
+    loopItems: new LoopItemsRepository(infra.db),
     resumeLinks,
     workflows: new WorkflowsRepository(infra.db.manager),
     scheduleTriggers: new ScheduleTriggersRepository(infra.db),

@@ -3,7 +3,14 @@ import type { Liquid } from 'liquidjs';
 import type { FieldIssue } from '../errors/errors';
 import { analyzeTemplate } from '../templates/template-analysis';
 import { isTemplate } from '../templates/template-engine';
-import type { AgentToolDefinition, StepDefinition, WaitInputDefinition, WorkflowDefinitionInput } from './definition.schemas';
+import {
+  LOOP_BODY_STEP_TYPES,
+  type AgentToolDefinition,
+  type LoopInputDefinition,
+  type StepDefinition,
+  type WaitInputDefinition,
+  type WorkflowDefinitionInput,
+} from './definition.schemas';
 
 const ROOTS = new Set(['initial', '$env', '$connections', '$resume']);
 
@@ -38,6 +45,12 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
         const inThen = walk(step.input.then, `${at}.input.then`, available);
         const inElse = walk(step.input.else ?? [], `${at}.input.else`, available);
         available = new Set([...available, ...inThen, ...inElse]);
+      } else if (step.stepType === 'core.loop') {
+        const { steps: body, items } = step.input as LoopInputDefinition;
+        checkStrings(ctx, items, `${at}.input.items`, available);
+        checkLoopBody(body, `${at}.input.steps`, issues);
+        // The body reads item and index, what came before the loop, and its own earlier steps; after the loop, only its output.
+        walk(body, `${at}.input.steps`, new Set([...available, 'item', 'index']));
       } else if (step.stepType === 'core.wait') {
         const { onTimeout, ...rest } = step.input as WaitInputDefinition;
         // Only `until` is a template: an event's name and schema are taken as written.
@@ -110,6 +123,22 @@ function checkBase64Body(input: { body?: unknown; bodyType?: string }, path: str
   if (input.bodyType === 'base64' && input.body !== undefined && typeof input.body !== 'string') {
     issues.push({ path: `${path}.body`, message: 'must be a string with bodyType base64: base64 text, or a template such as {{ report.bodyBase64 }}' });
   }
+}
+
+/** What a loop body may hold, branches included: steps whose records fit under the loop's, per item. */
+function checkLoopBody(steps: StepDefinition[], path: string, issues: FieldIssue[]): void {
+  const allowed = new Set<string>(LOOP_BODY_STEP_TYPES);
+  steps.forEach((step, i) => {
+    if (!allowed.has(step.stepType)) {
+      issues.push({
+        path: `${path}.${i}.stepType`,
+        message: `${step.stepType} cannot run inside a loop; a loop body holds ${LOOP_BODY_STEP_TYPES.join(', ')}`,
+      });
+    } else if (step.stepType === 'core.if') {
+      checkLoopBody(step.input.then, `${path}.${i}.input.then`, issues);
+      checkLoopBody(step.input.else ?? [], `${path}.${i}.input.else`, issues);
+    }
+  });
 }
 
 /** A core.workflow step's `input` given as a string is one `{{ }}` expression yielding the object (text would not be one). */

@@ -11,9 +11,9 @@ export const StepId = z
   .string()
   .max(64)
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: a letter or _, then letters, digits or _')
-  .refine((id) => !RESERVED_STEP_IDS.has(id), 'is reserved (a template root)')
+  .refine((id) => !RESERVED_STEP_IDS.has(id), 'is reserved (a template root; item and index are what a loop body reads)')
   .refine((id) => !OBJECT_INTERNALS.has(id), 'is reserved (a JavaScript object internal such as __proto__, constructor or prototype)');
-export const RESERVED_STEP_IDS = new Set(['initial', 'env', 'connections', '__env', '__connections']);
+export const RESERVED_STEP_IDS = new Set(['initial', 'env', 'connections', '__env', '__connections', '__resume', 'item', 'index']);
 const OBJECT_INTERNALS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 /** Workflow names appear in URLs. */
@@ -308,11 +308,61 @@ export const WaitInput: z.ZodType<WaitInputDefinition> = z
   )
   .openapi('WaitInput');
 
+/** A loop runs at most this many items; more is a batch job for a data store import, not one run. */
+export const MAX_LOOP_ITEMS = 10_000;
+export const MAX_LOOP_CONCURRENCY = 50;
+/** Step types a loop body may hold (branches included): each item's steps are recorded as sub-steps of the loop. */
+export const LOOP_BODY_STEP_TYPES = ['core.http', 'core.if', 'core.set', 'ai.llm-call', 'data-store.get', 'data-store.set'] as const;
+
+export interface LoopInputDefinition {
+  items: string | unknown[];
+  concurrency?: number;
+  onItemError?: 'fail' | 'continue';
+  steps: StepDefinition[];
+}
+
+/**
+ * `core.loop`: runs `steps` once per element of `items` (an array, or a
+ * template yielding one), at most `concurrency` items at a time. The body
+ * reads `item` and `index` beside what ran before the loop. An item's failure
+ * fails the loop at once (`onItemError: fail`) or is collected while the
+ * others go on (`continue`). Output `{ results, errors, count }`, results in
+ * item order.
+ */
+export const LoopInput: z.ZodType<LoopInputDefinition> = z
+  .lazy(() =>
+    z.strictObject({
+      items: z
+        .union([z.string().min(1), z.array(z.unknown()).max(MAX_LOOP_ITEMS)])
+        .openapi({ description: `An array, or a template yielding one (such as {{ fetch.body.items }}); at most ${MAX_LOOP_ITEMS} items` }),
+      concurrency: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_LOOP_CONCURRENCY)
+        .optional()
+        .openapi({ description: `Items in progress at once, 1 to ${MAX_LOOP_CONCURRENCY} (default 1: one after another)` }),
+      onItemError: z
+        .enum(['fail', 'continue'])
+        .optional()
+        .openapi({
+          description: "fail (default): an item's failure fails the loop at once; continue: failures are collected in errors and the other items go on",
+        }),
+      steps: z
+        .array(Step)
+        .min(1)
+        .max(50)
+        .openapi({ description: `The body, run for each item: ${LOOP_BODY_STEP_TYPES.join(', ')}; it reads item and index` }),
+    }),
+  )
+  .openapi('LoopInput');
+
 export const STEP_TYPES = [
   'core.http',
   'core.if',
   'core.return',
   'core.set',
+  'core.loop',
   'core.wait',
   'core.workflow',
   'ai.llm-call',
@@ -330,6 +380,7 @@ export const Step: z.ZodType<StepDefinition> = z
         step('core.if', IfInput),
         step('core.return', ReturnInput),
         step('core.set', SetInput),
+        step('core.loop', LoopInput),
         step('core.wait', WaitInput),
         step('core.workflow', WorkflowStepInput),
         step('ai.llm-call', LlmCallInput),
