@@ -264,6 +264,40 @@ describe('histories of live runs replay on the current workflow code', () => {
     await expect(replay(await historyOf('wait-steps', id), id)).resolves.toBeUndefined();
   });
 
+  test('core.loop steps: a small loop in the run itself, with a branch, and a large one in child batches', async () => {
+    const id = await runToEnd(
+      [
+        {
+          stepId: 'small',
+          stepType: 'core.loop',
+          input: {
+            items: '{{ initial.small }}',
+            concurrency: 2,
+            onItemError: 'continue',
+            steps: [
+              {
+                stepId: 'pick',
+                stepType: 'core.if',
+                input: {
+                  condition: 'item > 1',
+                  then: [{ stepId: 'fetchItem', stepType: 'core.http', input: { url: `${stub.url}/items`, searchParams: { n: '{{ item }}' } } }],
+                  else: [{ stepId: 'skip', stepType: 'core.set', input: { values: { skipped: '{{ item }}' } } }],
+                },
+              },
+            ],
+          },
+        },
+        {
+          stepId: 'large',
+          stepType: 'core.loop',
+          input: { items: '{{ initial.large }}', concurrency: 10, steps: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }] },
+        },
+      ],
+      { small: [1, 2, 3], large: Array.from({ length: 2_100 }, (_, i) => i) },
+    );
+    await expect(replay(await historyOf('loop-steps', id), id)).resolves.toBeUndefined();
+  });
+
   test('an ai.agent step: model calls, an HTTP tool, and a workflow tool run as a child workflow', async () => {
     const child = await a.createWorkflow([returnStep('done', { ticket: 'T-{{ initial.subject }}' })]);
     llm.script([
