@@ -1,6 +1,6 @@
 import { as, expectError, quietTemporalRuntime, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { httpStep, returnStep, startWorkflowHarness, stepOf, type Execution, type Step, type WorkflowApi } from './workflow-api';
+import { historyText, httpStep, returnStep, startWorkflowHarness, stepOf, type Execution, type Step, type WorkflowApi } from './workflow-api';
 import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 
 /**
@@ -69,6 +69,7 @@ describe('core.workflow', () => {
       setStep('who', { name: '{{ initial.name }}', n: 7 }),
       callStep('sub', child.name, { name: '{{ who.name }}', n: '{{ who.n }}' }),
       callStep('again', child.name, '{{ who }}'),
+      callStep('quiet', child.name, { note: 'zebra-quiet-{{ who.n | times: 6 }}' }),
       returnStep('out', { said: '{{ sub.answer.greeting }}' }),
     ]);
     const execution = await a.runAndWait(parent.id, { name: 'ada' });
@@ -80,6 +81,10 @@ describe('core.workflow', () => {
     expect(stepOf(execution, 'out').output.body).toEqual({ said: 'hello ada' });
 
     const childRun = await a.readExecution(stepOf(execution, 'sub').output.executionId);
+    // The child's input is read from its execution record: it is not in the child's history (its steps never output it).
+    const unused = await a.readExecution(stepOf(execution, 'quiet').output.executionId);
+    expect(unused.input).toEqual({ note: 'zebra-quiet-42' });
+    expect(await historyText(h.services.temporal.client, unused.id)).not.toContain('zebra-quiet-42');
     expect(childRun).toMatchObject({
       workflowId: child.id,
       mode: 'workflow',
@@ -91,11 +96,12 @@ describe('core.workflow', () => {
     const again = await a.readExecution(stepOf(execution, 'again').output.executionId);
     expect(again.input).toEqual({ name: 'ada', n: 7 });
     expect(execution.parentExecutionId).toBeNull();
+    expect(execution.errorExecutionId).toBeNull();
 
     const children = await a.listExecutions({ parentExecutionId: execution.id });
-    expect(children.data.map((c) => c.id).sort()).toEqual([childRun.id, again.id].sort());
+    expect(children.data.map((c) => c.id).sort()).toEqual([childRun.id, again.id, unused.id].sort());
     expect(children.data.every((c) => c.mode === 'workflow' && c.parentExecutionId === execution.id)).toBe(true);
-    expect((await a.listExecutions({ mode: 'workflow', workflowId: child.id })).total).toBe(2);
+    expect((await a.listExecutions({ mode: 'workflow', workflowId: child.id })).total).toBe(3);
 
     // Temporal shows the child as a child of its parent, summarized as every run.
     const described = await h.services.temporal.client.workflow.getHandle(childRun.id).describe();
@@ -255,8 +261,10 @@ describe('error workflows', () => {
     });
     expect(stepOf(errorRun, 'seen').output).toEqual({ failed: failed.id });
     expect(JSON.stringify(errorRun)).not.toContain(SECRET);
-    // The failed run names its error run through the filter; the error run's history holds no secret either.
+    // The failed run names its error run, in its record and through the filter.
+    expect((await a.readExecution(failed.id)).errorExecutionId).toBe(errorRun.id);
     expect((await a.listExecutions({ parentExecutionId: failed.id, mode: 'error' })).data.map((e) => e.id)).toEqual([errorRun.id]);
+    expect(await historyText(h.services.temporal.client, errorRun.id)).not.toContain(SECRET);
   });
 
   test('a cancelled run starts its error workflow too: no failed step, no error', async () => {

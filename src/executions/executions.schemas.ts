@@ -130,7 +130,15 @@ export const TemporalLinkSchema = z
   .openapi('ExecutionTemporalLink', { description: 'Where the run is in Temporal' });
 
 export const ExecutionSchema = z
-  .object({ ...executionFields, input: JsonObject, temporal: TemporalLinkSchema, steps: z.array(StepSchema).optional() })
+  .object({
+    ...executionFields,
+    input: JsonObject,
+    errorExecutionId: z.string().nullable().openapi({
+      description: "The run of the workflow's errorWorkflow this run started when it failed or was cancelled (mode error); else null",
+    }),
+    temporal: TemporalLinkSchema,
+    steps: z.array(StepSchema).optional(),
+  })
   .openapi('Execution');
 
 export const InputSummarySchema = z
