@@ -152,14 +152,16 @@ export class ExecutionsRepository {
     );
   }
 
-  /** With `errorExecutionId`: the run of its workflow's error workflow this run started, if any (found through the parent index). */
-  async findById(organizationId: string, id: string): Promise<ExecutionRow | null> {
-    const rows = await this.db.query(
-      `SELECT ${COLUMNS}, (SELECT c.id FROM executions c WHERE c.organization_id = $1 AND c.parent_execution_id = $2 AND c.mode = 'error' LIMIT 1)
-         AS "errorExecutionId"
-       FROM executions WHERE organization_id = $1 AND id = $2`,
-      [organizationId, id],
-    );
+  /**
+   * `withErrorRun` (what the API shows) adds `errorExecutionId`, the error
+   * run this run started, found through the parent index; the activities'
+   * reads, on every step, leave it out.
+   */
+  async findById(organizationId: string, id: string, options: { withErrorRun?: boolean } = {}): Promise<ExecutionRow | null> {
+    const errorRun = options.withErrorRun
+      ? `, (SELECT c.id FROM executions c WHERE c.organization_id = $1 AND c.parent_execution_id = $2 AND c.mode = 'error' LIMIT 1) AS "errorExecutionId"`
+      : '';
+    const rows = await this.db.query(`SELECT ${COLUMNS}${errorRun} FROM executions WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
     return rows[0] ?? null;
   }
 
