@@ -1,4 +1,4 @@
-import { as, expectError, quietTemporalRuntime, type Harness } from './harness';
+import { as, createConnection, expectError, quietTemporalRuntime, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { historyText, httpStep, returnStep, startWorkflowHarness, stepOf, type Execution, type Step, type WorkflowApi } from './workflow-api';
 import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
@@ -226,6 +226,7 @@ describe('saving a definition that names workflows', () => {
 
 describe('error workflows', () => {
   const SECRET = 'err-wf-secret-7c1d9e4f2a';
+  const CONNECTION_SECRET = 'err-wf-conn-key-51b8e0d3c6';
 
   /** An error workflow that records what it received. */
   const handler = () => a.createWorkflow([setStep('seen', { failed: '{{ initial.execution.id }}' })]);
@@ -237,17 +238,19 @@ describe('error workflows', () => {
     return a.awaitEnd(run.id);
   }
 
-  test("a failed run starts its error workflow with a report of the run; the run's secrets are masked in it", async () => {
+  test("a failed run starts its error workflow with a report of the run; its environment's and connections' secrets are masked in it", async () => {
     const environment = await a.createEnvironment({ TOKEN: { value: SECRET, secret: true }, REGION: 'eu-west' });
+    const connection = uniqueName('crm');
+    await createConnection(h.app, org, { name: connection, type: 'api-key', config: { apiKey: CONNECTION_SECRET } });
     const onError = await handler();
     const wf = await a.createWorkflow(
-      [setStep('prep', { region: '{{ $env.REGION }}' }), httpStep('call', { url: `${stub.url}/fail`, headers: { 'X-Token': '{{ $env.TOKEN }}' } })],
+      [setStep('prep', { region: '{{ $env.REGION }}' }), httpStep('call', { url: `${stub.url}/fail`, headers: { 'X-Token': '{{ $env.TOKEN }}' }, connection })],
       {
         environment,
         errorWorkflow: onError.name,
       },
     );
-    const failed = await a.runAndWait(wf.id, { token: SECRET, order: 42 });
+    const failed = await a.runAndWait(wf.id, { token: SECRET, key: `key ${CONNECTION_SECRET}`, order: 42 });
     expect(failed.status).toBe('failed');
 
     const errorRun = await errorRunOf(failed.id);
@@ -257,10 +260,11 @@ describe('error workflows', () => {
       workflow: { id: wf.id, name: wf.name, version: 1 },
       failedStep: { stepId: 'call', stepType: 'core.http' },
       error: { message: failed.error?.message },
-      input: { token: '[secret]', order: 42 },
+      input: { token: '[secret]', key: 'key [secret]', order: 42 },
     });
     expect(stepOf(errorRun, 'seen').output).toEqual({ failed: failed.id });
     expect(JSON.stringify(errorRun)).not.toContain(SECRET);
+    expect(JSON.stringify(errorRun)).not.toContain(CONNECTION_SECRET);
     // The failed run names its error run, in its record and through the filter.
     expect((await a.readExecution(failed.id)).errorExecutionId).toBe(errorRun.id);
     expect((await a.listExecutions({ parentExecutionId: failed.id, mode: 'error' })).data.map((e) => e.id)).toEqual([errorRun.id]);
