@@ -1,6 +1,6 @@
-import { as, expectError, quietTemporalRuntime, type Harness } from './harness';
+import { as, createConnection, expectError, quietTemporalRuntime, type Harness } from './harness';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { httpStep, returnStep, startWorkflowHarness, stepOf, type Execution, type Step, type WorkflowApi } from './workflow-api';
+import { historyText, httpStep, returnStep, startWorkflowHarness, stepOf, type Execution, type Step, type WorkflowApi } from './workflow-api';
 import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 
 /**
@@ -69,6 +69,7 @@ describe('core.workflow', () => {
       setStep('who', { name: '{{ initial.name }}', n: 7 }),
       callStep('sub', child.name, { name: '{{ who.name }}', n: '{{ who.n }}' }),
       callStep('again', child.name, '{{ who }}'),
+      callStep('quiet', child.name, { note: 'zebra-quiet-{{ who.n | times: 6 }}' }),
       returnStep('out', { said: '{{ sub.answer.greeting }}' }),
     ]);
     const execution = await a.runAndWait(parent.id, { name: 'ada' });
@@ -80,6 +81,10 @@ describe('core.workflow', () => {
     expect(stepOf(execution, 'out').output.body).toEqual({ said: 'hello ada' });
 
     const childRun = await a.readExecution(stepOf(execution, 'sub').output.executionId);
+    // The child's input is read from its execution record: it is not in the child's history (its steps never output it).
+    const unused = await a.readExecution(stepOf(execution, 'quiet').output.executionId);
+    expect(unused.input).toEqual({ note: 'zebra-quiet-42' });
+    expect(await historyText(h.services.temporal.client, unused.id)).not.toContain('zebra-quiet-42');
     expect(childRun).toMatchObject({
       workflowId: child.id,
       mode: 'workflow',
@@ -91,11 +96,12 @@ describe('core.workflow', () => {
     const again = await a.readExecution(stepOf(execution, 'again').output.executionId);
     expect(again.input).toEqual({ name: 'ada', n: 7 });
     expect(execution.parentExecutionId).toBeNull();
+    expect(execution.errorExecutionId).toBeNull();
 
     const children = await a.listExecutions({ parentExecutionId: execution.id });
-    expect(children.data.map((c) => c.id).sort()).toEqual([childRun.id, again.id].sort());
+    expect(children.data.map((c) => c.id).sort()).toEqual([childRun.id, again.id, unused.id].sort());
     expect(children.data.every((c) => c.mode === 'workflow' && c.parentExecutionId === execution.id)).toBe(true);
-    expect((await a.listExecutions({ mode: 'workflow', workflowId: child.id })).total).toBe(2);
+    expect((await a.listExecutions({ mode: 'workflow', workflowId: child.id })).total).toBe(3);
 
     // Temporal shows the child as a child of its parent, summarized as every run.
     const described = await h.services.temporal.client.workflow.getHandle(childRun.id).describe();
@@ -220,6 +226,7 @@ describe('saving a definition that names workflows', () => {
 
 describe('error workflows', () => {
   const SECRET = 'err-wf-secret-7c1d9e4f2a';
+  const CONNECTION_SECRET = 'err-wf-conn-key-51b8e0d3c6';
 
   /** An error workflow that records what it received. */
   const handler = () => a.createWorkflow([setStep('seen', { failed: '{{ initial.execution.id }}' })]);
@@ -231,17 +238,19 @@ describe('error workflows', () => {
     return a.awaitEnd(run.id);
   }
 
-  test("a failed run starts its error workflow with a report of the run; the run's secrets are masked in it", async () => {
+  test("a failed run starts its error workflow with a report of the run; its environment's and connections' secrets are masked in it", async () => {
     const environment = await a.createEnvironment({ TOKEN: { value: SECRET, secret: true }, REGION: 'eu-west' });
+    const connection = uniqueName('crm');
+    await createConnection(h.app, org, { name: connection, type: 'api-key', config: { apiKey: CONNECTION_SECRET } });
     const onError = await handler();
     const wf = await a.createWorkflow(
-      [setStep('prep', { region: '{{ $env.REGION }}' }), httpStep('call', { url: `${stub.url}/fail`, headers: { 'X-Token': '{{ $env.TOKEN }}' } })],
+      [setStep('prep', { region: '{{ $env.REGION }}' }), httpStep('call', { url: `${stub.url}/fail`, headers: { 'X-Token': '{{ $env.TOKEN }}' }, connection })],
       {
         environment,
         errorWorkflow: onError.name,
       },
     );
-    const failed = await a.runAndWait(wf.id, { token: SECRET, order: 42 });
+    const failed = await a.runAndWait(wf.id, { token: SECRET, key: `key ${CONNECTION_SECRET}`, order: 42 });
     expect(failed.status).toBe('failed');
 
     const errorRun = await errorRunOf(failed.id);
@@ -251,12 +260,15 @@ describe('error workflows', () => {
       workflow: { id: wf.id, name: wf.name, version: 1 },
       failedStep: { stepId: 'call', stepType: 'core.http' },
       error: { message: failed.error?.message },
-      input: { token: '[secret]', order: 42 },
+      input: { token: '[secret]', key: 'key [secret]', order: 42 },
     });
     expect(stepOf(errorRun, 'seen').output).toEqual({ failed: failed.id });
     expect(JSON.stringify(errorRun)).not.toContain(SECRET);
-    // The failed run names its error run through the filter; the error run's history holds no secret either.
+    expect(JSON.stringify(errorRun)).not.toContain(CONNECTION_SECRET);
+    // The failed run names its error run, in its record and through the filter.
+    expect((await a.readExecution(failed.id)).errorExecutionId).toBe(errorRun.id);
     expect((await a.listExecutions({ parentExecutionId: failed.id, mode: 'error' })).data.map((e) => e.id)).toEqual([errorRun.id]);
+    expect(await historyText(h.services.temporal.client, errorRun.id)).not.toContain(SECRET);
   });
 
   test('a cancelled run starts its error workflow too: no failed step, no error', async () => {

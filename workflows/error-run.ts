@@ -5,8 +5,8 @@ import type { ErrorRunPrepareRequest } from './child-run.types';
 import type { RunInput } from './run.types';
 
 /**
- * Runs started since this patch start their workflow's error workflow when
- * they fail or are cancelled; runs started before it end as they did.
+ * Runs failing or cancelled since this patch ask for their workflow's error
+ * workflow; histories recorded before it replay ending as they did.
  */
 const ERROR_WORKFLOWS = 'error-workflows';
 

@@ -39,6 +39,7 @@ export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?
     ...head(e),
     input: e.input,
     ...tail(e),
+    errorExecutionId: e.errorExecutionId ?? null,
     temporal,
     ...(waits
       ? {

@@ -21,6 +21,8 @@ export interface ExecutionRow {
   parentExecutionId?: string | null;
   /** The step of the parent that started it: the core.workflow step, or the agent's tool call sub-step; null for an error run. */
   parentStepId?: string | null;
+  /** Read by findById only: the error run this run started when it failed or was cancelled. */
+  errorExecutionId?: string | null;
   startedAt: Date;
   finishedAt: Date | null;
 }
@@ -150,8 +152,16 @@ export class ExecutionsRepository {
     );
   }
 
-  async findById(organizationId: string, id: string): Promise<ExecutionRow | null> {
-    const rows = await this.db.query(`SELECT ${COLUMNS} FROM executions WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+  /**
+   * `withErrorRun` (what the API shows) adds `errorExecutionId`, the error
+   * run this run started, found through the parent index; the activities'
+   * reads, on every step, leave it out.
+   */
+  async findById(organizationId: string, id: string, options: { withErrorRun?: boolean } = {}): Promise<ExecutionRow | null> {
+    const errorRun = options.withErrorRun
+      ? `, (SELECT c.id FROM executions c WHERE c.organization_id = $1 AND c.parent_execution_id = $2 AND c.mode = 'error' LIMIT 1) AS "errorExecutionId"`
+      : '';
+    const rows = await this.db.query(`SELECT ${COLUMNS}${errorRun} FROM executions WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
     return rows[0] ?? null;
   }
 

@@ -143,6 +143,9 @@ export const ExecutionSchema = z
   .object({
     ...executionFields,
     input: JsonObject,
+    errorExecutionId: z.string().nullable().openapi({
+      description: "The run of the workflow's errorWorkflow this run started when it failed or was cancelled (mode error); else null",
+    }),
     temporal: TemporalLinkSchema,
     waiting: z.array(WaitSchema).optional().openapi({ description: 'While the status is waiting: what the run waits for' }),
     steps: z.array(StepSchema).optional(),

@@ -165,7 +165,7 @@ export class ExecutionsService {
   }
 
   private async find(organizationId: string, id: string): Promise<ExecutionRow> {
-    const execution = await this.repo.findById(organizationId, id);
+    const execution = await this.repo.findById(organizationId, id, { withErrorRun: true });
     if (!execution) throw new NotFoundError('Execution');
     return execution;
   }
@@ -186,6 +186,6 @@ export class ExecutionsService {
       closed === 'completed' ? null : { message: `The run was ${closed.replace('_', ' ')} in Temporal` },
       description.closeTime,
     );
-    return { execution: (await this.repo.findById(execution.organizationId, execution.id)) ?? execution, runId };
+    return { execution: (await this.repo.findById(execution.organizationId, execution.id, { withErrorRun: true })) ?? execution, runId };
   }
 }

@@ -51,6 +51,8 @@ export type ExecutionListItem = ExecutionHead & {
 
 export type Execution = ExecutionHead & {
   input: Record<string, unknown>;
+  /** The error workflow's run this run started when it failed or was cancelled. */
+  errorExecutionId?: string | null;
   steps?: ExecutionStep[];
   /** Where the run lives in Temporal, when the API tells (and the Temporal UI is configured). */
   temporal?: { namespace: string; workflowId: string; runId: string | null; url: string | null };
