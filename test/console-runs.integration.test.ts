@@ -183,3 +183,54 @@ test('a viewer sees runs but no rerun or cancel', async () => {
   expect(await accessibilityViolations(viewer)).toEqual([]);
   await viewer.context().close();
 });
+
+test('a waiting run shows what it waits for and, to an admin, a form built from the event schema; sending it resumes the run', async () => {
+  const approval = await a.createWorkflow(
+    [
+      {
+        stepId: 'approval',
+        stepType: 'core.wait',
+        input: {
+          event: {
+            name: 'approved',
+            schema: {
+              type: 'object',
+              required: ['approved', 'level'],
+              properties: { approved: { type: 'boolean' }, level: { enum: ['low', 'high'] }, note: { type: 'string', description: 'Why' } },
+            },
+          },
+        },
+      },
+      { stepId: 'after', stepType: 'core.set', input: { values: { level: '{{ approval.level }}', note: '{{ approval.note }}' } } },
+    ],
+    { name: uniqueName('approval') },
+  );
+  const started = await request(stack.harness.app).post(`/workflows/${approval.id}/runs`).set('Authorization', `Bearer ${org.ownerToken}`).send({ input: {} });
+  const id = started.body.executionId as string;
+  await eventually(
+    () => a.readExecution(id),
+    (e) => e.status === 'waiting',
+  );
+
+  const viewer = await stack.signedInPage(org.tokens.viewer);
+  await viewer.goto(`/console/runs/${id}`);
+  await viewer.getByRole('heading', { name: 'Waiting for “approved”' }).waitFor();
+  expect(await viewer.getByRole('form', { name: 'Send event approved' }).count()).toBe(0);
+  await viewer.context().close();
+
+  await page.goto(`/console/runs/${id}`);
+  const form = page.getByRole('form', { name: 'Send event approved' });
+  await form.waitFor();
+  await form.getByLabel('approved').check();
+  await form.getByLabel('level').selectOption('high');
+  await form.getByLabel('note (optional)').fill('looks fine');
+  await screenshot(page, 'runs-run-waiting');
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await form.getByRole('button', { name: 'Send approved' }).click();
+  await eventually(
+    () => page.locator('.run-facts').innerText(),
+    (text) => /Status\s+completed/i.test(text),
+    20_000,
+  );
+  expect((await a.readExecution(id)).steps.find((s) => s.stepId === 'after')?.output).toEqual({ level: 'high', note: 'looks fine' });
+});

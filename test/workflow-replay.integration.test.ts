@@ -290,7 +290,11 @@ describe('histories of live runs replay on the current workflow code', () => {
         {
           stepId: 'large',
           stepType: 'core.loop',
-          input: { items: '{{ initial.large }}', concurrency: 10, steps: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }] },
+          input: {
+            items: '{{ initial.large }}',
+            concurrency: 10,
+            steps: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }],
+          },
         },
       ],
       { small: [1, 2, 3], large: Array.from({ length: 2_100 }, (_, i) => i) },

@@ -135,6 +135,19 @@ describe('event waits through the API', () => {
   });
 });
 
+test('a run waited for through the API answers 202 waiting as soon as it parks, not at the sync timeout', async () => {
+  const wf = await a.createWorkflow([wait('gate', { event: { name: 'go' } })]);
+  const started = Date.now();
+  const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: {}, wait: true });
+  expect(res.status).toBe(202);
+  expect(res.body).toEqual({ executionId: expect.any(String), status: 'waiting' });
+  expect(Date.now() - started).toBeLessThan(10_000);
+  const tested = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/test`).send({});
+  expect(tested.status).toBe(202);
+  expect(tested.body.status).toBe('waiting');
+  await as(h.app, org.ownerToken).post(`/executions/${res.body.executionId}/events/go`).send({}).expect(202);
+});
+
 describe('timers', () => {
   test('seconds and a templated until park the run, then it goes on; an until in the past does not wait; a bad until fails the step', async () => {
     const wf = await a.createWorkflow([

@@ -60,7 +60,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number, err
   // Workflow time: deterministic on replay.
   const deadline = Date.now() + ((input.timeoutSeconds as number | undefined) ?? AGENT_LIMITS.timeoutSeconds.default) * 1000;
   const tools = new Map<string, AgentTool>((input.tools as AgentTool[]).map((t) => [t.name, t]));
-  const base = { run: request.run, step: request.step, seq: request.seq, context: request.context };
+  const base = { run: request.run, step: request.step, seq: request.seq, context: request.context, ...(request.typedValues ? { typedValues: true } : {}) };
   const usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
   let subSeq = 0;
   let iterations = 0;

@@ -28,6 +28,8 @@ export interface AgentCall {
   seq: number;
   context: StepRequest['context'];
   subSeq: number;
+  /** As the step's own request: its tools' templates keep a lone expression's type. */
+  typedValues?: boolean;
 }
 
 /** Token use of one model call, or summed over the step. */

@@ -31,9 +31,9 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   const present = ({ execution, steps, runId, waits }: Partial<ReadExecution> & { execution: ExecutionRow; steps?: ReadStep[] }) =>
     presentExecution(execution, service.temporalLink(execution.id, runId), steps, waits);
 
-  /** The ended execution, or 202 while it still runs (not waited for, or past the wait). */
-  const presentRun = ({ executionId, read }: ApiRun) =>
-    read ? { status: 200, body: present(read) } : { status: 202, body: { executionId, status: 'running' } };
+  /** The ended execution, or 202 while it still runs (not waited for, or past the wait) or waits at a core.wait step. */
+  const presentRun = ({ executionId, read, waiting }: ApiRun) =>
+    read ? { status: 200, body: present(read) } : { status: 202, body: { executionId, status: waiting ? 'waiting' : 'running' } };
 
   defineRoute(ctx, {
     method: 'post',

@@ -185,4 +185,9 @@ export const ExecutionListItemSchema = z
   })
   .openapi('ExecutionListItem');
 
-export const StartedSchema = z.object({ executionId: z.string(), status: z.literal('running') }).openapi('RunStarted');
+export const StartedSchema = z
+  .object({
+    executionId: z.string(),
+    status: z.enum(['running', 'waiting']).openapi({ description: 'waiting: a run that was waited for parked at a core.wait step; it goes on when it wakes' }),
+  })
+  .openapi('RunStarted');

@@ -42,6 +42,8 @@ export interface ReadExecution {
 export interface ApiRun {
   executionId: string;
   read?: ReadExecution;
+  /** Not read: the run parked at a core.wait step, and goes on when it wakes. */
+  waiting?: boolean;
 }
 
 /** Reading, listing, cancelling and re-running executions; every call is scoped to the organization. */
@@ -74,6 +76,7 @@ export class ExecutionsService {
     if (!options.wait) return { executionId: await this.runs.start(request) };
     const { executionId, outcome } = await this.runs.startAndAwaitResult(request, this.syncTimeoutMs);
     if (outcome.kind === 'timeout') return { executionId };
+    if (outcome.kind === 'waiting') return { executionId, waiting: true };
     return { executionId, read: await this.get(organizationId, executionId) };
   }
 

@@ -32,7 +32,10 @@ export interface RunRequest {
 
 /** How long a caller waited and what it learned. `timeout`: the run goes on, the caller stops waiting. */
 export type AwaitedReply = CallerReply | { kind: 'timeout' };
-export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'failed' } | { kind: 'timeout' };
+export type AwaitedResult = { kind: 'finished'; result: RunResult } | { kind: 'failed' } | { kind: 'timeout' } | { kind: 'waiting' };
+
+/** How often a caller waiting for a run's end looks whether it parked at a wait instead. */
+const WAITING_POLL_MS = 250;
 
 /**
  * The worker of this process, when the API runs beside one: a client on the
@@ -185,18 +188,36 @@ export class RunStarter {
     return stepId ? { kind: 'response', response: { $offloaded: { stepId } }, sealed: true } : closed;
   }
 
-  /** Starts and waits, at most `timeoutMs`, for the run to end (test runs, synchronous API runs). */
+  /**
+   * Starts and waits, at most `timeoutMs`, for the run to end (test runs,
+   * synchronous API runs); a run that parks at a `core.wait` step ends the
+   * wait at once (`waiting`), since nothing bounds how long it parks.
+   */
   async startAndAwaitResult(request: RunRequest, timeoutMs: number): Promise<{ executionId: string; outcome: AwaitedResult }> {
     const { id, options } = await this.prepare(request);
     const handle = await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
     const deadline = AbortSignal.timeout(timeoutMs);
-    const outcome = await this.client
-      .withAbortSignal(deadline, () => handle.result())
+    const done = new AbortController();
+    const ended = this.client
+      .withAbortSignal(AbortSignal.any([deadline, done.signal]), () => handle.result())
       .then(
         (result: RunResult): AwaitedResult => ({ kind: 'finished', result }),
         (): AwaitedResult => (deadline.aborted ? { kind: 'timeout' } : { kind: 'failed' }),
       );
-    return { executionId: id, outcome };
+    const parked = (async (): Promise<AwaitedResult | undefined> => {
+      while (!deadline.aborted && !done.signal.aborted) {
+        await new Promise((resolve) => setTimeout(resolve, WAITING_POLL_MS));
+        const row = await this.executions.findById(request.organizationId, id).catch(() => null);
+        if (row?.status === 'waiting') return { kind: 'waiting' };
+      }
+      return undefined;
+    })();
+    try {
+      const outcome = await Promise.race([ended, parked.then((waiting) => waiting ?? ended)]);
+      return { executionId: id, outcome };
+    } finally {
+      done.abort();
+    }
   }
 
   private async prepare(request: RunRequest) {

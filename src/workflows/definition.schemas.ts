@@ -342,12 +342,9 @@ export const LoopInput: z.ZodType<LoopInputDefinition> = z
         .max(MAX_LOOP_CONCURRENCY)
         .optional()
         .openapi({ description: `Items in progress at once, 1 to ${MAX_LOOP_CONCURRENCY} (default 1: one after another)` }),
-      onItemError: z
-        .enum(['fail', 'continue'])
-        .optional()
-        .openapi({
-          description: "fail (default): an item's failure fails the loop at once; continue: failures are collected in errors and the other items go on",
-        }),
+      onItemError: z.enum(['fail', 'continue']).optional().openapi({
+        description: "fail (default): an item's failure fails the loop at once; continue: failures are collected in errors and the other items go on",
+      }),
       steps: z
         .array(Step)
         .min(1)

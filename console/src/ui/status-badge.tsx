@@ -3,6 +3,7 @@ const TONE: Record<string, string> = {
   completed: 'succeeded',
   succeeded: 'succeeded',
   running: 'running',
+  waiting: 'pending',
   pending: 'pending',
   failed: 'failed',
   cancelled: 'failed',

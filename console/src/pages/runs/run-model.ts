@@ -4,7 +4,7 @@
  * them: the tree of steps and sub-steps, an agent step's token use, the run's answer.
  */
 
-export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
+export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
 export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'workflow', 'error'] as const;
 
 /** Stands in for a step value too large to inline: its full text is at `href`. */
@@ -24,6 +24,15 @@ export interface ExecutionStep {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
+}
+
+/** A core.wait step the run is parked at: an event (with the JSON Schema its payload must match) or a timer. */
+export interface ExecutionWait {
+  stepId: string;
+  event: string | null;
+  schema: Record<string, unknown> | null;
+  until: string;
+  startedAt: string;
 }
 
 interface ExecutionHead {
@@ -54,6 +63,8 @@ export type Execution = ExecutionHead & {
   /** The error workflow's run this run started when it failed or was cancelled. */
   errorExecutionId?: string | null;
   steps?: ExecutionStep[];
+  /** While the run waits at a core.wait step: what for, and until when. */
+  waiting?: ExecutionWait[];
   /** Where the run lives in Temporal, when the API tells (and the Temporal UI is configured). */
   temporal?: { namespace: string; workflowId: string; runId: string | null; url: string | null };
 };
@@ -66,7 +77,8 @@ export interface Page<T> {
 export const isOmitted = (value: unknown): value is OmittedValue =>
   typeof value === 'object' && value !== null && '$omitted' in value && typeof (value as OmittedValue).$omitted?.href === 'string';
 
-export const isFinished = (status: string) => status !== 'running';
+/** Still going: running, or parked at a wait (both refresh, both may be cancelled). */
+export const isFinished = (status: string) => status !== 'running' && status !== 'waiting';
 
 /** A step with the sub-steps recorded under it (an agent's model and tool calls). */
 export interface StepNode {

@@ -11,6 +11,7 @@ import { useApi, useInterval } from '../../ui/use-api';
 import { isFinished, runAnswer, stepTree, type Execution } from './run-model';
 import { StepTimeline } from './step-timeline';
 import { StepValue } from './step-value';
+import { WaitPanel } from './event-form';
 
 /** One run: what started it, how it went, each step on a timeline with its values, its answer; rerun and cancel for admins. */
 export function RunPage() {
@@ -73,7 +74,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
           Open in Temporal
         </a>
       )}
-      {can('workflows:admin') && execution.status === 'running' && (
+      {can('workflows:admin') && !isFinished(execution.status) && (
         <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void act('cancel')}>
           {busy === 'cancel' ? 'Cancelling…' : 'Cancel run'}
         </button>
@@ -124,7 +125,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
         </div>
         <div>
           <dt>Ended</dt>
-          <dd>{execution.finishedAt ? formatTime(execution.finishedAt) : 'still running'}</dd>
+          <dd>{execution.finishedAt ? formatTime(execution.finishedAt) : execution.status === 'waiting' ? 'waiting' : 'still running'}</dd>
         </div>
         <div>
           <dt>Duration</dt>
@@ -148,6 +149,10 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
           <pre>{execution.error.message}</pre>
         </div>
       )}
+
+      {execution.waiting?.map((wait) => (
+        <WaitPanel key={wait.stepId} executionId={execution.id} wait={wait} canSend={can('workflows:admin')} onSent={reload} />
+      ))}
 
       {answer && (
         <section aria-labelledby="answer-heading" className="run-answer">
@@ -176,7 +181,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
             <StepTimeline nodes={stepTree(steps)} span={span} />
           </>
         )}
-        {execution.status === 'running' && <p className="muted">Refreshing while the run goes on…</p>}
+        {!isFinished(execution.status) && <p className="muted">Refreshing while the run goes on…</p>}
       </section>
 
       <section aria-labelledby="input-heading">
