@@ -101,7 +101,15 @@ async function main() {
       const before = rssBytes(service.pid);
       const rss = sampleRss(service.pid);
       const started = performance.now();
-      const id = await runLoop(call, wf.id, items);
+      const id = await runLoop(call, wf.id, items).catch((err: unknown) => {
+        // The sampler reads the service's /proc entry: stopped first, so a failed run reports itself, not a missing process.
+        try {
+          rss.stop();
+        } catch {
+          // The service is gone; the run's error says why.
+        }
+        throw err;
+      });
       const seconds = (performance.now() - started) / 1000;
       const { peak } = rss.stop();
       print({
@@ -175,7 +183,7 @@ async function runLoop(call: (method: string, p: string, body?: unknown) => Prom
   for (;;) {
     const { status } = await call('GET', `/executions/${executionId}`);
     if (status === 'completed') return executionId;
-    if (status !== 'running') throw new Error(`the loop run ended ${status}`);
+    if (status !== 'running') throw new Error(`the loop run ended ${status}: ${JSON.stringify((await call('GET', `/executions/${executionId}`)).error)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

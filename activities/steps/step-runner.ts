@@ -137,7 +137,9 @@ export async function openScope(
   request: Pick<StepRequest, 'run' | 'context' | 'typedValues'>,
   extra: Record<string, unknown> = {},
 ): Promise<StepScope> {
-  const [initial, { steps, secrets }] = await Promise.all([request.context.initial ?? loadInitial(deps, request), loadOffloaded(deps, request)]);
+  // Loaded when a template reads it: a loop's item steps mostly read `item`, and reloading a large input per item costs.
+  const initial = request.context.initial ?? (() => loadInitial(deps, request));
+  const { steps, secrets } = await loadOffloaded(deps, request);
   const lone = request.typedValues ? 'values' : 'objects';
   const scope = new StepScope(deps.renderer, deps.secrets, request.run, { initial, steps: { ...steps, ...extra } }, lone);
   // Secrets inside sealed outputs this step reads: whatever it records of them is masked too.

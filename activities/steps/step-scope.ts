@@ -49,18 +49,23 @@ export class StepScope {
   private environment?: Promise<Record<string, EnvironmentValue>>;
   private readonly connections = new Map<string, Promise<ResolvedConnection>>();
   private readonly topLevel = new Map<string, Promise<unknown>>();
-  /** `initial` and the step outputs, under a prototype-less root. */
+  /** The step outputs, under a prototype-less root (`initial` joins them when a template reads it). */
   private readonly data: Record<string, unknown>;
+  private readonly initial: () => Promise<unknown>;
+  private loadedInitial?: Promise<unknown>;
 
   constructor(
     private readonly renderer: TemplateRenderer,
     private readonly sources: SecretSources,
     private readonly run: StepRequest['run'],
-    context: { initial: unknown; steps: Record<string, unknown> },
+    /** `initial` as a value, or a loader called the first time a template reads it. */
+    context: { initial: unknown | (() => Promise<unknown>); steps: Record<string, unknown> },
     /** How a lone `{{ expression }}` in a JSON value renders (the run's `typed-values` patch chooses). */
     private readonly lone: LoneExpressions = 'objects',
   ) {
-    this.data = Object.assign(Object.create(null), context.steps, { initial: context.initial });
+    this.data = Object.assign(Object.create(null), context.steps);
+    const { initial } = context;
+    this.initial = typeof initial === 'function' ? () => (this.loadedInitial ??= (initial as () => Promise<unknown>)()) : () => Promise.resolve(initial);
   }
 
   /** Renders a template string (see TemplateRenderer.render). */
@@ -126,7 +131,7 @@ export class StepScope {
       }
       const connections: Record<string, unknown> = Object.create(null);
       await Promise.all(needs.connections.map(async (name) => (connections[name] = await this.connectionConfig(name))));
-      const scope = Object.assign(Object.create(null), this.data, {
+      const scope = Object.assign(Object.create(null), this.data, needs.initial ? { initial: await this.initial() } : {}, {
         [ENV_ROOT]: env,
         [CONNECTIONS_ROOT]: connections,
         [RESUME_ROOT]: this.resumeLinks(needs.resume),

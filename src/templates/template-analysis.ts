@@ -13,6 +13,8 @@ export interface DollarNeeds {
   env: string[] | 'all';
   connections: string[];
   resume: string[];
+  /** Whether it reads `initial`, the run's input: loaded only for templates that do (a loop's items need not reload it each). */
+  initial: boolean;
 }
 
 type Segments = Array<string | number | unknown[]>;
@@ -51,7 +53,9 @@ export function dollarNeeds(references: Segments[]): DollarNeeds {
   let allEnv = false;
   const connections = new Set<string>();
   const resume = new Set<string>();
+  let initial = false;
   for (const [root, first] of references) {
+    if (root === 'initial') initial = true;
     if (root === ENV_ROOT) {
       if (typeof first === 'string') env.add(first);
       else allEnv = true;
@@ -64,5 +68,5 @@ export function dollarNeeds(references: Segments[]): DollarNeeds {
       resume.add(first);
     }
   }
-  return { env: allEnv ? 'all' : [...env], connections: [...connections], resume: [...resume] };
+  return { env: allEnv ? 'all' : [...env], connections: [...connections], resume: [...resume], initial };
 }
