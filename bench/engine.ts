@@ -1,7 +1,7 @@
 /**
  * `npm run bench:engine`: a `core.loop` of BENCH_ITEMS items (10,000) with a
  * cheap body (one `core.set`), at concurrency 1, 10 and 50, beside a bare
- * Temporal fan-out of the same shape (child batches of 2,000 items, local
+ * Temporal fan-out of the same shape (child batches of 3,000 items, local
  * activities that double a number) on the same Temporal server in the same
  * run. The service runs as `npm start` runs it (API and worker in one
  * process, embedded Temporal) on its own PostgreSQL.
@@ -27,8 +27,8 @@ import { fmt } from './lib/stats';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,10,50').split(',').map(Number);
-/** The loop's batch for a one-step body (workflows/loops.ts LOOP_BATCH_STEP_RUNS). */
-const BATCH = 2_000;
+/** The loop's batch for a one-step body: LOOP_BATCH_EVENTS (workflows/loops.ts) at 2 events per local activity. */
+const BATCH = 3_000;
 
 interface Row {
   label: string;

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { as, expectError, type Harness } from './harness';
 import { eventually, type TestOrg } from './factories';
 import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
@@ -91,7 +92,13 @@ test('onItemError continue collects failures and the other items go on; fail end
 });
 
 test('a loop past the inline limit runs in child batches: the run history stays small, every item is recorded, results in order', async () => {
-  const wf = await a.createWorkflow([loop('each', { items: '{{ initial.items }}', concurrency: 20, steps: [set('double', { n: '{{ item | times: 2 }}' })] })]);
+  const wf = await a.createWorkflow([
+    loop('each', {
+      items: '{{ initial.items }}',
+      concurrency: 20,
+      steps: [set('double', { n: '{{ item | times: 2 }}' }), set('shape', { n: '{{ double.n }}', i: '{{ index }}' })],
+    }),
+  ]);
   const items = Array.from({ length: 2_300 }, (_, i) => i);
   const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: { items } });
   expect(res.status).toBe(202);
@@ -104,15 +111,55 @@ test('a loop past the inline limit runs in child batches: the run history stays 
   expect(done.status).toBe('completed');
   const output = (await as(h.app, org.ownerToken).get(`/executions/${id}/steps/each/output`)).body;
   expect(output.count).toBe(2_300);
-  expect(output.results[0]).toEqual({ n: 0 });
-  expect(output.results[2_299]).toEqual({ n: 4_598 });
+  expect(output.results[0]).toEqual({ n: 0, i: 0 });
+  expect(output.results[2_299]).toEqual({ n: 4_598, i: 2_299 });
   expect(output.errors).toEqual([]);
+  // The read lists the first 100 items' steps and counts the rest; each stays readable alone.
+  expect(done.steps.filter((s) => s.parentStepId === 'each')).toHaveLength(200);
+  expect(done.subStepsOmitted).toBe(4_400);
+  expect((await as(h.app, org.ownerToken).get(`/executions/${id}/steps/${encodeURIComponent('each[2000].shape')}/output`)).body).toEqual({
+    n: 4_000,
+    i: 2_000,
+  });
   const history = await h.services.temporal.client.workflow.getHandle(id).fetchHistory();
-  // Two batches of 2,000 and 300 items: the run's own history holds two children, not thousands of activities.
+  // Two batches (of 1,500 and 800 items for a two-step body): the run's own history holds two children, not thousands of activities.
   expect(history.events!.length).toBeLessThan(60);
   const children = history.events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
   expect(children).toHaveLength(2);
 }, 180_000);
+
+test('a loop after the run answered (its steps regular activities) reads item, index and its own earlier steps alike', async () => {
+  const { path } = await a.createHook([
+    { stepId: 'answer', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { ok: true } } } },
+    loop('each', {
+      items: '{{ initial.items }}',
+      concurrency: 2,
+      steps: [
+        httpStep('post', { url: `${stub.url}/echo`, method: 'POST', body: { id: '{{ item.id }}', n: '{{ index }}' } }),
+        set('shape', { id: '{{ post.body.got.id }}', n: '{{ post.body.got.n }}' }),
+      ],
+    }),
+  ]);
+  const call = await (
+    await import('supertest')
+  )
+    .default(h.app)
+    .post(path)
+    .send({ items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
+  expect(call.status).toBe(200);
+  const id = call.headers['x-execution-id'] as string;
+  const done = await eventually(
+    () => a.readExecution(id),
+    (e) => e.status !== 'running',
+    30_000,
+  );
+  expect(done.status).toBe('completed');
+  expect(stepOf(done, 'each').output.results).toEqual([
+    { id: 'a', n: 0 },
+    { id: 'b', n: 1 },
+    { id: 'c', n: 2 },
+  ]);
+});
 
 test('a loop body refuses steps that cannot run per item, item and index are reserved ids, and items must be an array', async () => {
   const refused = await as(h.app, org.ownerToken)

@@ -28,7 +28,7 @@ import {
   type WebhookResponse,
 } from './run.types';
 import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
-import { runLoopStep } from './loops';
+import { LOOP_INLINE_EVENTS, runLoopStep } from './loops';
 import { RunWaits } from './waits';
 
 const { callerReplies } = proxySinks<ReplySinks>();
@@ -64,6 +64,8 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   let response: WebhookResponse | undefined;
   let seq = 0;
   let inlineBudget = RUN_INLINE_BUDGET;
+  // What the run's own history may still take of loop items (loops.ts): over all its loops together.
+  let loopInlineEvents = LOOP_INLINE_EVENTS;
   let announced = false;
   const endWithLastStep = patched(RUN_END_WITH_LAST_STEP);
   const typedValues = patched(TYPED_VALUES);
@@ -101,7 +103,8 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         ...(typedValues ? { typedValues } : {}),
       };
       if (step.stepType === 'core.loop') {
-        const { output, bytes } = await runLoopStep(request, answer !== undefined, input);
+        const { output, bytes, inlineEvents } = await runLoopStep(request, answer !== undefined, input, loopInlineEvents);
+        loopInlineEvents = inlineEvents;
         inlineBudget -= bytes;
         context.steps[step.stepId] = output;
         continue;
@@ -142,7 +145,10 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     const { step } = request;
     const event: string | undefined = step.input.event?.name;
     waits.expect(step.stepId, event);
-    const begun = await stepPartActivity(request, answered, 'begin', (a) => a.waitBegin(answered ? byReference(request) : request));
+    const begun = await stepPartActivity(request, answered, 'begin', (a) => a.waitBegin(answered ? byReference(request) : request)).catch((err: unknown) => {
+      waits.expect(step.stepId, undefined);
+      throw err;
+    });
     const waiting: CallerReply = { kind: 'waiting', stepId: step.stepId, ...(event ? { event } : {}) };
     waits.tell(waiting);
     if (answer === undefined) {
@@ -150,7 +156,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       announce();
     }
     const outcome = await waits.park(step.stepId, begun.wakesAt, begun.event);
-    const ended: WaitEndRequest = { ...byReference(request), outcome, begunAt: begun.begunAt };
+    const ended: WaitEndRequest = { ...byReference(request), outcome, begunAt: begun.begunAt, wakesAt: begun.wakesAt };
     const result = await stepPartActivity(request, true, 'end', (a) => a.waitEnd(ended));
     return { ...result, timedOut: outcome.kind === 'timeout' };
   };
@@ -166,7 +172,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   } catch (err) {
     if (isCancellation(err)) {
       answer ??= { kind: 'cancelled' };
-      waits.tell({ kind: 'cancelled' });
+      waits.close({ kind: 'cancelled' });
       await end({ status: 'cancelled' });
       announce();
       await startErrorRun(input, { executionId, organizationId: input.organizationId, status: 'cancelled' });
@@ -179,7 +185,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         ? { stepId: err.stepId, message: err.message }
         : { message: 'The run failed on an internal error; an operator can see it in Temporal' };
     answer ??= { kind: 'failed', ...error };
-    waits.tell({ kind: 'failed', ...error });
+    waits.close({ kind: 'failed', ...error });
     await end({ status: 'failed', error });
     announce();
     await startErrorRun(input, { executionId, organizationId: input.organizationId, status: 'failed', error });
@@ -187,7 +193,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     throw ApplicationFailure.nonRetryable(error.message, 'StepFailed', error);
   }
   answer ??= { kind: 'completed' };
-  waits.tell({ kind: 'completed' });
+  waits.close({ kind: 'completed' });
   if (!endRecorded) await end({ status: 'completed' });
   announce();
   await settle();

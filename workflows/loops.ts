@@ -1,59 +1,75 @@
 import { ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { LoopInputDefinition } from '../src/workflows/definition.schemas';
-import { LOOP_SUB_SEQ_SPAN, type LoopEndRequest, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
+import { LOOP_SUB_SEQ_SPAN, type LoopEndRequest, type LoopFailure, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
 import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
 
 /**
- * Where a loop leaves its run's own history: a loop whose items need at most
- * this many step runs (items × the body's steps, branches counted whole)
- * runs in the run itself; a larger one runs in child workflows
- * (`runLoopBatch`) of at most LOOP_BATCH_STEP_RUNS step runs each, one after
- * another. A step run costs its history one to three events (a local
- * activity's marker, a regular one's scheduled, started and completed), and
- * Temporal warns past 10,240 events and ends a run at 51,200: 2,000 step runs
- * keep a batch near 6,000 events at most, and the run's own history holds one
- * child per batch, so 10,000 items of any body stay far from either limit.
+ * Where a loop leaves its run's own history, counted in history events.
+ * Temporal warns past 10,240 events in one history and ends a run at
+ * 51,200. A step run costs about 2 events as a local activity (its marker,
+ * and its share of workflow tasks) and about 6 as a regular one (scheduled,
+ * started, completed, and a workflow task of three events to take the
+ * result). A run keeps at most LOOP_INLINE_EVENTS of loop items in its own
+ * history, over all its loops together; a loop past what is left runs in
+ * child workflows (`runLoopBatch`) of at most LOOP_BATCH_EVENTS each, one
+ * after another, and the run's history holds one child per batch. So a
+ * definition of any number of loops of up to 10,000 items stays far from both
+ * limits in every history (`npm run bench:engine` prints the events of each).
  */
-export const LOOP_INLINE_STEP_RUNS = 500;
-export const LOOP_BATCH_STEP_RUNS = 2_000;
+export const LOOP_INLINE_EVENTS = 3_000;
+export const LOOP_BATCH_EVENTS = 6_000;
 
 /** An item step's output stays in history only when this small; larger ones travel as references to their record. */
 const ITEM_INLINE_BYTES = 1024;
+
+/** What a loop's items need of the run: how deep it is nested, and whether it is an error run (what their steps may start). */
+export type LoopNesting = Pick<RunInput, 'agentDepth' | 'errorRun'>;
 
 /** A batch of a large loop: its items' indexes, the loop's request (context by reference) and the run's nesting. */
 export interface LoopBatchInput {
   request: StepRequest;
   from: number;
   to: number;
-  run: Pick<RunInput, 'agentDepth' | 'errorRun'>;
+  run: LoopNesting;
 }
 
 export interface LoopBatchResult {
   /** With `onItemError: fail`: the item that failed first, which ended the batch. */
-  failed?: { index: number; message: string };
+  failed?: Extract<LoopFailure, { kind: 'item' }>;
 }
 
 /**
  * A `core.loop` step: `loopBegin` stores the items, the items run (here or
  * in batches), `loopEnd` records the output from what each item recorded.
  * Each item's steps are sub-steps of the loop, `<loop>[<index>].<stepId>`.
+ * `inlineEvents` is what the run has left of LOOP_INLINE_EVENTS; answers
+ * the step's result and what is left after it.
  */
-export async function runLoopStep(request: StepRequest, answered: boolean, run: Pick<RunInput, 'agentDepth' | 'errorRun'>): Promise<StepResult> {
+export async function runLoopStep(
+  request: StepRequest,
+  answered: boolean,
+  run: LoopNesting,
+  inlineEvents: number,
+): Promise<StepResult & { inlineEvents: number }> {
   const loopId = request.step.stepId;
   const begun = await stepPartActivity(request, answered, 'begin', (a) => a.loopBegin(answered ? byReference(request) : request));
   const items = byReference(request);
-  const perItem = Math.max(1, stepCount((request.step.input as LoopInputDefinition).steps));
-  let failed: LoopBatchResult['failed'];
-  if (begun.count * perItem <= LOOP_INLINE_STEP_RUNS) {
-    ({ failed } = await runItems({ request: items, from: 0, to: begun.count, run }, answered));
+  // Only what the items need: the run's input and definition stay out of the batches' start events.
+  const nesting: LoopNesting = { ...(run.agentDepth ? { agentDepth: run.agentDepth } : {}), ...(run.errorRun ? { errorRun: true } : {}) };
+  const body = (request.step.input as LoopInputDefinition).steps;
+  const inlineCost = begun.count * itemEvents(body, answered);
+  let failed: LoopFailure | undefined;
+  if (inlineCost <= inlineEvents) {
+    inlineEvents -= inlineCost;
+    ({ failed } = await runItems({ request: items, from: 0, to: begun.count, run: nesting }, answered));
   } else {
-    const size = Math.max(1, Math.floor(LOOP_BATCH_STEP_RUNS / perItem));
+    const size = Math.max(1, Math.floor(LOOP_BATCH_EVENTS / itemEvents(body, false)));
     for (let from = 0; from < begun.count && !failed; from += size) {
       const to = Math.min(begun.count, from + size);
       try {
         ({ failed } = await executeChild(runLoopBatch, {
           workflowId: `${workflowInfo().workflowId}.${loopId}.${from}`,
-          args: [{ request: items, from, to, run }],
+          args: [{ request: items, from, to, run: nesting }],
           // Cancelling the run cancels the batch in progress.
           parentClosePolicy: 'REQUEST_CANCEL',
           staticSummary: `${loopId} (core.loop): items ${from} to ${to - 1} of ${begun.count}, execution ${request.run.executionId}`,
@@ -61,15 +77,16 @@ export async function runLoopStep(request: StepRequest, answered: boolean, run: 
       } catch (err) {
         if (isCancellation(err)) throw err;
         const cause = err instanceof ChildWorkflowFailure && err.cause ? err.cause : err;
-        failed = { index: from, message: `a batch of items ${from} to ${to - 1} failed: ${(cause as Error).message}` };
+        failed = { kind: 'batch', from, to, message: (cause as Error).message };
       }
     }
   }
   const end: LoopEndRequest = { ...items, begunAt: begun.begunAt, count: begun.count, ...(failed ? { failed } : {}) };
-  return stepPartActivity(request, true, 'end', (a) => a.loopEnd(end));
+  const result = await stepPartActivity(request, true, 'end', (a) => a.loopEnd(end));
+  return { ...result, inlineEvents };
 }
 
-/** A child workflow running one batch of a large loop's items (see LOOP_INLINE_STEP_RUNS); its steps are local activities. */
+/** A child workflow running one batch of a large loop's items (see LOOP_INLINE_EVENTS); its steps are local activities where they can be. */
 export async function runLoopBatch(input: LoopBatchInput): Promise<LoopBatchResult> {
   return runItems(input, false);
 }
@@ -93,7 +110,7 @@ async function runItems({ request, from, to, run }: LoopBatchInput, answered: bo
         await runItem(request, index, positions, answered, run);
       } catch (err) {
         if (!(err instanceof StepFailed)) throw err;
-        if (stopOnError) failed ??= { index, message: err.message };
+        if (stopOnError) failed ??= { kind: 'item', index, message: err.message };
       }
     }
   };
@@ -101,10 +118,19 @@ async function runItems({ request, from, to, run }: LoopBatchInput, answered: bo
   return failed ? { failed } : {};
 }
 
-/** One item: the body in order (a core.if runs its branch), reading `item`, `index`, what ran before the loop and its own earlier steps. */
-async function runItem(loop: StepRequest, index: number, positions: Map<string, number>, answered: boolean, run: LoopBatchInput['run']): Promise<void> {
+/**
+ * One item: the body in order (a core.if runs its branch), reading `item`,
+ * `index`, what ran before the loop and its own earlier steps. Everything
+ * the item's steps read is a reference (to the stored item, or to a record),
+ * so a request is the same whether a local or a regular activity runs it.
+ */
+async function runItem(loop: StepRequest, index: number, positions: Map<string, number>, answered: boolean, run: LoopNesting): Promise<void> {
   const loopId = loop.step.stepId;
-  const steps: Record<string, unknown> = { ...loop.context.steps, item: { $loopItem: { stepId: loopId, index } }, index };
+  const steps: Record<string, unknown> = {
+    ...loop.context.steps,
+    item: { $loopItem: { stepId: loopId, index } },
+    index: { $loopItem: { stepId: loopId, index, indexOnly: true } },
+  };
   const walk = async (body: StepDefinition[]): Promise<void> => {
     for (const step of body) {
       const stepId = `${loopId}[${index}].${step.stepId}`;
@@ -118,7 +144,8 @@ async function runItem(loop: StepRequest, index: number, positions: Map<string, 
         ...(loop.typedValues ? { typedValues: true } : {}),
       };
       const { output } = await executeStep(request, answered, run);
-      steps[step.stepId] = output;
+      // Later steps of the item read it from its record, under the body's id.
+      steps[step.stepId] = { $offloaded: { stepId } };
       if (step.stepType === 'core.if') await walk(((output as { result: boolean }).result ? step.input.then : step.input.else) ?? []);
     }
   };
@@ -137,7 +164,18 @@ function bodyPositions(steps: StepDefinition[], positions = new Map<string, numb
   return positions;
 }
 
-/** Steps in a body, every branch counted: an item runs at most this many. */
-export function stepCount(steps: StepDefinition[]): number {
-  return bodyPositions(steps).size;
+/** The history events one item may cost (every branch counted): a model call is always a regular activity. */
+function itemEvents(body: StepDefinition[], answered: boolean): number {
+  let events = 0;
+  const count = (steps: StepDefinition[]) => {
+    for (const step of steps) {
+      events += answered || step.stepType === 'ai.llm-call' ? 6 : 2;
+      if (step.stepType === 'core.if') {
+        count(step.input.then);
+        count(step.input.else ?? []);
+      }
+    }
+  };
+  count(body);
+  return Math.max(1, events);
 }

@@ -159,12 +159,20 @@ export interface LoopBegun {
 export interface LoopEndRequest extends StepRequest {
   begunAt: number;
   count: number;
-  failed?: { index: number; message: string };
+  /** What ended the loop early: an item's failure (`onItemError: fail`), or a batch that failed as a whole. */
+  failed?: LoopFailure;
 }
 
-/** A loop item in a step's context (`item`), loaded by the activity from the loop's stored items. */
+export type LoopFailure = { kind: 'item'; index: number; message: string } | { kind: 'batch'; from: number; to: number; message: string };
+
+/**
+ * A loop item in a step's context: `item`, loaded by the activity from the
+ * loop's stored items, or with `indexOnly` its position (`index`). A
+ * reference either way, so a request kept in history says where the value
+ * is, never what it is.
+ */
 export interface LoopItemReference {
-  $loopItem: { stepId: string; index: number };
+  $loopItem: { stepId: string; index: number; indexOnly?: true };
 }
 
 export function isLoopItem(value: unknown): value is LoopItemReference {
@@ -189,6 +197,8 @@ export interface RunEnd {
 /** An event for a run parked at an event wait: POST /executions/{id}/events/{name} (`api`) or a resume link (`link`). */
 export interface RunEvent {
   name: string;
+  /** The wait step the sender's check (schema, link) was made against: the run takes it only there. */
+  stepId: string;
   payload: unknown;
   via: 'api' | 'link';
 }
@@ -215,6 +225,8 @@ export type WaitOutcome = { kind: 'event'; event: RunEvent } | { kind: 'time' } 
 export interface WaitEndRequest extends StepRequest {
   outcome: WaitOutcome;
   begunAt: number;
+  /** When the wait was to end by itself (epoch ms): the timer, the deadline, an event's timeout. */
+  wakesAt: number;
 }
 
 /** Waits for the run's answer: the first return step's response, or how the run ended without one. */

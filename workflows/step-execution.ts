@@ -3,7 +3,7 @@ import type { Activities } from '../activities';
 import type { STEP_TYPES } from '../src/workflows/definition.schemas';
 import { activitiesWith, localActivitiesWith } from './activity-proxies';
 import { runAgentStep } from './agent-loop';
-import { HTTP_DEFAULT_TIMEOUT_MS, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
+import { HTTP_DEFAULT_TIMEOUT_MS, isLoopItem, isOffloaded, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
 import { runWorkflowStep } from './workflow-step';
 
 // How one step runs as activities: which activity, local or regular, with which timeouts and retries, and how
@@ -106,7 +106,10 @@ export async function stepPartActivity<T>(
  * them. Local activity inputs are not recorded and carry the values.
  */
 export function byReference(request: StepRequest): StepRequest {
-  const steps = Object.fromEntries(Object.keys(request.context.steps).map((stepId) => [stepId, { $offloaded: { stepId } }]));
+  // A value that is a reference already (a loop item's `item`, or an output recorded under another id) is kept as it is.
+  const steps = Object.fromEntries(
+    Object.entries(request.context.steps).map(([stepId, value]) => [stepId, isOffloaded(value) || isLoopItem(value) ? value : { $offloaded: { stepId } }]),
+  );
   return { ...request, context: { steps } };
 }
 

@@ -32,7 +32,13 @@ export function createLoopSteps(deps: StepRunnerDeps, loopItems: Pick<LoopItemsR
           if (items.length > MAX_LOOP_ITEMS) {
             throw new StepError(`A loop runs at most ${MAX_LOOP_ITEMS} items; items has ${items.length}`, 'TooManyLoopItems');
           }
-          // The items as the body will read them: secrets are data here too, and a stored item is a record.
+          // Stored items are data, read by every item step and recorded in clear: a secret must not be one (as a data store record).
+          if (scope.secrets.touches(items)) {
+            throw new StepError(
+              'The items would hold a secret value (from $env or a connection); loop over the data and read the secret from $env inside the body',
+              'SecretInLoopItems',
+            );
+          }
           await loopItems.store(organizationId, executionId, request.step.stepId, items);
           return { count: items.length, begunAt };
         } catch (err) {
@@ -71,7 +77,9 @@ export function createLoopSteps(deps: StepRunnerDeps, loopItems: Pick<LoopItemsR
           trace.input = { items: request.count, concurrency: input.concurrency ?? 1, onItemError: input.onItemError ?? 'fail' };
           // Whatever the outcome, the items are done with: the records hold what the run keeps.
           await loopItems.clear(organizationId, executionId, loopId);
-          if (request.failed) throw new StepError(`Item ${request.failed.index} failed: ${request.failed.message}`, 'LoopItemFailed');
+          const { failed } = request;
+          if (failed?.kind === 'item') throw new StepError(`Item ${failed.index} failed: ${failed.message}`, 'LoopItemFailed');
+          if (failed) throw new StepError(`The batch of items ${failed.from} to ${failed.to - 1} failed: ${failed.message}`, 'LoopBatchFailed');
           if ((await loopItems.endsSize(organizationId, executionId, loopId)) > MAX_LOOP_RESULTS_BYTES) {
             throw new StepError(
               `The items' results hold more than ${MAX_LOOP_RESULTS_BYTES / 1024 / 1024} MB together; end the body with a core.set of the fields you need`,

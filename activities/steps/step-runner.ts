@@ -164,8 +164,10 @@ async function loadOffloaded(
   // A loop item's steps hold their item as a reference, and their earlier steps under the body's ids (the records' are `<loop>[<i>].<id>`).
   for (const [name, value] of Object.entries(steps)) {
     if (!isLoopItem(value)) continue;
-    if (!deps.loopItems) throw new StepError('Loop items cannot be read here', 'LoopItemUnavailable');
-    steps[name] = await deps.loopItems.item(organizationId, executionId, value.$loopItem.stepId, value.$loopItem.index);
+    const { stepId, index, indexOnly } = value.$loopItem;
+    if (indexOnly) steps[name] = index;
+    else if (!deps.loopItems) throw new StepError('Loop items cannot be read here', 'LoopItemUnavailable');
+    else steps[name] = await deps.loopItems.item(organizationId, executionId, stepId, index);
   }
   const offloaded = Object.entries(steps).filter((entry): entry is [string, OffloadedOutput] => isOffloaded(entry[1]));
   const secrets: string[] = [];

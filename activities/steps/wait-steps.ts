@@ -12,8 +12,8 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}
 
 export interface WaitStepDeps {
   waits: Pick<ExecutionWaitsRepository, 'begin' | 'end'>;
-  /** Resume links of event waits; absent where the service has no way to serve them (the link's hash is then not stored). */
-  resumeLinks?: ResumeLinks;
+  /** Resume links of event waits: each wait stores its link's hash, the key by which the link finds it. */
+  resumeLinks: ResumeLinks;
 }
 
 /**
@@ -37,7 +37,7 @@ export function createWaitSteps(deps: StepRunnerDeps, waitDeps: WaitStepDeps) {
                 ? instant(asText(await scope.render(input.until)), begunAt)
                 : begunAt + (input.timeoutSeconds ?? MAX_WAIT_SECONDS) * 1000;
           const event = input.event?.name;
-          const linkHash = event && waitDeps.resumeLinks ? ResumeLinks.hash(waitDeps.resumeLinks.token(executionId, request.step.stepId)) : null;
+          const linkHash = event ? ResumeLinks.hash(waitDeps.resumeLinks.token(executionId, request.step.stepId)) : null;
           await waitDeps.waits.begin(organizationId, executionId, {
             stepId: request.step.stepId,
             eventName: event ?? null,
@@ -79,7 +79,7 @@ export function createWaitSteps(deps: StepRunnerDeps, waitDeps: WaitStepDeps) {
           const { outcome } = request;
           trace.input = input.event
             ? { event: input.event.name, ...(outcome.kind === 'event' ? { via: outcome.event.via } : {}) }
-            : { until: new Date(request.begunAt).toISOString() };
+            : { until: new Date(request.wakesAt).toISOString() };
           await waitDeps.waits.end(request.run.organizationId, request.run.executionId, request.step.stepId);
           if (outcome.kind === 'event') return outcome.event.payload;
           if (outcome.kind === 'time') return { resumedAt: new Date().toISOString() };

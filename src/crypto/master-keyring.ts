@@ -37,7 +37,8 @@ export class MasterKeyring {
   /**
    * A key of its own for one purpose (HKDF-SHA256 of the current master key),
    * for values the service signs rather than encrypts (resume links). A
-   * rotation of the master key changes it: what was signed before no longer verifies.
+   * rotation of the master key changes it: a value signed before it is not
+   * made again alike (a stored hash of it still matches).
    */
   derive(purpose: string): Buffer {
     return Buffer.from(hkdfSync('sha256', this.current.key, Buffer.alloc(0), `flowbase:${purpose}`, 32));

@@ -46,7 +46,7 @@ export class ExecutionWaitsRepository {
         executionId,
         wait.stepId,
         wait.eventName,
-        wait.eventSchema === undefined ? null : JSON.stringify(wait.eventSchema),
+        wait.eventSchema == null ? null : JSON.stringify(wait.eventSchema),
         wait.linkHash,
         wait.wakesAt,
       ],
@@ -66,7 +66,7 @@ export class ExecutionWaitsRepository {
     );
   }
 
-  /** The run's open waits, oldest first (a run waits at one step at a time today; a loop may hold several). */
+  /** The run's open waits, oldest first (a run waits at one step at a time; the list keeps the API's shape if that changes). */
   open(organizationId: string, executionId: string): Promise<WaitRow[]> {
     return this.db.query(
       `SELECT ${COLUMNS} FROM execution_waits w WHERE w.organization_id = $1 AND w.execution_id = $2 AND ${OPEN} ORDER BY w.started_at LIMIT 50`,

@@ -34,7 +34,12 @@ const reference = (executionId: string, stepId: string, part: StepPart, bytes: n
  * input and output were masked when the step recorded them, and those over
  * the inline limit are references.
  */
-export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?: ReadStep[], waits?: WaitRow[]) {
+export function presentExecution(
+  e: ExecutionRow,
+  temporal: TemporalLink,
+  steps?: ReadStep[],
+  { waits, subStepsOmitted }: { waits?: WaitRow[]; subStepsOmitted?: number } = {},
+) {
   return {
     ...head(e),
     input: e.input,
@@ -52,6 +57,7 @@ export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?
           })),
         }
       : {}),
+    ...(subStepsOmitted ? { subStepsOmitted } : {}),
     ...(steps
       ? {
           steps: steps.map((s) => ({

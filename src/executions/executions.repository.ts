@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { LOOP_SUB_SEQ_SPAN } from '../../workflows/run.types';
 import { type ExecutionMode, type ExecutionStatus, OPEN_STATUS_SQL, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
 export type { ExecutionMode };
@@ -123,6 +124,16 @@ const STEP_SIZES = `SELECT step_id, input_size, output_size,
                coalesce(output_bytes, octet_length(output::text), 0) AS output_size
           FROM execution_steps WHERE execution_id = $2) sizes`;
 
+/**
+ * A read of a run's steps shows a loop's first SUB_STEPS_READ_ITEMS items'
+ * steps (every other sub-step, an agent's calls, is far below the bound):
+ * 10,000 items would be tens of thousands of rows in one answer. Each record
+ * stays readable alone (/executions/{id}/steps/{stepId}/output), and the
+ * loop's output holds every item's result.
+ */
+export const SUB_STEPS_READ_ITEMS = 100;
+const SUB_STEPS_READ_BELOW = SUB_STEPS_READ_ITEMS * LOOP_SUB_SEQ_SPAN;
+
 /** Executions and their step records; every read is scoped to an organization. */
 export class ExecutionsRepository {
   constructor(private readonly db: DataSource) {}
@@ -163,6 +174,15 @@ export class ExecutionsRepository {
       : '';
     const rows = await this.db.query(`SELECT ${COLUMNS}${errorRun} FROM executions WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
     return rows[0] ?? null;
+  }
+
+  /** The execution's status alone (a caller polling for a change reads no input). */
+  async status(organizationId: string, id: string): Promise<ExecutionStatus | undefined> {
+    const rows: Array<{ status: ExecutionStatus }> = await this.db.query(`SELECT status FROM executions WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      id,
+    ]);
+    return rows[0]?.status;
   }
 
   async list(organizationId: string, f: ExecutionFilter): Promise<{ total: number; data: ListedExecution[] }> {
@@ -259,10 +279,20 @@ export class ExecutionsRepository {
   async steps(organizationId: string, executionId: string, limits: { value: number; read: number }): Promise<ReadStep[]> {
     return this.db.query(
       `SELECT ${STEP_COLUMNS} FROM execution_steps s JOIN (${STEP_SIZES}) w ON w.step_id = s.step_id
-       WHERE s.execution_id = $2 AND EXISTS (SELECT 1 FROM executions e WHERE e.id = s.execution_id AND e.organization_id = $1)
+       WHERE s.execution_id = $2 AND s.sub_seq < $5 AND EXISTS (SELECT 1 FROM executions e WHERE e.id = s.execution_id AND e.organization_id = $1)
        ORDER BY s.seq, s.sub_seq`,
-      [organizationId, executionId, limits.value, limits.read],
+      [organizationId, executionId, limits.value, limits.read, SUB_STEPS_READ_BELOW],
     );
+  }
+
+  /** How many sub-steps a read of the run's steps leaves out (a loop's items past the first SUB_STEPS_READ_ITEMS). */
+  async omittedSubSteps(organizationId: string, executionId: string): Promise<number> {
+    const rows: Array<{ n: number }> = await this.db.query(
+      `SELECT count(*)::int AS n FROM execution_steps s JOIN executions e ON e.id = s.execution_id
+       WHERE e.organization_id = $1 AND s.execution_id = $2 AND s.sub_seq >= $3`,
+      [organizationId, executionId, SUB_STEPS_READ_BELOW],
+    );
+    return rows[0]?.n ?? 0;
   }
 
   /**

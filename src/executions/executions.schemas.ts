@@ -148,6 +148,10 @@ export const ExecutionSchema = z
     }),
     temporal: TemporalLinkSchema,
     waiting: z.array(WaitSchema).optional().openapi({ description: 'While the status is waiting: what the run waits for' }),
+    subStepsOmitted: z.number().int().optional().openapi({
+      description:
+        "Sub-steps left out of steps: a loop's items past its first 100 (each record stays readable at /executions/{id}/steps/{stepId}/output; the loop's output holds every item's result)",
+    }),
     steps: z.array(StepSchema).optional(),
   })
   .openapi('Execution');

@@ -36,6 +36,8 @@ export interface ReadExecution {
   runId?: string;
   /** What a `waiting` run waits for. */
   waits?: WaitRow[];
+  /** Sub-steps the read left out (a loop's items past the first SUB_STEPS_READ_ITEMS). */
+  subStepsOmitted?: number;
 }
 
 /** A run through the API: its execution, read with its steps once the run ended within the wait. */
@@ -91,11 +93,12 @@ export class ExecutionsService {
   async get(organizationId: string, id: string): Promise<ReadExecution> {
     const found = await this.find(organizationId, id);
     const { execution, runId } = OPEN_STATUSES.has(found.status) ? await this.reconcile(found) : { execution: found, runId: undefined };
-    const [steps, waits] = await Promise.all([
+    const [steps, subStepsOmitted, waits] = await Promise.all([
       this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET }),
+      this.repo.omittedSubSteps(organizationId, id),
       execution.status === 'waiting' ? this.waits.open(organizationId, id) : undefined,
     ]);
-    return { execution, steps, ...(runId ? { runId } : {}), ...(waits ? { waits } : {}) };
+    return { execution, steps, subStepsOmitted, ...(runId ? { runId } : {}), ...(waits ? { waits } : {}) };
   }
 
   /**

@@ -21,6 +21,12 @@ export class ResumeLinkRefused extends AppError {
 }
 const unknownLink = () => new ResumeLinkRefused(404, 'not_found', 'Not found');
 
+/** How long a resume link's event may take to reach the run; past it the link is given back. */
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** A refused payload names at most this many fields: enough to fix it, bounded whatever the payload holds. */
+const MAX_PAYLOAD_ISSUES = 20;
+
 /** Compiled payload schemas, by their JSON: a wait's schema is compiled once per process, not per event. */
 const VALIDATORS_KEPT = 200;
 
@@ -51,7 +57,7 @@ export class RunEventsService {
     if (!wait) throw new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
     const problems = this.problems(wait, payload);
     if (problems) throw problems;
-    const event: RunEvent = { name, payload, via: 'api' };
+    const event: RunEvent = { name, stepId: wait.stepId, payload, via: 'api' };
     try {
       await this.client.workflow.getHandle(executionId).startUpdate(deliverEventUpdate, { args: [event], waitForStage: WorkflowUpdateStage.ACCEPTED });
     } catch (err) {
@@ -73,22 +79,22 @@ export class RunEventsService {
     if (!wait?.eventName) throw unknownLink();
     if (this.problems(wait, payload)) throw new ResumeLinkRefused(400, 'invalid_payload', 'The payload was refused');
     if (!(await this.waits.claimLink(hash))) throw unknownLink();
-    const event: RunEvent = { name: wait.eventName, payload, via: 'link' };
-    const deadline = AbortSignal.timeout(this.syncTimeoutMs);
-    let answer: AwaitedReply;
+    const event: RunEvent = { name: wait.eventName, stepId: wait.stepId, payload, via: 'link' };
+    const run = this.client.workflow.getHandle(wait.executionId);
+    // Delivered first, under a bound of its own: a link is used up only by an event the run took.
+    let update;
     try {
-      answer = await this.client.withAbortSignal(deadline, () =>
-        this.client.workflow.getHandle(wait.executionId).executeUpdate(deliverEventUpdate, { args: [event] }),
+      update = await this.client.withAbortSignal(AbortSignal.timeout(DELIVERY_TIMEOUT_MS), () =>
+        run.startUpdate(deliverEventUpdate, { args: [event], waitForStage: WorkflowUpdateStage.ACCEPTED }),
       );
     } catch (err) {
       if (refusedByRun(err)) throw unknownLink();
-      if (!deadline.aborted) {
-        // Not delivered (Temporal unreachable): the holder may try again.
-        await this.waits.releaseLink(hash);
-        throw err;
-      }
-      answer = { kind: 'timeout' };
+      // Not delivered (Temporal slow or unreachable): the holder may try again.
+      await this.waits.releaseLink(hash);
+      throw err;
     }
+    const deadline = AbortSignal.timeout(this.syncTimeoutMs);
+    const answer: AwaitedReply = await this.client.withAbortSignal(deadline, () => update.result()).catch((): AwaitedReply => ({ kind: 'timeout' }));
     return { executionId: wait.executionId, answer: await this.replies.resolve(wait.organizationId, wait.executionId, answer) };
   }
 
@@ -100,7 +106,11 @@ export class RunEventsService {
     if (!wait.eventSchema) return undefined;
     const validate = this.validator(wait.eventSchema);
     if (validate(payload)) return undefined;
-    return new ValidationError("The event payload does not match the wait step's schema", ajvIssues(validate.errors ?? [], 'payload'), 'invalid_payload');
+    return new ValidationError(
+      "The event payload does not match the wait step's schema",
+      ajvIssues(validate.errors ?? [], 'payload').slice(0, MAX_PAYLOAD_ISSUES),
+      'invalid_payload',
+    );
   }
 
   private validator(schema: Record<string, unknown>): ValidateFunction {

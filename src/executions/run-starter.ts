@@ -207,8 +207,8 @@ export class RunStarter {
     const parked = (async (): Promise<AwaitedResult | undefined> => {
       while (!deadline.aborted && !done.signal.aborted) {
         await new Promise((resolve) => setTimeout(resolve, WAITING_POLL_MS));
-        const row = await this.executions.findById(request.organizationId, id).catch(() => null);
-        if (row?.status === 'waiting') return { kind: 'waiting' };
+        const status = await this.executions.status(request.organizationId, id).catch(() => undefined);
+        if (status === 'waiting') return { kind: 'waiting' };
       }
       return undefined;
     })();

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
+import { RESUME_PATH } from '../executions/resume-links';
+
+/** A resume link's token is its credential: the log names the route, never the token. */
+const RESUME_TOKEN = new RegExp(`^${RESUME_PATH}/[^/]+`);
+
+/** The path a request line logs: without the query string (it may carry secrets), a resume link's token replaced. */
+export const loggedPath = (originalUrl: string) => originalUrl.split('?')[0].replace(RESUME_TOKEN, `${RESUME_PATH}/:token`);
 
 /**
  * Gives every request an id (`X-Request-Id`, and `requestId` in error
@@ -17,7 +24,7 @@ export function requestLog(logger: Logger): RequestHandler {
     if (req.url === '/healthz' || !logger.isLevelEnabled('info')) return next();
     const started = performance.now();
     const line = (msg: string) => ({
-      req: { id, method: req.method, path: req.originalUrl.split('?')[0] },
+      req: { id, method: req.method, path: loggedPath(req.originalUrl) },
       res: { statusCode: res.statusCode },
       responseTime: Math.round(performance.now() - started),
       msg,

@@ -5,6 +5,7 @@ import { analyzeTemplate } from '../templates/template-analysis';
 import { isTemplate } from '../templates/template-engine';
 import {
   LOOP_BODY_STEP_TYPES,
+  MAX_LOOP_BODY_STEPS,
   type AgentToolDefinition,
   type LoopInputDefinition,
   type StepDefinition,
@@ -49,6 +50,12 @@ export function checkDefinition(liquid: Liquid, definition: WorkflowDefinitionIn
         const { steps: body, items } = step.input as LoopInputDefinition;
         checkStrings(ctx, items, `${at}.input.items`, available);
         checkLoopBody(body, `${at}.input.steps`, issues);
+        if (loopBodySize(body) > MAX_LOOP_BODY_STEPS) {
+          issues.push({
+            path: `${at}.input.steps`,
+            message: `holds more than ${MAX_LOOP_BODY_STEPS} steps with its branches; a loop body holds at most ${MAX_LOOP_BODY_STEPS}`,
+          });
+        }
         // The body reads item and index, what came before the loop, and its own earlier steps; after the loop, only its output.
         walk(body, `${at}.input.steps`, new Set([...available, 'item', 'index']));
       } else if (step.stepType === 'core.wait') {
@@ -123,6 +130,11 @@ function checkBase64Body(input: { body?: unknown; bodyType?: string }, path: str
   if (input.bodyType === 'base64' && input.body !== undefined && typeof input.body !== 'string') {
     issues.push({ path: `${path}.body`, message: 'must be a string with bodyType base64: base64 text, or a template such as {{ report.bodyBase64 }}' });
   }
+}
+
+/** Steps in a loop body, every branch counted: each has its own place among an item's records (LOOP_SUB_SEQ_SPAN apart). */
+function loopBodySize(steps: StepDefinition[]): number {
+  return steps.reduce((n, step) => n + 1 + (step.stepType === 'core.if' ? loopBodySize(step.input.then) + loopBodySize(step.input.else ?? []) : 0), 0);
 }
 
 /** What a loop body may hold, branches included: steps whose records fit under the loop's, per item. */

@@ -311,6 +311,8 @@ export const WaitInput: z.ZodType<WaitInputDefinition> = z
 /** A loop runs at most this many items; more is a batch job for a data store import, not one run. */
 export const MAX_LOOP_ITEMS = 10_000;
 export const MAX_LOOP_CONCURRENCY = 50;
+/** A body's steps with its branches: each item's records are numbered within LOOP_SUB_SEQ_SPAN (workflows/run.types.ts). */
+export const MAX_LOOP_BODY_STEPS = 200;
 /** Step types a loop body may hold (branches included): each item's steps are recorded as sub-steps of the loop. */
 export const LOOP_BODY_STEP_TYPES = ['core.http', 'core.if', 'core.set', 'ai.llm-call', 'data-store.get', 'data-store.set'] as const;
 
