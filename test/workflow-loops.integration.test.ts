@@ -140,10 +140,7 @@ test('a loop after the run answered (its steps regular activities) reads item, i
       ],
     }),
   ]);
-  const call = await (
-    await import('supertest')
-  )
-    .default(h.app)
+  const call = await request(h.app)
     .post(path)
     .send({ items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
   expect(call.status).toBe(200);
