@@ -2,6 +2,7 @@ import { createAgentActivities } from './agent';
 import { createDataFeedActivities } from './data-feeds';
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
+import { createReplayActivities } from './replays';
 import { createRetentionActivities } from './retention';
 import { createRunActivities } from './runs';
 import { createScheduleActivities } from './schedules';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentActivities(deps, records),
     ...createScheduleActivities(deps),
     ...createRetentionActivities(deps),
+    ...createReplayActivities(deps),
   };
 }
 

@@ -30,6 +30,7 @@ import { CreateFeedSyncSeen1763800002700 } from './1763800002700-CreateFeedSyncS
 import { ExecutionsByMode1763800002800 } from './1763800002800-ExecutionsByMode';
 import { CreateConsoleSessions1763800002900 } from './1763800002900-CreateConsoleSessions';
 import { ExecutionWaits1763800003000 } from './1763800003000-ExecutionWaits';
+import { ReplayFromStep1763800003200 } from './1763800003200-ReplayFromStep';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -65,4 +66,5 @@ export const migrations = [
   ExecutionsByMode1763800002800,
   CreateConsoleSessions1763800002900,
   ExecutionWaits1763800003000,
+  ReplayFromStep1763800003200,
 ];

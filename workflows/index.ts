@@ -5,3 +5,4 @@ export { runWorkflowDefinition } from './interpreter';
 export { dataFeedScheduledSync, dataFeedSync } from './data-feed-sync';
 export { runScheduledTrigger } from './scheduled-run';
 export { pruneExpiredExecutions } from './retention';
+export { replayBulk } from './bulk-replay';

@@ -12,9 +12,9 @@ export const EXECUTION_STATUSES: ExecutionStatus[] = ['running', 'waiting', 'com
 export const OPEN_STATUSES: ReadonlySet<ExecutionStatus> = new Set(['running', 'waiting']);
 export const OPEN_STATUS_SQL = `('running', 'waiting')`;
 
-/** How a run was started: a webhook call, the API, a test run, a rerun, a schedule trigger, or an agent step's workflow tool. */
-export type ExecutionMode = 'webhook' | 'api' | 'test' | 'rerun' | 'schedule' | 'agent';
-export const EXECUTION_MODES: ExecutionMode[] = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent'];
+/** How a run was started: a webhook call, the API, a test run, a rerun, a schedule trigger, an agent step's workflow tool, or a replay from a step. */
+export type ExecutionMode = 'webhook' | 'api' | 'test' | 'rerun' | 'schedule' | 'agent' | 'replay';
+export const EXECUTION_MODES: ExecutionMode[] = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'replay'];
 
 /** The two recorded values of a step, each readable in full at /executions/{id}/steps/{stepId}/{part}. */
 export type StepPart = 'input' | 'output';

@@ -1,6 +1,7 @@
 import type { StepPart } from './executions.constants';
 import type { ExecutionRow, ListedExecution, ReadStep } from './executions.repository';
 import type { WaitRow } from './execution-waits.repository';
+import type { ReplayMark } from './replays.repository';
 import type { TemporalLink } from './executions.service';
 
 const head = (e: Omit<ExecutionRow, 'input'>) => ({
@@ -17,6 +18,8 @@ const head = (e: Omit<ExecutionRow, 'input'>) => ({
 const tail = (e: Omit<ExecutionRow, 'input'>) => ({
   error: e.error,
   rerunOf: e.rerunOf,
+  replayOf: e.replayOf ?? null,
+  replayFromStepId: e.replayFromStepId ?? null,
   startedAt: e.startedAt.toISOString(),
   finishedAt: e.finishedAt?.toISOString() ?? null,
   durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,
@@ -32,7 +35,7 @@ const reference = (executionId: string, stepId: string, part: StepPart, bytes: n
  * input and output were masked when the step recorded them, and those over
  * the inline limit are references.
  */
-export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?: ReadStep[], waits?: WaitRow[]) {
+export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?: ReadStep[], waits?: WaitRow[], replay?: Map<string, ReplayMark>) {
   return {
     ...head(e),
     input: e.input,
@@ -63,6 +66,7 @@ export function presentExecution(e: ExecutionRow, temporal: TemporalLink, steps?
             startedAt: s.startedAt.toISOString(),
             finishedAt: s.finishedAt.toISOString(),
             durationMs: s.finishedAt.getTime() - s.startedAt.getTime(),
+            ...(replay ? { replay: replay.get(s.stepId) ?? { reused: false, changed: null } } : {}),
           })),
         }
       : {}),

@@ -28,8 +28,8 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
   const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
 
   /** An execution with its steps (when read) and where its run is in Temporal. */
-  const present = ({ execution, steps, runId, waits }: Partial<ReadExecution> & { execution: ExecutionRow; steps?: ReadStep[] }) =>
-    presentExecution(execution, service.temporalLink(execution.id, runId), steps, waits);
+  const present = ({ execution, steps, runId, waits, replay }: Partial<ReadExecution> & { execution: ExecutionRow; steps?: ReadStep[] }) =>
+    presentExecution(execution, service.temporalLink(execution.id, runId), steps, waits, replay);
 
   /** The ended execution, or 202 while it still runs (not waited for, or past the wait). */
   const presentRun = ({ executionId, read }: ApiRun) =>
