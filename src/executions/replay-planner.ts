@@ -59,16 +59,18 @@ export class ReplayPlanner {
       throw invalid('fromStepId', `Version ${workflow.version} of the workflow has no step "${request.fromStepId}"`);
     }
     const before = recorded.filter((s) => s.seq < from.seq && s.status === 'completed');
-    const reusable = new Set(before.map((s) => s.stepId));
     const outputs = request.outputs ?? {};
     for (const stepId of Object.keys(outputs)) {
-      if (!reusable.has(stepId)) throw invalid(`outputs.${stepId}`, `Only a step the original completed before "${request.fromStepId}" can be given an output`);
+      if (!before.some((s) => s.stepId === stepId)) {
+        throw invalid(`outputs.${stepId}`, `Only a step the original completed before "${request.fromStepId}" can be given an output`);
+      }
     }
+    const paths = pathsTaken(workflow.steps, before, new Set(recorded.map((s) => s.stepId)), outputs);
     const replay: ReplayInput = {
       of: original.id,
       fromStepId: request.fromStepId,
-      reused: [...reusable],
-      paths: pathsTaken(workflow.steps, before, new Set(recorded.map((s) => s.stepId)), outputs),
+      reused: walked(workflow.steps, new Set(before.map((s) => s.stepId)), paths),
+      paths,
     };
     return {
       organizationId,
@@ -114,6 +116,20 @@ export function findStep(steps: StepDefinition[], stepId: string): StepDefinitio
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * The steps of `before` the replay's walk reaches: under a reused step only
+ * the path it took (a replaced core.if output may choose the other branch,
+ * whose steps are then not reused), under a step that runs any of its paths.
+ */
+function walked(steps: StepDefinition[], before: Set<string>, paths: ReplayInput['paths']): string[] {
+  return steps.flatMap((step) => {
+    if (!before.has(step.stepId)) return nestedLists(step).flatMap((list) => walked(list, before, paths));
+    const path = paths[step.stepId];
+    const nested = path === undefined ? undefined : (step.input as Record<string, unknown>)[path];
+    return [step.stepId, ...(Array.isArray(nested) ? walked(nested as StepDefinition[], before, paths) : [])];
+  });
 }
 
 /** Whether the run recorded this step or any step nested in it. */
