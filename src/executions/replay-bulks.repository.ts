@@ -110,7 +110,7 @@ export class ReplayBulksRepository {
     return rows[0] ?? null;
   }
 
-  /** The bulk's runs in order, at most `limit` from `position` on (`pending` only, if asked). */
+  /** The bulk's runs in order, at most `limit` (only those still `pending`, if asked). */
   async items(organizationId: string, bulkId: string, options: { limit: number; pendingOnly?: boolean }): Promise<BulkItem[]> {
     return this.db.query(
       `SELECT i.position, i.original_id AS "originalId", i.execution_id AS "executionId", i.status, i.error
