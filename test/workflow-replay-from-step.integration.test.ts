@@ -330,4 +330,25 @@ describe('bulk replay', () => {
     expectError(await as(h.app, stranger.ownerToken).get(`/executions/replays/${bulkId}`), 404, 'not_found');
     expectError(await as(h.app, org.ownerToken).get(`/executions/replays/not-a-bulk`), 404, 'not_found');
   });
+
+  test('a filter matching more than 1,000 runs is refused (400 asking for a narrower one), dry run or not', async () => {
+    const wf = await a.createWorkflow([setStep('only', { x: 1 })]);
+    // 1,001 ended runs recorded directly: running them would take minutes.
+    await h.services.db.query(
+      `WITH runs AS (
+         INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, mode, status, input, finished_at)
+         SELECT 'bulk-bound-' || $2 || '-' || g, $1, $2::uuid, 'bound', 1, 'api', 'completed', '{}'::jsonb, now() FROM generate_series(1, 1001) g
+         RETURNING id)
+       INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, output, started_at, finished_at)
+       SELECT id, 'only', 'core.set', 0, 'completed', 1, '{}'::jsonb, now(), now() FROM runs`,
+      [org.organizationId, wf.id],
+    );
+    for (const dryRun of [true, false]) {
+      const res = await bulk({ filter: { workflowId: wf.id }, fromStepId: 'only', dryRun });
+      expectError(res, 400, 'too_many_runs');
+      expect(res.body.error.details).toEqual([{ path: 'filter', message: expect.stringContaining('narrow the filter') }]);
+    }
+    const narrower = await bulk({ filter: { workflowId: wf.id, startedBefore: new Date(Date.now() + 60_000).toISOString() }, fromStepId: 'nope' });
+    expect(narrower.body).toMatchObject({ total: 0 });
+  });
 });
