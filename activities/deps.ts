@@ -42,7 +42,7 @@ export interface ActivityDeps {
   /** Where a step's output built from secrets is sealed, for the run's later steps. */
   seals: StepOutputSeals;
   /** Replays from a step: how each is planned, and the bulks a bulk replay's activities go through. */
-  replays: { planner: ReplayPlanner; bulks: Pick<ReplayBulksRepository, 'find' | 'items' | 'mark' | 'finish'> };
+  replays: { planner: ReplayPlanner; bulks: Pick<ReplayBulksRepository, 'find' | 'items' | 'mark' | 'finish' | 'pruneExpired'> };
   /** How long each plan keeps executions (src/organizations/plans.ts, or EXECUTION_RETENTION_DAYS for all). */
   retention: { daysByPlan: Record<string, number> };
   /**

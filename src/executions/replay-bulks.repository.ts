@@ -138,4 +138,21 @@ export class ReplayBulksRepository {
       [organizationId, bulkId],
     );
   }
+
+  /**
+   * Deletes at most `limit` completed bulks (their runs' rows with them)
+   * created longer ago than their organization's plan keeps executions:
+   * the runs they replayed are gone by then. How many were deleted.
+   */
+  async pruneExpired(daysByPlan: Record<string, number>, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM execution_replay_bulks WHERE id IN (
+         SELECT b.id FROM execution_replay_bulks b JOIN organizations o ON o.id = b.organization_id
+          WHERE b.status = 'completed' AND b.created_at < now() - make_interval(days => ($1::jsonb ->> o.plan)::int)
+          ORDER BY b.created_at LIMIT $2
+          FOR UPDATE OF b SKIP LOCKED)`,
+      [JSON.stringify(daysByPlan), limit],
+    );
+    return deleted;
+  }
 }
