@@ -6,6 +6,8 @@ import type { DatabaseDiagnostics } from '../src/db/database-diagnostics';
 import type { DataStoresService } from '../src/data-stores/data-stores.service';
 import type { ExecutionsRepository } from '../src/executions/executions.repository';
 import type { ExecutionWaitsRepository } from '../src/executions/execution-waits.repository';
+import type { ReplayBulksRepository } from '../src/executions/replay-bulks.repository';
+import type { ReplayPlanner } from '../src/executions/replay-planner';
 import type { ResumeLinks } from '../src/executions/resume-links';
 import type { LoopItemsRepository } from '../src/executions/loop-items.repository';
 import type { WorkflowsRepository } from '../src/workflows/workflows.repository';
@@ -46,6 +48,8 @@ export interface ActivityDeps {
   sealedResponses: Pick<SealedResponseVault, 'seal'>;
   /** Where a step's output built from secrets is sealed, for the run's later steps. */
   seals: StepOutputSeals;
+  /** Replays from a step: how each is planned, and the bulks a bulk replay's activities go through. */
+  replays: { planner: ReplayPlanner; bulks: Pick<ReplayBulksRepository, 'find' | 'items' | 'mark' | 'finish' | 'pruneExpired'> };
   /** How long each plan keeps executions (src/organizations/plans.ts, or EXECUTION_RETENTION_DAYS for all). */
   retention: { daysByPlan: Record<string, number> };
   /**

@@ -3,6 +3,7 @@ import { createDataFeedActivities } from './data-feeds';
 import { createDataStoreActivities } from './data-stores';
 import { createDiagnosticsActivities } from './diagnostics';
 import { createErrorRunActivities } from './error-runs';
+import { createReplayActivities } from './replays';
 import { createRetentionActivities } from './retention';
 import { createRunActivities } from './runs';
 import { createScheduleActivities } from './schedules';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentActivities(deps, records),
     ...createScheduleActivities(deps),
     ...createRetentionActivities(deps),
+    ...createReplayActivities(deps),
   };
 }
 

@@ -31,6 +31,7 @@ import { ExecutionsByMode1763800002800 } from './1763800002800-ExecutionsByMode'
 import { CreateConsoleSessions1763800002900 } from './1763800002900-CreateConsoleSessions';
 import { ExecutionWaits1763800003000 } from './1763800003000-ExecutionWaits';
 import { ChildAndErrorRuns1763800003100 } from './1763800003100-ChildAndErrorRuns';
+import { ReplayFromStep1763800003200 } from './1763800003200-ReplayFromStep';
 import { ExecutionLoopItems1763800003300 } from './1763800003300-ExecutionLoopItems';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
@@ -68,5 +69,6 @@ export const migrations = [
   CreateConsoleSessions1763800002900,
   ExecutionWaits1763800003000,
   ChildAndErrorRuns1763800003100,
+  ReplayFromStep1763800003200,
   ExecutionLoopItems1763800003300,
 ];

@@ -39,6 +39,7 @@ test('a NUL character in any free-text field is a 400 naming it, not a 500', asy
   const workflow = await a.createWorkflow([returnStep('answer', { ok: true })]);
   const source = { body: await createSalesSource(h.app, org) };
   const dashboard = { body: await createDashboard(h.app, org) };
+  const ended = await a.runAndWait(workflow.id);
   const cases: Array<[string, request.Test, string]> = [
     ['token name', owner().post('/tokens').send({ name: NUL }), 'name'],
     ['organization name', owner().patch('/organization').send({ name: NUL }), 'name'],
@@ -96,6 +97,20 @@ test('a NUL character in any free-text field is a 400 naming it, not a 500', asy
         .send({ type: 'schedule', name: uniqueName('s'), schedule: { intervalSeconds: 3600 }, initial: { note: NUL }, paused: true }),
       'initial.note',
     ],
+    [
+      'replayed output',
+      owner()
+        .post(`/executions/${ended.id}/replay`)
+        .send({ fromStepId: 'answer', outputs: { before: { note: NUL } } }),
+      'outputs.before.note',
+    ],
+    [
+      'bulk replay filter',
+      owner()
+        .post('/executions/replay')
+        .send({ filter: { workflowId: workflow.id, failedStepId: NUL }, fromStepId: 'answer' }),
+      'filter.failedStepId',
+    ],
   ];
   for (const [what, call, path] of cases) {
     const res = await call;
@@ -113,6 +128,7 @@ test('a NUL character in any free-text field is a 400 naming it, not a 500', asy
 test('a body nested 20,000 levels is a 400 json_too_deep wherever it goes, and nothing is written or started', async () => {
   const workflow = await a.createWorkflow([returnStep('answer', { ok: true })]);
   const connections = await owner().get('/connections');
+  const ended = await a.runAndWait(workflow.id);
   const runsBefore = await executionCount();
   const cases: Array<[string, string, unknown]> = [
     ['record insert', '/data-stores', { tableName: 'deep', key: 'k', value: { v: '__deep__' } }],
@@ -120,6 +136,7 @@ test('a body nested 20,000 levels is a 400 json_too_deep wherever it goes, and n
     ['core.set value', '/workflows', { name: uniqueName('wf'), steps: [{ stepId: 'v', stepType: 'core.set', input: { values: { x: '__deep__' } } }] }],
     ['a run', `/workflows/${workflow.id}/runs`, { input: { x: '__deep__' } }],
     ['a test run', `/workflows/${workflow.id}/test`, { initial: { x: '__deep__' } }],
+    ['a replayed output', `/executions/${ended.id}/replay`, { fromStepId: 'answer', outputs: { before: '__deep__' } }],
     ['custom connection config', '/connections', { name: uniqueName('c'), type: 'custom', config: { x: '__deep__' } }],
     [
       'schedule initial',

@@ -53,6 +53,14 @@ test('deletes what each plan no longer keeps, batch by batch, while new runs are
   await seed(free, 'free-running-', 3, 40, 'running');
   await seed(team, 'team-kept-', 30, 10);
   await seed(team, 'team-old-', 200, 40);
+  // Bulk replays: a completed one past free's 7 days goes; a recent one, and one still running, stay.
+  const bulk = (org: TestOrg, daysAgo: number, status: string) =>
+    h.services.db.query(
+      `INSERT INTO execution_replay_bulks (id, organization_id, workflow_id, request, status, total, created_at)
+       VALUES (gen_random_uuid(), $1, gen_random_uuid(), '{}', $3, 0, now() - make_interval(days => $2)) RETURNING id`,
+      [org.organizationId, daysAgo, status],
+    );
+  const [[oldBulk], [newBulk], [runningBulk]] = await Promise.all([bulk(free, 10, 'completed'), bulk(free, 2, 'completed'), bulk(free, 10, 'running')]);
 
   // New runs of a webhook, written while pruning runs.
   const a = workflowApi(h.app, team);
@@ -84,6 +92,10 @@ test('deletes what each plan no longer keeps, batch by batch, while new runs are
   expect(await count(`SELECT count(*) AS n FROM execution_steps WHERE execution_id LIKE 'free-old-%' OR execution_id LIKE 'team-old-%'`, [])).toBe(0);
   expect(await count(`SELECT count(*) AS n FROM execution_answers WHERE execution_id LIKE 'free-old-%'`, [])).toBe(0);
   expect(await count(`SELECT count(*) AS n FROM execution_steps WHERE execution_id LIKE 'team-kept-%'`, [])).toBe(60);
+  const bulksLeft = await h.services.db.query(`SELECT id FROM execution_replay_bulks WHERE id = ANY($1) ORDER BY created_at`, [
+    [oldBulk.id, newBulk.id, runningBulk.id],
+  ]);
+  expect(bulksLeft.map((b: { id: string }) => b.id).sort()).toEqual([newBulk.id, runningBulk.id].sort());
   // Every run written meanwhile answered and kept its records.
   expect(answers.every((status) => status === 200)).toBe(true);
   expect(await count(`SELECT count(*) AS n FROM executions WHERE organization_id = $1 AND workflow_name <> 'seeded'`, [team.organizationId])).toBe(

@@ -129,7 +129,8 @@ afterAll(async () => {
  * Row digests per table of the organizations A, B and A's share partners.
  * What moves without a request is left out: a token's last use, the feed's
  * background syncs (its table, source and sync history), and runs started by earlier
- * successful calls finishing (executions count by id only; their steps by run).
+ * successful calls finishing (executions count by id only; their steps by run; a
+ * bulk replay by what it selected, not how far its workflow got).
  */
 async function buildSnapshotSql(): Promise<string> {
   const tables: Array<{ table_name: string }> = await h.services.db.query(
@@ -145,6 +146,8 @@ async function buildSnapshotSql(): Promise<string> {
         return `SELECT '${name}' AS t, ${digest(`${name} t WHERE ${scope}`, `to_jsonb(t) - 'last_used_at'`)} AS d`;
       case 'executions':
         return `SELECT '${name}', ${digest(`${name} t WHERE ${scope}`, 't.id')}`;
+      case 'execution_replay_bulks':
+        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope}`, `to_jsonb(t) - 'status' - 'finished_at'`)}`;
       case 'data_sources':
         return `SELECT '${name}', ${digest(`${name} t WHERE ${scope} AND t.id <> '${F.sourceId}'`)}`;
       case 'feed_syncs':

@@ -78,6 +78,8 @@ export interface OrgFixtures {
   /** A paused schedule trigger (a cron once a day), so probes never start runs. */
   scheduleTrigger: { id: string };
   execution: { id: string; stepId: string };
+  /** A bulk replay of the execution from its `answer` step, and the request that made it (sent again, the same bulk: 202). */
+  bulkReplay: { id: string; body: Record<string, unknown> };
   table: string;
   recordKey: string;
   dataSource: { id: string; cube: string };
@@ -282,6 +284,13 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const authTrigger = await a.createTrigger(workflow.id, { authentication: true });
   const scheduleTriggerId = await make.scheduleTrigger();
   const execution = await a.runAndWait(workflow.id, { probe: marker });
+  // Only runs up to the fixture's: the probes' own runs of the workflow never join the bulk.
+  const bulkReplayBody = {
+    filter: { workflowId: workflow.id, startedBefore: new Date(Date.parse(execution.startedAt) + 1).toISOString() },
+    fromStepId: 'answer',
+    dryRun: false,
+  };
+  const bulkReplayId = (await expectOk(owner().post('/executions/replay').send(bulkReplayBody), 202)).bulkId as string;
   const table = await make.table();
   const recordKey = await make.record();
   const dataSourceId = await make.dataSource();
@@ -313,6 +322,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     authTrigger: { id: authTrigger.id },
     scheduleTrigger: { id: scheduleTriggerId },
     execution: { id: execution.id, stepId: 'answer' },
+    bulkReplay: { id: bulkReplayId, body: bulkReplayBody },
     table,
     recordKey,
     dataSource: { id: dataSourceId, cube },
@@ -338,6 +348,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
       trigger.name,
       authTrigger.id,
       execution.id,
+      bulkReplayId,
       dataSourceId,
       cube,
       calculatedFieldId,

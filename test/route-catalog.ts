@@ -257,6 +257,11 @@ export const ROUTES: RouteCase[] = [
   // The execution has ended: a member who may cancel gets 409 not_running, past authorization.
   r('POST', '/executions/:id/cancel', 'workflows:admin', ({ a }) => ({ url: `/executions/${a.execution.id}/cancel` })),
   r('POST', '/executions/:id/rerun', 'workflows:admin', ({ a }) => ({ url: `/executions/${a.execution.id}/rerun`, body: {} })),
+  // A replay starts a new run and leaves the original as it is: nothing to make fresh.
+  r('POST', '/executions/:id/replay', 'workflows:admin', ({ a }) => ({ url: `/executions/${a.execution.id}/replay`, body: { fromStepId: 'answer' } })),
+  // The fixture's own request: sent again it is the same bulk (202), so every permitted call answers alike.
+  r('POST', '/executions/replay', 'workflows:admin', ({ a }) => ({ url: '/executions/replay', body: a.bulkReplay.body })),
+  r('GET', '/executions/replays/:bulkId', 'workflows:view', ({ a }) => ({ url: `/executions/replays/${a.bulkReplay.id}` })),
   r('POST', '/executions/:id/events/:name', 'workflows:admin', async ({ a, fresh }) => ({
     url: `/executions/${await fresh(a.make.waitingRun)}/events/go`,
     body: { approved: true },

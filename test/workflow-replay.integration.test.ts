@@ -422,6 +422,29 @@ describe('histories of live runs replay on the current workflow code', () => {
     await expect(replay(await historyOf('cancelled', id), id)).resolves.toBeUndefined();
   });
 
+  test('a replay from a step: reused steps (a core.if and its branch) walked without running, the rest run', async () => {
+    const original = await runToEnd(
+      [
+        {
+          stepId: 'check',
+          stepType: 'core.if',
+          input: { condition: 'initial.amount > 100', then: [{ stepId: 'lookup', stepType: 'core.http', input: { url: `${stub.url}/lookup` } }] },
+        },
+        { stepId: 'vars', stepType: 'core.set', input: { values: { seen: '{{ lookup.body.url }}' } } },
+        { stepId: 'explode', stepType: 'core.http', input: { url: `${stub.url}/fail` } },
+      ],
+      { amount: 500 },
+      'failed',
+    );
+    const res = await as(h.app, org.ownerToken)
+      .post(`/executions/${original}/replay`)
+      .send({ fromStepId: 'vars', outputs: { lookup: { body: { url: '/x' } } } });
+    expect(res.status).toBe(202);
+    const id: string = res.body.executionId;
+    await closed(id);
+    await expect(replay(await historyOf('replay-from-step', id), id)).resolves.toBeUndefined();
+  });
+
   test('a history the current code would not produce fails the replay (the check is not vacuous)', async () => {
     const id = await runToEnd([
       { stepId: 'one', stepType: 'core.http', input: { url: `${stub.url}/one` } },

@@ -6,3 +6,4 @@ export { runLoopBatch } from './loops';
 export { dataFeedScheduledSync, dataFeedSync } from './data-feed-sync';
 export { runScheduledTrigger } from './scheduled-run';
 export { pruneExpiredExecutions } from './retention';
+export { replayBulk } from './bulk-replay';

@@ -91,6 +91,29 @@ describe('runWorkflowDefinition', () => {
     expect(runEnds).toEqual([]);
   });
 
+  test('a replay walks its reused steps without running them (a reused core.if goes down the branch it took), outputs by reference', async () => {
+    const { mocks, calls, runEnds } = stepMocks({ ifResult: true });
+    const steps = [http('fetch'), ifStep('check', [set('yes')], [set('no')]), set('from'), set('after')];
+    const replayInput: RunInput = {
+      ...input(steps),
+      replay: { of: 'original-1', fromStepId: 'from', reused: ['fetch', 'check', 'no'], paths: { check: 'else' } },
+    };
+    const result = await withWorker(w, mocks, ({ taskQueue }) =>
+      w.env.client.workflow.execute<typeof runWorkflowDefinition>(INTERPRETER_WORKFLOW, { taskQueue, workflowId: workflowId(), args: [replayInput] }),
+    );
+    expect(calls.map((c) => c.stepId)).toEqual(['from', 'after']);
+    expect(calls[0].request.context.steps).toEqual({
+      fetch: { $offloaded: { stepId: 'fetch' } },
+      check: { $offloaded: { stepId: 'check' } },
+      no: { $offloaded: { stepId: 'no' } },
+    });
+    // Numbered as the original numbered them: the reused steps keep their places.
+    expect(calls.map((c) => c.request.seq)).toEqual([3, 4]);
+    expect(calls[1].request.endsRun).toBe(true);
+    expect(result).toEqual({ stepsRun: 5 });
+    expect(runEnds).toEqual([]);
+  });
+
   test('a branch ending the definition holds its last step: that step ends the run', async () => {
     const { mocks, calls, runEnds } = stepMocks({ ifResult: false });
     const result = await withWorker(w, mocks, ({ taskQueue }) =>

@@ -29,6 +29,7 @@ import {
 } from './run.types';
 import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
 import { LOOP_INLINE_EVENTS, runLoopStep } from './loops';
+import { reusedSteps } from './replay-from-step';
 import { RunWaits } from './waits';
 
 const { callerReplies } = proxySinks<ReplySinks>();
@@ -71,6 +72,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   const typedValues = patched(TYPED_VALUES);
   let endRecorded = false;
   const waits = new RunWaits();
+  const reused = reusedSteps(input);
 
   setHandler(awaitReplyUpdate, async () => {
     await condition(() => answer !== undefined);
@@ -87,6 +89,13 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   const runSteps = async (steps: StepDefinition[], tail: boolean): Promise<void> => {
     for (const [index, step] of steps.entries()) {
       const last = tail && index === steps.length - 1;
+      if (reused?.has(step.stepId)) {
+        // A replay takes this step's recorded output (copied into this run) instead of running it: nothing is sent again.
+        seq++;
+        context.steps[step.stepId] = { $offloaded: { stepId: step.stepId } };
+        await runSteps(reused.nested(step), last);
+        continue;
+      }
       // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
       const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
       // The first return step answers the run's caller; after an event, the next one answers the event's sender too.

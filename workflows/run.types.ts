@@ -76,6 +76,21 @@ export interface RunInput {
    * workflow, so error workflows never start one another.
    */
   errorRun?: boolean;
+  /** A replay from a step: which steps it takes from the original instead of running them. */
+  replay?: ReplayInput;
+}
+
+/**
+ * What a replay's interpreter needs, step ids only (outputs stay in the
+ * records, out of history): the steps before `fromStepId` whose records were
+ * copied into the run before it started, and for each of those that holds
+ * steps (`core.if`, `core.wait`) which nested steps the walk goes through.
+ */
+export interface ReplayInput {
+  of: string;
+  fromStepId: string;
+  reused: string[];
+  paths: Record<string, 'then' | 'else' | 'onTimeout'>;
 }
 
 export interface WebhookResponse {

@@ -19,6 +19,9 @@ import { SharesRepository } from '../shares/shares.repository';
 import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { ExecutionWaitsRepository } from '../executions/execution-waits.repository';
+import { ReplayBulksRepository } from '../executions/replay-bulks.repository';
+import { ReplayPlanner } from '../executions/replay-planner';
+import { ReplaysRepository } from '../executions/replays.repository';
 import { resumeLinksFor } from '../executions/resume-links';
 import { LoopItemsRepository } from '../executions/loop-items.repository';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
@@ -94,22 +97,29 @@ export function createActivityDeps(infra: {
     },
   };
   const dataStores = dataStoresService(infra.db.manager);
+  const executions = new ExecutionsRepository(infra.db);
+  const seals = new StepOutputSeals(box);
+  const workflows = new WorkflowsRepository(infra.db.manager);
   return {
     logger: infra.logger,
     diagnostics: new DatabaseDiagnostics(infra.db),
     dataStores,
-    executions: new ExecutionsRepository(infra.db),
+    executions,
     waits: new ExecutionWaitsRepository(infra.db),
     loopItems: new LoopItemsRepository(infra.db),
     resumeLinks,
-    workflows: new WorkflowsRepository(infra.db.manager),
+    workflows,
     scheduleTriggers: new ScheduleTriggersRepository(infra.db),
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
     http,
     llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
     sealedResponses: new SealedResponseVault(new SealedResponsesRepository(infra.db), box),
-    seals: new StepOutputSeals(box),
+    seals,
+    replays: {
+      planner: new ReplayPlanner({ executions, replays: new ReplaysRepository(infra.db), seals, workflows }),
+      bulks: new ReplayBulksRepository(infra.db),
+    },
     retention: { daysByPlan: executionRetentionDays(infra.config.retention.executionDays) },
     feeds: {
       sources: feedSources(infra.db.manager, dataStores),

@@ -15,6 +15,7 @@ import { registerProxyRoutes } from '../proxy/proxy.routes';
 import { registerDataFeedRoutes, registerFeedSyncHistoryRoutes } from '../data-feeds/data-feeds.routes';
 import { registerDataStoreRoutes } from '../data-stores/data-stores.routes';
 import { registerExecutionRoutes } from '../executions/executions.routes';
+import { registerReplayRoutes } from '../executions/replays.routes';
 import { registerResumeLinkRoutes } from '../executions/resume-link.routes';
 import { registerWebhookHost } from '../webhooks/webhook-host.routes';
 import { registerWebhookTriggerRoutes } from '../webhooks/webhook-triggers.routes';
@@ -98,6 +99,7 @@ export function createApp(services: Services): Express {
   registerDashboardRoutes(ctx, services.dashboards, services.widgetData);
   registerExecutionRoutes(ctx, services.executions, services.runEvents);
   registerResumeLinkRoutes(ctx, services.runEvents);
+  registerReplayRoutes(ctx, services.replays);
   registerPackageRoutes(ctx, services.packages);
 
   const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);

@@ -48,6 +48,11 @@ import { RecordPurger } from '../data-stores/record-purger';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { ExecutionsService } from '../executions/executions.service';
 import { RunStarter } from '../executions/run-starter';
+import { ReplayBulksRepository } from '../executions/replay-bulks.repository';
+import { ReplayPlanner } from '../executions/replay-planner';
+import { ReplaysRepository } from '../executions/replays.repository';
+import { ReplaysService } from '../executions/replays.service';
+import { StepOutputSeals } from '../executions/step-output-seals';
 import { ReplyResolver } from '../executions/reply-resolver';
 import { ExecutionWaitsRepository } from '../executions/execution-waits.repository';
 import { RunEventsService } from '../executions/run-events.service';
@@ -157,6 +162,13 @@ export function createServices(infra: Infrastructure) {
   const replyResolver = new ReplyResolver(executionsRepository, new SealedResponseVault(new SealedResponsesRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
   const waits = new ExecutionWaitsRepository(infra.db);
+  const replaysRepository = new ReplaysRepository(infra.db);
+  const replayPlanner = new ReplayPlanner({
+    executions: executionsRepository,
+    replays: replaysRepository,
+    seals: new StepOutputSeals(box),
+    workflows: new WorkflowsRepository(infra.db.manager),
+  });
   const taskQueue = infra.config.temporal.taskQueue;
   const sourceMembers = new SourceMembersService(dataSources, dataSourcesRepository);
   const feedSources = new FeedSourcesService(dataSources, dataSourcesRepository);
@@ -223,7 +235,13 @@ export function createServices(infra: Infrastructure) {
       syncTimeoutMs,
       { namespace: infra.config.temporal.namespace, uiUrl: infra.config.temporal.uiUrl },
       waits,
+      replaysRepository,
     ),
+    /** Replays from a step, one run or a bulk (the bulk's workflow runs on the worker). */
+    replays: new ReplaysService(replayPlanner, runs, new ReplayBulksRepository(infra.db), workflows, {
+      client: infra.temporal.client,
+      taskQueue: infra.config.temporal.taskQueue,
+    }),
     runEvents: new RunEventsService(infra.temporal.client, executionsRepository, waits, replyResolver, syncTimeoutMs),
     /** The resume links runs make (the worker's activities build the same from the same key), for operators' tools and tests. */
     resumeLinks: resumeLinksFor(infra.keyring, infra.config.http.webhookBaseUrl),

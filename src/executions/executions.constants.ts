@@ -14,11 +14,12 @@ export const OPEN_STATUS_SQL = `('running', 'waiting')`;
 
 /**
  * How a run was started: a webhook call, the API, a test run, a rerun, a
- * schedule trigger, an agent step's workflow tool, a `core.workflow` step, or
- * as the error workflow of a run that failed or was cancelled.
+ * schedule trigger, an agent step's workflow tool, a `core.workflow` step,
+ * as the error workflow of a run that failed or was cancelled, or as a
+ * replay from a step.
  */
-export type ExecutionMode = 'webhook' | 'api' | 'test' | 'rerun' | 'schedule' | 'agent' | 'workflow' | 'error';
-export const EXECUTION_MODES: ExecutionMode[] = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'workflow', 'error'];
+export type ExecutionMode = 'webhook' | 'api' | 'test' | 'rerun' | 'schedule' | 'agent' | 'workflow' | 'error' | 'replay';
+export const EXECUTION_MODES: ExecutionMode[] = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'workflow', 'error', 'replay'];
 
 /** The two recorded values of a step, each readable in full at /executions/{id}/steps/{stepId}/{part}. */
 export type StepPart = 'input' | 'output';

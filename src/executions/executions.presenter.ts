@@ -1,6 +1,7 @@
 import type { StepPart } from './executions.constants';
 import type { ExecutionRow, ListedExecution, ReadStep } from './executions.repository';
 import type { WaitRow } from './execution-waits.repository';
+import type { ReplayMark } from './replays.repository';
 import type { TemporalLink } from './executions.service';
 
 const head = (e: Omit<ExecutionRow, 'input'>) => ({
@@ -19,6 +20,8 @@ const tail = (e: Omit<ExecutionRow, 'input'>) => ({
   rerunOf: e.rerunOf,
   parentExecutionId: e.parentExecutionId ?? null,
   parentStepId: e.parentStepId ?? null,
+  replayOf: e.replayOf ?? null,
+  replayFromStepId: e.replayFromStepId ?? null,
   startedAt: e.startedAt.toISOString(),
   finishedAt: e.finishedAt?.toISOString() ?? null,
   durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,
@@ -38,7 +41,7 @@ export function presentExecution(
   e: ExecutionRow,
   temporal: TemporalLink,
   steps?: ReadStep[],
-  { waits, subStepsOmitted }: { waits?: WaitRow[]; subStepsOmitted?: number } = {},
+  { waits, subStepsOmitted, replay }: { waits?: WaitRow[]; subStepsOmitted?: number; replay?: Map<string, ReplayMark> } = {},
 ) {
   return {
     ...head(e),
@@ -72,6 +75,7 @@ export function presentExecution(
             startedAt: s.startedAt.toISOString(),
             finishedAt: s.finishedAt.toISOString(),
             durationMs: s.finishedAt.getTime() - s.startedAt.getTime(),
+            ...(replay ? { replay: replay.get(s.stepId) ?? { reused: false, changed: null } } : {}),
           })),
         }
       : {}),

@@ -24,6 +24,9 @@ export interface ExecutionRow {
   parentStepId?: string | null;
   /** Read by findById only: the error run this run started when it failed or was cancelled. */
   errorExecutionId?: string | null;
+  /** A replay from a step: the execution it replays, and the step it ran from. */
+  replayOf: string | null;
+  replayFromStepId: string | null;
   startedAt: Date;
   finishedAt: Date | null;
 }
@@ -85,7 +88,8 @@ export interface ExecutionFilter {
 const BASE_COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "workflowId", workflow_name AS "workflowName",
   workflow_version AS "workflowVersion", trigger_id AS "triggerId", trigger_name AS "triggerName",
   environment_id AS "environmentId", mode, status, error, rerun_of AS "rerunOf",
-  parent_execution_id AS "parentExecutionId", parent_step_id AS "parentStepId", started_at AS "startedAt", finished_at AS "finishedAt"`;
+  parent_execution_id AS "parentExecutionId", parent_step_id AS "parentStepId",
+  replay_of AS "replayOf", replay_from_step_id AS "replayFromStepId", started_at AS "startedAt", finished_at AS "finishedAt"`;
 const COLUMNS = `${BASE_COLUMNS}, input`;
 // Lists never touch `input`: a page of 1000 runs with 1 MB inputs would be a gigabyte.
 const LIST_COLUMNS = `${BASE_COLUMNS}, CASE WHEN input_bytes IS NULL THEN NULL
@@ -138,13 +142,20 @@ const SUB_STEPS_READ_BELOW = SUB_STEPS_READ_ITEMS * LOOP_SUB_SEQ_SPAN;
 export class ExecutionsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Writes the execution with its input summary, so lists never need the input. */
-  async insert(e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt'>): Promise<void> {
+  /**
+   * Writes the execution with its input summary, so lists never need the input.
+   * Once: an id given again (a bulk replay's derived id, retried) leaves the first row.
+   */
+  async insert(
+    e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt' | 'replayOf' | 'replayFromStepId'> &
+      Partial<Pick<ExecutionRow, 'replayOf' | 'replayFromStepId'>>,
+  ): Promise<void> {
     await this.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, trigger_id, trigger_name,
-         environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, input_bytes, input_key_count, input_keys)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, ${summaryOf('v.input')}
-       FROM (SELECT $10::jsonb AS input) v`,
+         environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, replay_of, replay_from_step_id, input_bytes, input_key_count, input_keys)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, $14, $15, ${summaryOf('v.input')}
+       FROM (SELECT $10::jsonb AS input) v
+       ON CONFLICT (id) DO NOTHING`,
       [
         e.id,
         e.organizationId,
@@ -159,6 +170,8 @@ export class ExecutionsRepository {
         e.rerunOf,
         e.parentExecutionId ?? null,
         e.parentStepId ?? null,
+        e.replayOf ?? null,
+        e.replayFromStepId ?? null,
       ],
     );
   }

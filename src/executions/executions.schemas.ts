@@ -18,7 +18,7 @@ export const ExecutionsQuery = PageQuery.extend({
     .openapi({
       description:
         "How the runs started: `webhook` (a webhook call), `api` (POST /workflows/{id}/runs), `test` (POST /workflows/{id}/test), `rerun`, `schedule` (a schedule trigger), `agent` (an agent step's workflow tool), " +
-        '`workflow` (a core.workflow step), `error` (the error workflow of a run that failed or was cancelled)',
+        '`workflow` (a core.workflow step), `error` (the error workflow of a run that failed or was cancelled), `replay` (a replay from a step)',
     }),
   triggerId: z
     .uuid({ message: 'must be a UUID' })
@@ -88,6 +88,18 @@ const StepSchema = z.object({
   startedAt: z.string(),
   finishedAt: z.string(),
   durationMs: z.number().int(),
+  replay: z
+    .object({
+      reused: z
+        .boolean()
+        .openapi({ description: "The original's recorded output was taken (or replaced) instead of running the step: nothing was sent again" }),
+      changed: z.boolean().nullable().openapi({
+        description:
+          "Replaced outputs: true; reused ones: false. A step that ran again: whether its recorded (masked) output differs from the original's as JSON; null when the original recorded no such step",
+      }),
+    })
+    .optional()
+    .openapi({ description: 'Only in a replay (mode `replay`): how this step relates to the same step of the original run' }),
 });
 
 const executionFields = {
@@ -108,6 +120,8 @@ const executionFields = {
     description:
       "The parent's step that started this run: the core.workflow step, or the agent's tool call sub-step (<stepId>.tool-<n>); null for an error run",
   }),
+  replayOf: z.string().nullable().openapi({ description: 'A replay from a step (mode `replay`): the execution it replays' }),
+  replayFromStepId: z.string().nullable().openapi({ description: 'A replay: the step it ran from (the steps the original ran before it were reused)' }),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   durationMs: z.number().int().nullable(),

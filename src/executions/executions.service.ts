@@ -7,6 +7,7 @@ import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
 import { OPEN_STATUSES, type ExecutionStatus, type StepPart } from './executions.constants';
 import type { ExecutionWaitsRepository, WaitRow } from './execution-waits.repository';
 import type { ExecutionFilter, ExecutionRow, ExecutionsRepository, ReadStep } from './executions.repository';
+import type { ReplayMark, ReplaysRepository } from './replays.repository';
 import type { RunRequest, RunStarter } from './run-starter';
 
 /** The step values one execution read inlines together; past it, every further value is a reference. */
@@ -38,6 +39,8 @@ export interface ReadExecution {
   waits?: WaitRow[];
   /** Sub-steps the read left out (a loop's items past the first SUB_STEPS_READ_ITEMS). */
   subStepsOmitted?: number;
+  /** A replay's steps: how each relates to the original's, by step id. */
+  replay?: Map<string, ReplayMark>;
 }
 
 /** A run through the API: its execution, read with its steps once the run ended within the wait. */
@@ -61,6 +64,7 @@ export class ExecutionsService {
     /** The namespace runs start in, and the Temporal Web UI's base URL (no trailing slash) when there is one. */
     private readonly temporal: { namespace: string; uiUrl?: string },
     private readonly waits: Pick<ExecutionWaitsRepository, 'open'>,
+    private readonly replays: Pick<ReplaysRepository, 'marks'>,
   ) {}
 
   /**
@@ -93,12 +97,13 @@ export class ExecutionsService {
   async get(organizationId: string, id: string): Promise<ReadExecution> {
     const found = await this.find(organizationId, id);
     const { execution, runId } = OPEN_STATUSES.has(found.status) ? await this.reconcile(found) : { execution: found, runId: undefined };
-    const [steps, subStepsOmitted, waits] = await Promise.all([
+    const [steps, subStepsOmitted, waits, replay] = await Promise.all([
       this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET }),
       this.repo.omittedSubSteps(organizationId, id),
       execution.status === 'waiting' ? this.waits.open(organizationId, id) : undefined,
+      execution.replayOf ? this.replays.marks(organizationId, id) : undefined,
     ]);
-    return { execution, steps, subStepsOmitted, ...(runId ? { runId } : {}), ...(waits ? { waits } : {}) };
+    return { execution, steps, subStepsOmitted, ...(runId ? { runId } : {}), ...(waits ? { waits } : {}), ...(replay ? { replay } : {}) };
   }
 
   /**

@@ -1,4 +1,11 @@
-import { WithStartWorkflowOperation, WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TypedSearchAttributes } from '@temporalio/common';
 import { newId } from '../ids';
 import { SEARCH_ATTRIBUTE_KEYS } from '../temporal/search-attributes';
@@ -11,6 +18,7 @@ import {
   runSummary,
   type CallerReply,
   type RunInput,
+  type ReplayInput,
   type RunPresentation,
   type RunResult,
 } from '../../workflows/run.types';
@@ -28,6 +36,12 @@ export interface RunRequest {
   initial: Record<string, unknown>;
   mode: ExecutionMode;
   rerunOf?: string;
+  /** A replay from a step: what it takes from its original (its records are copied before the run starts). */
+  replay?: ReplayInput;
+  /** The execution id, when the caller derives it (a bulk replay); else a new one. */
+  executionId?: string;
+  /** Runs once the execution is recorded, before Temporal starts the run: a replay copies its reused step records. */
+  beforeStart?: (executionId: string) => Promise<void>;
 }
 
 /** How long a caller waited and what it learned. `timeout`: the run goes on, the caller stops waiting. */
@@ -189,6 +203,24 @@ export class RunStarter {
   }
 
   /**
+   * Starts the run of a derived execution id unless Temporal already had one
+   * of that id (a bulk replay's retried start): the id is refused once used,
+   * running or closed, so the run starts once however often this is called.
+   * The record is written once too. A failure is thrown as it is, without
+   * marking the execution failed: the caller retries it.
+   */
+  async startOnce(request: RunRequest & { executionId: string }): Promise<{ executionId: string; started: boolean }> {
+    const { id, options } = await this.prepare(request);
+    try {
+      await this.client.workflow.start(INTERPRETER_WORKFLOW, { ...options, workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' });
+      return { executionId: id, started: true };
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return { executionId: id, started: false };
+      throw err;
+    }
+  }
+
+  /**
    * Starts and waits, at most `timeoutMs`, for the run to end (test runs,
    * synchronous API runs); a run that parks at a `core.wait` step ends the
    * wait at once (`waiting`), since nothing bounds how long it parks.
@@ -221,7 +253,7 @@ export class RunStarter {
   }
 
   private async prepare(request: RunRequest) {
-    const id = newId();
+    const id = request.executionId ?? newId();
     await this.executions.insert({
       id,
       organizationId: request.organizationId,
@@ -234,6 +266,12 @@ export class RunStarter {
       mode: request.mode,
       input: request.initial,
       rerunOf: request.rerunOf ?? null,
+      replayOf: request.replay?.of ?? null,
+      replayFromStepId: request.replay?.fromStepId ?? null,
+    });
+    // A derived id is retried by its caller, which must find the execution still open; a new one would sit "running".
+    await request.beforeStart?.(id).catch(async (err: unknown) => {
+      throw request.executionId ? err : await this.notStarted(request, id, err);
     });
     const input: RunInput = {
       organizationId: request.organizationId,
@@ -242,13 +280,18 @@ export class RunStarter {
       ...(request.environmentId ? { environmentId: request.environmentId } : {}),
       initial: request.initial,
       steps: request.workflow.steps,
+      ...(request.replay ? { replay: request.replay } : {}),
     };
     const shown: RunPresentation = {
       organizationId: request.organizationId,
       workflow: input.workflow,
       mode: request.mode,
       trigger: request.trigger,
-      origin: request.rerunOf ? `a rerun of execution ${request.rerunOf}` : undefined,
+      origin: request.rerunOf
+        ? `a rerun of execution ${request.rerunOf}`
+        : request.replay
+          ? `a replay of execution ${request.replay.of} from step ${request.replay.fromStepId}`
+          : undefined,
     };
     const options: WorkflowStartOptions = {
       workflowId: id,
