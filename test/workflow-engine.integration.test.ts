@@ -196,7 +196,7 @@ describe('large step outputs', () => {
       returnStep('answer', { first: '{{ big.body.items[0].id }}', count: '{{ big.body.items | size }}' }),
     ]);
     expect(execution.status).toBe('completed');
-    expect(stepOf(execution, 'answer').output).toEqual({ statusCode: 200, body: { first: 'item-0', count: '30000' } });
+    expect(stepOf(execution, 'answer').output).toEqual({ statusCode: 200, body: { first: 'item-0', count: 30000 } });
   });
 
   test('GET /executions/:id references the large output, and its href gives it in full', async () => {
@@ -291,7 +291,7 @@ describe('worker restarts', () => {
 
       await rh.startWorker(settings);
       const result = await handle.result();
-      expect(result.response).toEqual({ statusCode: 200, body: { label: 'restarted', writes: '1' } });
+      expect(result.response).toEqual({ statusCode: 200, body: { label: 'restarted', writes: 1 } });
 
       const read = await as(rh.app, org.ownerToken).get(`/executions/${executionId}`);
       expect(read.body.status).toBe('completed');
@@ -303,7 +303,7 @@ describe('worker restarts', () => {
       ]);
       const record = await as(rh.app, org.ownerToken).get(`/data-stores/tables/${table}/records/counter`);
       expect(record.status).toBe(200);
-      expect(record.body.value).toEqual({ writes: '1' });
+      expect(record.body.value).toEqual({ writes: 1 });
 
       const runs = await eventually(
         async () => {
