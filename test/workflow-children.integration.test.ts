@@ -74,10 +74,10 @@ describe('core.workflow', () => {
     ]);
     const execution = await a.runAndWait(parent.id, { name: 'ada' });
     expect(execution.status).toBe('completed');
-    expect(stepOf(execution, 'sub').output).toEqual({ executionId: expect.any(String), answer: { greeting: 'hello ada', n: '7' } });
-    expect(stepOf(execution, 'sub').input).toEqual({ workflow: child.name, input: { name: 'ada', n: '7' }, wait: true });
+    expect(stepOf(execution, 'sub').output).toEqual({ executionId: expect.any(String), answer: { greeting: 'hello ada', n: 7 } });
+    expect(stepOf(execution, 'sub').input).toEqual({ workflow: child.name, input: { name: 'ada', n: 7 }, wait: true });
     // A lone template yields the object itself, types kept.
-    expect(stepOf(execution, 'again').output.answer).toEqual({ greeting: 'hello ada', n: '7' });
+    expect(stepOf(execution, 'again').output.answer).toEqual({ greeting: 'hello ada', n: 7 });
     expect(stepOf(execution, 'out').output.body).toEqual({ said: 'hello ada' });
 
     const childRun = await a.readExecution(stepOf(execution, 'sub').output.executionId);
@@ -89,7 +89,7 @@ describe('core.workflow', () => {
       workflowId: child.id,
       mode: 'workflow',
       status: 'completed',
-      input: { name: 'ada', n: '7' },
+      input: { name: 'ada', n: 7 },
       parentExecutionId: execution.id,
       parentStepId: 'sub',
     });

@@ -47,7 +47,7 @@ describe('template roots', () => {
     const execution = await a.testRun(wf.id, { q: 'hello' });
     expect(execution.status).toBe('completed');
     expect(stub.calls('/roots')[0].url).toBe('/roots?q=hello');
-    expect(answered(execution)).toEqual({ spaced: 'first', tight: 'second', input: 'hello', status: '200' });
+    expect(answered(execution)).toEqual({ spaced: 'first', tight: 'second', input: 'hello', status: 200 });
   });
 
   test('$env.KEY resolves with and without spaces inside the braces', async () => {
@@ -87,7 +87,7 @@ describe('filters', () => {
       returnStep('answer', { items: '{{ fetch.body.items | size }}', word: '{{ fetch.body.word | size }}' }),
     ]);
     const execution = await a.testRun(wf.id);
-    expect(answered(execution)).toEqual({ items: '3', word: '8' });
+    expect(answered(execution)).toEqual({ items: 3, word: 8 });
   });
 
   test('strip_html removes the tags', async () => {
@@ -253,7 +253,7 @@ describe('core.if', () => {
     expect(execution.status).toBe('completed');
     expect(execution.steps.map((s) => s.stepId)).toEqual(['gate', 'big', 'answer']);
     expect(stepOf(execution, 'gate').output).toEqual({ result: true, branch: 'then' });
-    expect(answered(execution)).toEqual({ big: '200', small: '' });
+    expect(answered(execution)).toEqual({ big: 200, small: '' });
   });
 
   test('a false condition runs the else branch only', async () => {
@@ -262,7 +262,7 @@ describe('core.if', () => {
     expect(execution.status).toBe('completed');
     expect(execution.steps.map((s) => s.stepId)).toEqual(['gate', 'small', 'answer']);
     expect(stepOf(execution, 'gate').output).toEqual({ result: false, branch: 'else' });
-    expect(answered(execution)).toEqual({ big: '', small: '200' });
+    expect(answered(execution)).toEqual({ big: '', small: 200 });
     expect(stub.calls('/if-then')).toHaveLength(before);
   });
 });
@@ -289,7 +289,7 @@ describe('data store steps', () => {
     expect(stepOf(execution, 'save').output).toEqual({ key: 'user-42', created: true });
     expect(stepOf(execution, 'load').output).toMatchObject({ found: true, value: { name: 'Ada', tags: ['x', 'y'], label: 'n=2' } });
     expect(stepOf(execution, 'missing').output).toMatchObject({ found: false, value: null });
-    expect(answered(execution)).toEqual({ name: 'Ada', found: 'false' });
+    expect(answered(execution)).toEqual({ name: 'Ada', found: false });
 
     const tables = await as(h.app, org.ownerToken).get('/data-stores/tables?limit=1000');
     expect(tables.status).toBe(200);
