@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
 import { isOmitted, stepsBefore, type ExecutionStep } from './run-model';
@@ -28,6 +28,9 @@ export function ReplayForm({ executionId, steps, fromStepId, onStarted, onCancel
   const [error, setError] = useState<unknown>();
   const [sending, setSending] = useState(false);
   const idPrefix = useId();
+  const formRef = useRef<HTMLFormElement>(null);
+  // Opened from a step far down the timeline: bring the form into view.
+  useEffect(() => formRef.current?.scrollIntoView({ block: 'nearest' }), []);
 
   const changed = editable.filter((s) => texts[s.stepId] !== asText(s.output));
   const fieldProblem = (stepId: string) =>
@@ -60,7 +63,7 @@ export function ReplayForm({ executionId, steps, fromStepId, onStarted, onCancel
   };
 
   return (
-    <form className="replay-form" aria-label={`Replay from ${fromStepId}`} onSubmit={(e) => void submit(e)}>
+    <form ref={formRef} className="replay-form" aria-label={`Replay from ${fromStepId}`} onSubmit={(e) => void submit(e)}>
       <p className="muted">
         The steps before {fromStepId} are not run again: their recorded outputs (or the ones you change below) are reused. {fromStepId} and every step after it
         run, with this run's input and environment.
