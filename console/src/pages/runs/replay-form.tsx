@@ -30,7 +30,10 @@ export function ReplayForm({ executionId, steps, fromStepId, onStarted, onCancel
   const idPrefix = useId();
   const formRef = useRef<HTMLFormElement>(null);
   // Opened from a step far down the timeline: bring the form into view.
-  useEffect(() => formRef.current?.scrollIntoView({ block: 'nearest' }), []);
+  useEffect(() => {
+    // A block body: newer browsers answer scrollIntoView with a promise, which React would take for a cleanup.
+    formRef.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
 
   const changed = editable.filter((s) => texts[s.stepId] !== asText(s.output));
   const fieldProblem = (stepId: string) =>
