@@ -5,7 +5,9 @@
  */
 
 export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
-export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'workflow', 'error'] as const;
+export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'workflow', 'error', 'replay'] as const;
+/** The statuses of an ended run: the only runs a replay may start from. */
+export const ENDED_STATUSES = ['completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
 
 /** Stands in for a step value too large to inline: its full text is at `href`. */
 export interface OmittedValue {
@@ -24,6 +26,15 @@ export interface ExecutionStep {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
+  /** Only in a replay: whether the original's output was reused (or replaced) and whether it differs from the original's. */
+  replay?: ReplayMark;
+}
+
+/** How a replay's step relates to the same step of the original run (GET /executions/{id}, mode `replay`). */
+export interface ReplayMark {
+  reused: boolean;
+  /** Replaced outputs: true; reused ones: false; a step run again: whether its output differs; null when the original has no such step. */
+  changed: boolean | null;
 }
 
 /** A core.wait step the run is parked at: an event (with the JSON Schema its payload must match) or a timer. */
@@ -46,6 +57,9 @@ interface ExecutionHead {
   status: string;
   error: { stepId?: string; message: string } | null;
   rerunOf: string | null;
+  /** A replay from a step (mode `replay`): the run it replays, and the step it ran from. */
+  replayOf?: string | null;
+  replayFromStepId?: string | null;
   /** The run that started this one (a core.workflow step, an agent workflow tool, the failed run of an error run), and its step. */
   parentExecutionId: string | null;
   parentStepId: string | null;
@@ -149,4 +163,25 @@ export function runAnswer(steps: ExecutionStep[]): { kind: 'response' | 'output'
   }
   const last = done.at(-1);
   return last ? { kind: 'output', stepId: last.stepId, value: last.output } : undefined;
+}
+
+/**
+ * The word a replay's step is marked with: `reused` (the original's output, nothing run), `changed` (an output
+ * given in its place, or a step run again whose output differs), `unchanged` (run again, same output), `new`
+ * (the original recorded no such step).
+ */
+export function replayMarkLabel(mark: ReplayMark): 'reused' | 'changed' | 'unchanged' | 'new' {
+  if (mark.changed === true) return 'changed';
+  if (mark.reused) return 'reused';
+  return mark.changed === null ? 'new' : 'unchanged';
+}
+
+/** The steps a replay may start from (`fromStepId`): the top-level steps the run recorded, not an agent's sub-steps. */
+export const replayableSteps = (steps: ExecutionStep[]): ExecutionStep[] => steps.filter((s) => s.parentStepId === null);
+
+/** The steps whose outputs a replay from `fromStepId` reuses, and so may replace: top-level steps completed before it. */
+export function stepsBefore(steps: ExecutionStep[], fromStepId: string): ExecutionStep[] {
+  const top = replayableSteps(steps);
+  const at = top.findIndex((s) => s.stepId === fromStepId);
+  return at < 0 ? [] : top.slice(0, at).filter((s) => s.status === 'completed');
 }

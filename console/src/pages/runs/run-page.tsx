@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { get, post } from '../../api/client';
 import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
@@ -8,7 +8,8 @@ import { JsonView } from '../../ui/json-view';
 import { Page } from '../../ui/page';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi, useInterval } from '../../ui/use-api';
-import { isFinished, runAnswer, stepTree, type Execution } from './run-model';
+import { isFinished, replayableSteps, runAnswer, stepTree, type Execution } from './run-model';
+import { ReplayForm } from './replay-form';
 import { StepTimeline } from './step-timeline';
 import { StepValue } from './step-value';
 import { WaitPanel } from './event-form';
@@ -38,6 +39,7 @@ export function RunPage() {
 function RunView({ execution, reload, error }: { execution: Execution; reload(): void; error: unknown }) {
   const { can } = useSession();
   const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
   const [actionError, setActionError] = useState<unknown>();
   const [busy, setBusy] = useState<'rerun' | 'cancel' | undefined>();
   const steps = execution.steps ?? [];
@@ -48,6 +50,16 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
   const found = runAnswer(steps);
   const answer = found && (found.kind === 'response' || execution.status === 'completed') ? found : undefined;
   const temporalUrl = execution.temporal?.url;
+  // Replay from a step: for admins, once the run has ended; the chosen step lives in the URL (?replay=<stepId>).
+  const canReplay = can('workflows:admin') && isFinished(execution.status);
+  const replayIds = new Set(replayableSteps(steps).map((s) => s.stepId));
+  const replayFrom = params.get('replay') ?? '';
+  const closeReplay = () =>
+    setParams((p) => {
+      const next = new URLSearchParams(p);
+      next.delete('replay');
+      return next;
+    });
 
   const act = async (what: 'rerun' | 'cancel') => {
     setBusy(what);
@@ -98,6 +110,18 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
       actions={actions}
     >
       <ErrorBox error={actionError ?? error} />
+      {execution.replayOf && (
+        <p className="notice replay-of">
+          Replay of <Link to={`/runs/${encodeURIComponent(execution.replayOf)}`}>run {execution.replayOf}</Link>
+          {execution.replayFromStepId && (
+            <>
+              {' '}
+              from step <strong>{execution.replayFromStepId}</strong>
+            </>
+          )}
+          <span className="muted">: the steps before it reused the original's outputs</span>
+        </p>
+      )}
       <dl className="run-facts">
         <div>
           <dt>Status</dt>
@@ -166,6 +190,20 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
         </section>
       )}
 
+      {canReplay && replayIds.has(replayFrom) && (
+        <section aria-labelledby="replay-heading" className="replay-panel">
+          <h2 id="replay-heading">Replay from step {replayFrom}</h2>
+          <ReplayForm
+            key={replayFrom}
+            executionId={execution.id}
+            steps={steps}
+            fromStepId={replayFrom}
+            onStarted={(newId) => navigate(`/runs/${encodeURIComponent(newId)}`)}
+            onCancel={closeReplay}
+          />
+        </section>
+      )}
+
       <section aria-labelledby="steps-heading">
         <h2 id="steps-heading">Steps</h2>
         {steps.length === 0 ? (
@@ -178,7 +216,11 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
                 <span>{formatDuration(span.total)}</span>
               </span>
             </div>
-            <StepTimeline nodes={stepTree(steps)} span={span} />
+            <StepTimeline
+              nodes={stepTree(steps)}
+              span={span}
+              replayLink={canReplay ? (stepId) => `?${new URLSearchParams({ replay: stepId }).toString()}` : undefined}
+            />
           </>
         )}
         {!isFinished(execution.status) && <p className="muted">Refreshing while the run goes on…</p>}

@@ -1,5 +1,6 @@
 import { Link, useSearchParams } from 'react-router';
 import { get, withQuery } from '../../api/client';
+import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { formatDuration, formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
@@ -18,6 +19,7 @@ interface NamedItem {
 
 /** Runs, newest first, filtered by what the URL query says; refreshed every 2 s while any shown run is still running. */
 export function RunsListPage() {
+  const { can } = useSession();
   const [params, setParams] = useSearchParams();
   const filters = readFilters(params);
   const path = withQuery('/executions', executionsQuery(filters, PAGE_SIZE));
@@ -38,7 +40,17 @@ export function RunsListPage() {
   const anyFilter = FILTER_KEYS.some((k) => params.get(k));
 
   return (
-    <Page title="Runs" subtitle="Every execution of the organization's workflows, newest first">
+    <Page
+      title="Runs"
+      subtitle="Every execution of the organization's workflows, newest first"
+      actions={
+        can('workflows:admin') && (
+          <Link className="button" to="/runs/replay">
+            Bulk replay
+          </Link>
+        )
+      }
+    >
       <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label htmlFor="filter-workflow">Workflow</label>

@@ -1,7 +1,18 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { formatDuration, formatTime } from '../../ui/format';
 import { StatusBadge } from '../../ui/status-badge';
-import { MODEL_STEP_TYPE, TOOL_STEP_TYPE, totalUsage, toolNameOf, usageOf, type ExecutionStep, type StepNode, type TokenUsage } from './run-model';
+import {
+  MODEL_STEP_TYPE,
+  replayMarkLabel,
+  TOOL_STEP_TYPE,
+  totalUsage,
+  toolNameOf,
+  usageOf,
+  type ExecutionStep,
+  type StepNode,
+  type TokenUsage,
+} from './run-model';
 import { StepValue } from './step-value';
 
 interface Span {
@@ -18,12 +29,28 @@ function barStyle(step: ExecutionStep, span: Span) {
   return { marginLeft: `${left}%`, width: `${width}%` };
 }
 
-/** The run's steps in the order they ran, each a row with a bar placed by its start and sized by its duration; a row opens to its values. */
-export function StepTimeline({ nodes, span }: { nodes: StepNode[]; span: Span }) {
+const MARK_HINT = {
+  reused: "the original's output, not run again",
+  changed: 'output differs from the original',
+  unchanged: 'run again, same output as the original',
+  new: 'the original did not run this step',
+};
+
+/**
+ * The run's steps in the order they ran, each a row with a bar placed by its start and sized by its duration; a row opens to its values.
+ * `replayLink`, when given, is where a top-level step's "Replay from here" leads (the run page with its replay form open).
+ */
+export function StepTimeline({ nodes, span, replayLink }: { nodes: StepNode[]; span: Span; replayLink?: (stepId: string) => string }) {
   return (
     <ol className="timeline" aria-label="Steps">
       {nodes.map((node) => (
-        <StepRow key={node.step.stepId} step={node.step} span={span} childSteps={node.children} />
+        <StepRow
+          key={node.step.stepId}
+          step={node.step}
+          span={span}
+          childSteps={node.children}
+          replayLink={node.step.parentStepId === null ? replayLink?.(node.step.stepId) : undefined}
+        />
       ))}
     </ol>
   );
@@ -35,7 +62,15 @@ function subStepLabel(step: ExecutionStep): string {
   return step.stepType;
 }
 
-function StepRow({ step, span, childSteps = [], nested = false }: { step: ExecutionStep; span: Span; childSteps?: ExecutionStep[]; nested?: boolean }) {
+interface RowProps {
+  step: ExecutionStep;
+  span: Span;
+  childSteps?: ExecutionStep[];
+  nested?: boolean;
+  replayLink?: string;
+}
+
+function StepRow({ step, span, childSteps = [], nested = false, replayLink }: RowProps) {
   const [open, setOpen] = useState(false);
   const detailId = `step-detail-${step.stepId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const usage = step.stepType === MODEL_STEP_TYPE ? usageOf(step) : childSteps.length > 0 ? totalUsage(childSteps) : undefined;
@@ -48,6 +83,14 @@ function StepRow({ step, span, childSteps = [], nested = false }: { step: Execut
             {open ? '▾' : '▸'}
           </span>
           <strong>{name}</strong> <span className="muted">{nested ? subStepLabel(step) : step.stepType}</span>
+          {step.replay && (
+            <>
+              {' '}
+              <span className={`badge replay-mark ${replayMarkLabel(step.replay)}`} title={MARK_HINT[replayMarkLabel(step.replay)]}>
+                {replayMarkLabel(step.replay)}
+              </span>
+            </>
+          )}
         </span>
         <span className="step-status">
           <StatusBadge status={step.status} />
@@ -57,6 +100,13 @@ function StepRow({ step, span, childSteps = [], nested = false }: { step: Execut
         </span>
         <span className="step-duration">{formatDuration(step.durationMs)}</span>
       </button>
+      {replayLink && (
+        <p className="step-replay">
+          <Link to={replayLink}>
+            Replay from here<span className="visually-hidden"> (step {step.stepId})</span>
+          </Link>
+        </p>
+      )}
       {usage && <p className="step-tokens muted">{tokens(usage)}</p>}
       {step.status === 'failed' && step.error && (
         <div className="error-box step-error" role="note" aria-label={`Error of ${step.stepId}`}>
