@@ -265,40 +265,44 @@ describe('histories of live runs replay on the current workflow code', () => {
   });
 
   test('core.loop steps: a small loop in the run itself, with a branch, and a large one in child batches', async () => {
-    const id = await runToEnd(
-      [
-        {
-          stepId: 'small',
-          stepType: 'core.loop',
-          input: {
-            items: '{{ initial.small }}',
-            concurrency: 2,
-            onItemError: 'continue',
-            steps: [
-              {
-                stepId: 'pick',
-                stepType: 'core.if',
-                input: {
-                  condition: 'item > 1',
-                  then: [{ stepId: 'fetchItem', stepType: 'core.http', input: { url: `${stub.url}/items`, searchParams: { n: '{{ item }}' } } }],
-                  else: [{ stepId: 'skip', stepType: 'core.set', input: { values: { skipped: '{{ item }}' } } }],
-                },
+    const wf = await a.createWorkflow([
+      {
+        stepId: 'small',
+        stepType: 'core.loop',
+        input: {
+          items: '{{ initial.small }}',
+          concurrency: 2,
+          onItemError: 'continue',
+          steps: [
+            {
+              stepId: 'pick',
+              stepType: 'core.if',
+              input: {
+                condition: 'item > 1',
+                then: [{ stepId: 'fetchItem', stepType: 'core.http', input: { url: `${stub.url}/items`, searchParams: { n: '{{ item }}' } } }],
+                else: [{ stepId: 'skip', stepType: 'core.set', input: { values: { skipped: '{{ item }}' } } }],
               },
-            ],
-          },
+            },
+          ],
         },
-        {
-          stepId: 'large',
-          stepType: 'core.loop',
-          input: {
-            items: '{{ initial.large }}',
-            concurrency: 10,
-            steps: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }],
-          },
+      },
+      {
+        stepId: 'large',
+        stepType: 'core.loop',
+        input: {
+          items: '{{ initial.large }}',
+          concurrency: 10,
+          steps: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }],
         },
-      ],
-      { small: [1, 2, 3], large: Array.from({ length: 2_100 }, (_, i) => i) },
-    );
+      },
+    ]);
+    // Started without waiting: a loop of 1,600 items may take longer than a synchronous call waits on a busy machine.
+    const started = await as(h.app, org.ownerToken)
+      .post(`/workflows/${wf.id}/runs`)
+      .send({ input: { small: [1, 2, 3], large: Array.from({ length: 1_600 }, (_, i) => i) } });
+    const id = started.body.executionId as string;
+    await closed(id);
+    expect((await a.readExecution(id)).status).toBe('completed');
     await expect(replay(await historyOf('loop-steps', id), id)).resolves.toBeUndefined();
   });
 

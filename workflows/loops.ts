@@ -1,4 +1,4 @@
-import { ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
 import type { LoopInputDefinition } from '../src/workflows/definition.schemas';
 import { LOOP_SUB_SEQ_SPAN, type LoopEndRequest, type LoopFailure, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
 import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
@@ -68,7 +68,8 @@ export async function runLoopStep(
       const to = Math.min(begun.count, from + size);
       try {
         ({ failed } = await executeChild(runLoopBatch, {
-          workflowId: `${workflowInfo().workflowId}.${loopId}.${from}`,
+          // From the execution id the run carries (its workflow id): the same on every replay of the run's history.
+          workflowId: `${request.run.executionId}.${loopId}.${from}`,
           args: [{ request: items, from, to, run: nesting }],
           // Cancelling the run cancels the batch in progress.
           parentClosePolicy: 'REQUEST_CANCEL',
