@@ -68,8 +68,7 @@ export async function runLoopStep(
       const to = Math.min(begun.count, from + size);
       try {
         ({ failed } = await executeChild(runLoopBatch, {
-          // From the execution id the run carries (its workflow id): the same on every replay of the run's history.
-          workflowId: `${request.run.executionId}.${loopId}.${from}`,
+          workflowId: `${begun.batchName}.${from}`,
           args: [{ request: items, from, to, run: nesting }],
           // Cancelling the run cancels the batch in progress.
           parentClosePolicy: 'REQUEST_CANCEL',

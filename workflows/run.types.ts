@@ -164,10 +164,16 @@ export interface StepRequest {
 /** An item's place among its loop's records: sub_seq is `index * LOOP_SUB_SEQ_SPAN + position` of the body step (positions stay below it). */
 export const LOOP_SUB_SEQ_SPAN = 1000;
 
-/** What `loopBegin` settled: how many items, and when the loop began (its record's start, epoch ms). */
+/** What `loopBegin` settled: how many items, when the loop began (its record's start, epoch ms), and its batches' name. */
 export interface LoopBegun {
   count: number;
   begunAt: number;
+  /**
+   * What the loop's batches are named after (`<batchName>.<from>`): the
+   * execution and the loop step, settled by the activity so a replay of the
+   * history, under any workflow id, names them as the run did.
+   */
+  batchName: string;
 }
 
 /** `loopEnd` records the loop from its items' records; `failed`: an item failed with `onItemError: fail` and ended the loop. */

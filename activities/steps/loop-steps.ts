@@ -40,7 +40,7 @@ export function createLoopSteps(deps: StepRunnerDeps, loopItems: Pick<LoopItemsR
             );
           }
           await loopItems.store(organizationId, executionId, request.step.stepId, items);
-          return { count: items.length, begunAt };
+          return { count: items.length, begunAt, batchName: `${executionId}.${request.step.stepId}` };
         } catch (err) {
           const failure = toFailure(err, scope);
           await deps.executions.recordStep(organizationId, executionId, {
