@@ -22,7 +22,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
 import { saveResults } from './lib/results';
-import { admin, benchServiceEnv, rssBytes, sampleRss, startService } from './lib/service';
+import { admin, apiCaller, benchServiceEnv, rssBytes, sampleRss, startService } from './lib/service';
 import { fmt } from './lib/stats';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
@@ -80,15 +80,7 @@ async function main() {
   const client = new Client({ connection });
   try {
     const org = await admin(env, ['create-org', '--name', 'Bench', '--email', 'bench@example.test']);
-    const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${service.baseUrl}${p}`, {
-        method,
-        headers: { Authorization: `Bearer ${org.token}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<any>;
-    };
+    const call = apiCaller(service.baseUrl, org.token);
     const items = Array.from({ length: ITEMS }, (_, i) => i);
     console.log(`Engine benchmark: a loop of ${fmt.int(ITEMS)} items, one core.set per item; ${os.cpus().length} CPUs, everything on this machine\n`);
 

@@ -30,7 +30,7 @@ import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
 import { startVendorStubs } from '../test/stubs/vendor-apis';
 import { saveResults } from './lib/results';
-import { admin, rssBytes, sampleRss, startService } from './lib/service';
+import { admin, apiCaller, rssBytes, sampleRss, startService } from './lib/service';
 import { fmt } from './lib/stats';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);
@@ -56,15 +56,7 @@ async function main() {
   const service = await startService(env, path.join(dir, 'service.log'), 'all');
   try {
     const org = await admin(env, ['create-org', '--name', 'Bench', '--email', 'bench@example.test']);
-    const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${service.baseUrl}${p}`, {
-        method,
-        headers: { Authorization: `Bearer ${org.token}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<any>;
-    };
+    const call = apiCaller(service.baseUrl, org.token);
     // Calls of the last day (the first sync looks back further), without recordings.
     const calls = stubs.twilio.addCalls(RECORDS, { start: new Date(Date.now() - 86_400_000), spacingSeconds: 86_400 / RECORDS / 2, status: 'no-answer' });
     console.log(`Data feed benchmark: ${fmt.int(RECORDS)} Twilio calls, ${os.cpus().length} CPUs, everything on this machine\n`);

@@ -1,9 +1,8 @@
 import type { LoopItemsRepository } from '../../src/executions/loop-items.repository';
 import { MAX_LOOP_ITEMS, type LoopInputDefinition } from '../../src/workflows/definition.schemas';
 import type { LoopBegun, LoopEndRequest, StepRequest, StepResult } from '../../workflows/run.types';
-import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
-import { heartbeating, openScope, runStep, toFailure, type StepRunnerDeps } from './step-runner';
+import { beginStep, runStep, type StepRunnerDeps } from './step-runner';
 
 /** The per-item results a loop's output may hold together; past it the loop fails rather than building a giant record. */
 export const MAX_LOOP_RESULTS_BYTES = 16 * 1024 * 1024;
@@ -16,47 +15,28 @@ export const MAX_LOOP_RESULTS_BYTES = 16 * 1024 * 1024;
 export function createLoopSteps(deps: StepRunnerDeps, loopItems: Pick<LoopItemsRepository, 'store' | 'ends' | 'endsSize' | 'clear'>) {
   return {
     loopBegin(request: StepRequest): Promise<LoopBegun> {
-      return heartbeating(async () => {
-        const input = request.step.input as LoopInputDefinition;
-        const { organizationId, executionId } = request.run;
-        const begunAt = Date.now();
-        const scope = await openScope(deps, request);
-        try {
-          const items = typeof input.items === 'string' ? await scope.render(input.items) : await scope.renderDeep(input.items);
-          if (!Array.isArray(items)) {
-            throw new StepError(
-              `items must be an array, or a template yielding one; it rendered to ${items === null ? 'null' : typeof items}`,
-              'InvalidLoopItems',
-            );
-          }
-          if (items.length > MAX_LOOP_ITEMS) {
-            throw new StepError(`A loop runs at most ${MAX_LOOP_ITEMS} items; items has ${items.length}`, 'TooManyLoopItems');
-          }
-          // Stored items are data, read by every item step and recorded in clear: a secret must not be one (as a data store record).
-          if (scope.secrets.touches(items)) {
-            throw new StepError(
-              'The items would hold a secret value (from $env or a connection); loop over the data and read the secret from $env inside the body',
-              'SecretInLoopItems',
-            );
-          }
-          await loopItems.store(organizationId, executionId, request.step.stepId, items);
-          return { count: items.length, begunAt, batchName: `${executionId}.${request.step.stepId}` };
-        } catch (err) {
-          const failure = toFailure(err, scope);
-          await deps.executions.recordStep(organizationId, executionId, {
-            stepId: request.step.stepId,
-            stepType: request.step.stepType,
-            seq: request.seq,
-            status: 'failed',
-            attempt: activityContext()?.info.attempt ?? 1,
-            input: scope.mask({ items: input.items }),
-            output: null,
-            error: failure.message,
-            startedAt: new Date(begunAt),
-            finishedAt: new Date(),
-          });
-          throw failure;
+      const input = request.step.input as LoopInputDefinition;
+      const { organizationId, executionId } = request.run;
+      return beginStep(deps, request, { items: input.items }, async (scope, begunAt) => {
+        const items = typeof input.items === 'string' ? await scope.render(input.items) : await scope.renderDeep(input.items);
+        if (!Array.isArray(items)) {
+          throw new StepError(
+            `items must be an array, or a template yielding one; it rendered to ${items === null ? 'null' : typeof items}`,
+            'InvalidLoopItems',
+          );
         }
+        if (items.length > MAX_LOOP_ITEMS) {
+          throw new StepError(`A loop runs at most ${MAX_LOOP_ITEMS} items; items has ${items.length}`, 'TooManyLoopItems');
+        }
+        // Stored items are data, read by every item step and recorded in clear: a secret must not be one (as a data store record).
+        if (scope.secrets.touches(items)) {
+          throw new StepError(
+            'The items would hold a secret value (from $env or a connection); loop over the data and read the secret from $env inside the body',
+            'SecretInLoopItems',
+          );
+        }
+        await loopItems.store(organizationId, executionId, request.step.stepId, items);
+        return { count: items.length, begunAt, batchName: `${executionId}.${request.step.stepId}` };
       });
     },
 

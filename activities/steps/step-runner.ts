@@ -51,6 +51,43 @@ export async function runStep(
 }
 
 /**
+ * The activity that begins a step of two (a wait's, a loop's): `work` gets
+ * the scope and when the step began. Nothing is recorded when it succeeds
+ * (the step's end records it); when it fails, the step is recorded failed
+ * with `input` (masked) and the failure thrown, as runStep would.
+ */
+export async function beginStep<T>(
+  deps: StepRunnerDeps,
+  request: StepRequest,
+  input: unknown,
+  work: (scope: StepScope, begunAt: number) => Promise<T>,
+): Promise<T> {
+  return heartbeating(async () => {
+    const begunAt = Date.now();
+    const scope = await openScope(deps, request);
+    try {
+      return await work(scope, begunAt);
+    } catch (err) {
+      const failure = toFailure(err, scope);
+      await deps.executions.recordStep(request.run.organizationId, request.run.executionId, {
+        stepId: request.step.stepId,
+        stepType: request.step.stepType,
+        seq: request.seq,
+        status: 'failed',
+        attempt: activityContext()?.info.attempt ?? 1,
+        input: scope.mask(input),
+        output: null,
+        error: failure.message,
+        startedAt: new Date(begunAt),
+        finishedAt: new Date(),
+        ...(request.parent ? { parentStepId: request.parent.stepId, subSeq: request.parent.subSeq } : {}),
+      });
+      throw failure;
+    }
+  });
+}
+
+/**
  * Runs `work`, heartbeating when it is a regular activity: it is how Temporal
  * notices a dead worker early and how cancellation arrives. Every second; the
  * SDK sends at most one per 80% of the heartbeat timeout.

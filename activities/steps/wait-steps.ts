@@ -3,9 +3,8 @@ import { ResumeLinks } from '../../src/executions/resume-links';
 import { asText } from '../../src/templates/template-renderer';
 import { MAX_WAIT_SECONDS, type WaitInputDefinition } from '../../src/workflows/definition.schemas';
 import type { StepRequest, StepResult, WaitBegun, WaitEndRequest } from '../../workflows/run.types';
-import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
-import { heartbeating, openScope, runStep, toFailure, type StepRunnerDeps } from './step-runner';
+import { beginStep, runStep, type StepRunnerDeps } from './step-runner';
 
 /** An instant with its time zone: `until` must not depend on the worker's own zone. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
@@ -24,44 +23,25 @@ export interface WaitStepDeps {
 export function createWaitSteps(deps: StepRunnerDeps, waitDeps: WaitStepDeps) {
   return {
     waitBegin(request: StepRequest): Promise<WaitBegun> {
-      return heartbeating(async () => {
-        const input = request.step.input as WaitInputDefinition;
-        const { organizationId, executionId } = request.run;
-        const begunAt = Date.now();
-        const scope = await openScope(deps, request);
-        try {
-          const wakesAt =
-            input.seconds !== undefined
-              ? begunAt + input.seconds * 1000
-              : input.until !== undefined
-                ? instant(asText(await scope.render(input.until)), begunAt)
-                : begunAt + (input.timeoutSeconds ?? MAX_WAIT_SECONDS) * 1000;
-          const event = input.event?.name;
-          const linkHash = event ? ResumeLinks.hash(waitDeps.resumeLinks.token(executionId, request.step.stepId)) : null;
-          await waitDeps.waits.begin(organizationId, executionId, {
-            stepId: request.step.stepId,
-            eventName: event ?? null,
-            eventSchema: input.event?.schema ?? null,
-            linkHash,
-            wakesAt: new Date(wakesAt),
-          });
-          return { wakesAt, begunAt, ...(event ? { event } : {}) };
-        } catch (err) {
-          const failure = toFailure(err, scope);
-          await deps.executions.recordStep(organizationId, executionId, {
-            stepId: request.step.stepId,
-            stepType: request.step.stepType,
-            seq: request.seq,
-            status: 'failed',
-            attempt: activityContext()?.info.attempt ?? 1,
-            input: scope.mask({ until: input.until }),
-            output: null,
-            error: failure.message,
-            startedAt: new Date(begunAt),
-            finishedAt: new Date(),
-          });
-          throw failure;
-        }
+      const input = request.step.input as WaitInputDefinition;
+      const { organizationId, executionId } = request.run;
+      return beginStep(deps, request, { until: input.until }, async (scope, begunAt) => {
+        const wakesAt =
+          input.seconds !== undefined
+            ? begunAt + input.seconds * 1000
+            : input.until !== undefined
+              ? instant(asText(await scope.render(input.until)), begunAt)
+              : begunAt + (input.timeoutSeconds ?? MAX_WAIT_SECONDS) * 1000;
+        const event = input.event?.name;
+        const linkHash = event ? ResumeLinks.hash(waitDeps.resumeLinks.token(executionId, request.step.stepId)) : null;
+        await waitDeps.waits.begin(organizationId, executionId, {
+          stepId: request.step.stepId,
+          eventName: event ?? null,
+          eventSchema: input.event?.schema ?? null,
+          linkHash,
+          wakesAt: new Date(wakesAt),
+        });
+        return { wakesAt, begunAt, ...(event ? { event } : {}) };
       });
     },
 

@@ -99,3 +99,16 @@ export async function benchServiceEnv(databaseUrl: string, dataDir: string): Pro
     LOG_LEVEL: 'warn',
   };
 }
+
+/** A JSON caller of a benchmark's service as one organization's token: the answer's body, or an error naming the call. */
+export function apiCaller(baseUrl: string, token: string) {
+  return async (method: string, p: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${baseUrl}${p}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+}
