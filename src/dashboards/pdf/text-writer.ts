@@ -8,6 +8,14 @@ const LINE_GAP = 1.5;
 const MARKER_GAP = 4;
 /** The most text handed to pdfkit in one call. */
 const PIECE = 4000;
+/**
+ * The most of a word without spaces handed to pdfkit in one call: pdfkit
+ * breaks a word wider than the line by measuring what is left of it again
+ * for each line, so one 300,000-character word took it 49 s; in pieces of
+ * this size each costs little, and pdfkit breaks the line between pieces.
+ */
+const WORD_PIECE = 100;
+const ONE_WORD = /^[^\s\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]*$/;
 
 /**
  * Draws a paragraph of styled runs with pdfkit's line breaking (`continued`
@@ -90,7 +98,9 @@ function piecesOf(text: string): string[] {
   let start = 0;
   while (text.length - start > PIECE) {
     const space = text.lastIndexOf(' ', start + PIECE);
-    let end = space > start + PIECE / 2 ? space + 1 : start + PIECE;
+    // A window without a space is one word when its script breaks only at spaces (Latin, Greek, Cyrillic);
+    // CJK text breaks between its characters, so pdfkit takes it in whole pieces.
+    let end = space > start + PIECE / 2 ? space + 1 : start + (ONE_WORD.test(text.slice(start, start + PIECE)) ? WORD_PIECE : PIECE);
     if (/[\ud800-\udbff]/.test(text[end - 1])) end--;
     pieces.push(text.slice(start, end));
     start = end;
