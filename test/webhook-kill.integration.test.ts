@@ -2,7 +2,7 @@ import request from 'supertest';
 import { as, type Harness, startHarness } from './harness';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { stepOf, workflowApi } from './workflow-api';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { workerProcesses } from './worker-process';
 import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 import { recordUrl } from './data-store-api';
 
@@ -19,7 +19,6 @@ const RUNS = 5;
 let h: Harness;
 let org: TestOrg;
 let stub: HttpStub;
-const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   stub = await startHttpStub();
@@ -27,16 +26,16 @@ beforeAll(async () => {
   org = await createTestOrg(h.services);
 });
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
+  await workers.stopAll();
   await h?.close();
   await stub?.close();
 });
 
-const startWorker = async () => {
-  const worker = await startWorkerProcess(h.services.config.temporal.taskQueue, { HTTP_OUTBOUND_ALLOW: stub.host });
-  workers.push(worker);
-  return worker;
-};
+const workers = workerProcesses(
+  () => h.services.config.temporal.taskQueue,
+  () => ({ HTTP_OUTBOUND_ALLOW: stub.host }),
+);
+const startWorker = () => workers.start();
 
 test('SIGKILL while runs are inside an HTTP step: all complete, callers are answered, each write happens once', async () => {
   const api = workflowApi(h.app, org);

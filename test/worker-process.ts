@@ -21,6 +21,25 @@ const ROOT = path.join(__dirname, '..');
 const KEEP_OUTPUT = 1 << 20;
 
 /**
+ * Worker processes a test file starts and may kill, all stopped by `stopAll`
+ * (afterAll): `start` gives each the task queue and settings (`env`, or what
+ * `env()` answers once the suite's stubs are up).
+ */
+export function workerProcesses(taskQueue: () => string, env: () => Record<string, string> = () => ({})) {
+  const started: WorkerProcess[] = [];
+  return {
+    async start(): Promise<WorkerProcess> {
+      const worker = await startWorkerProcess(taskQueue(), env());
+      started.push(worker);
+      return worker;
+    },
+    async stopAll(): Promise<void> {
+      for (const worker of started) await worker.stop();
+    },
+  };
+}
+
+/**
  * Starts `tsx src/main.ts worker` on the suite's PostgreSQL and Temporal (the
  * environment global-setup exported) and the given task queue; resolves once
  * it logs that it polls. `env` adds settings (allow lists, LLM base URLs).

@@ -2,7 +2,7 @@ import { as, createConnection, type Harness, startHarness } from './harness';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
 import { stepOf, workflowApi } from './workflow-api';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { workerProcesses } from './worker-process';
 import { createTestOrg, eventually, type TestOrg, uniqueName } from './factories';
 
 /**
@@ -17,7 +17,6 @@ let h: Harness;
 let org: TestOrg;
 let stub: HttpStub;
 let llm: LlmProviderStub;
-const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   [stub, llm] = await Promise.all([
@@ -28,17 +27,17 @@ beforeAll(async () => {
   org = await createTestOrg(h.services);
 });
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
+  await workers.stopAll();
   await llm?.close();
   await h?.close();
   await stub?.close();
 });
 
-const startWorker = async () => {
-  const worker = await startWorkerProcess(h.services.config.temporal.taskQueue, { LLM_OPENAI_BASE_URL: llm.url, HTTP_OUTBOUND_ALLOW: stub.host });
-  workers.push(worker);
-  return worker;
-};
+const workers = workerProcesses(
+  () => h.services.config.temporal.taskQueue,
+  () => ({ LLM_OPENAI_BASE_URL: llm.url, HTTP_OUTBOUND_ALLOW: stub.host }),
+);
+const startWorker = () => workers.start();
 
 test('SIGKILL while a tool call is in flight: the run completes, and only that call runs twice', async () => {
   const api = workflowApi(h.app, org);

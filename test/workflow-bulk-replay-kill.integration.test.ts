@@ -1,7 +1,7 @@
 import { as, type Harness, startHarness } from './harness';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { httpStep, workflowApi } from './workflow-api';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { workerProcesses } from './worker-process';
 import { createTestOrg, eventually, type TestOrg } from './factories';
 
 /**
@@ -16,7 +16,6 @@ jest.setTimeout(240_000);
 let h: Harness;
 let org: TestOrg;
 let stub: HttpStub;
-const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   stub = await startHttpStub({ fallback: (req, res) => sendJson(res, 200, { path: req.path }) });
@@ -24,16 +23,16 @@ beforeAll(async () => {
   org = await createTestOrg(h.services);
 });
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
+  await workers.stopAll();
   await h?.close();
   await stub?.close();
 });
 
-const startWorker = async () => {
-  const worker = await startWorkerProcess(h.services.config.temporal.taskQueue, { HTTP_OUTBOUND_ALLOW: stub.host });
-  workers.push(worker);
-  return worker;
-};
+const workers = workerProcesses(
+  () => h.services.config.temporal.taskQueue,
+  () => ({ HTTP_OUTBOUND_ALLOW: stub.host }),
+);
+const startWorker = () => workers.start();
 
 test('SIGKILL during a bulk replay: after a restart every selected run is replayed exactly once', async () => {
   const api = workflowApi(h.app, org);

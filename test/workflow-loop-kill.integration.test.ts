@@ -1,7 +1,7 @@
 import { as, type Harness, startHarness } from './harness';
 import { sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { workflowApi, stepOf } from './workflow-api';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { workerProcesses } from './worker-process';
 import { createTestOrg, eventually, type TestOrg } from './factories';
 
 /**
@@ -15,7 +15,6 @@ import { createTestOrg, eventually, type TestOrg } from './factories';
 let h: Harness;
 let org: TestOrg;
 let stub: HttpStub;
-const workers: WorkerProcess[] = [];
 const received: Array<{ key: string; id: string }> = [];
 
 beforeAll(async () => {
@@ -30,16 +29,16 @@ beforeAll(async () => {
   org = await createTestOrg(h.services);
 });
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
+  await workers.stopAll();
   await h?.close();
   await stub?.close();
 });
 
-const startWorker = async () => {
-  const worker = await startWorkerProcess(h.services.config.temporal.taskQueue, { HTTP_OUTBOUND_ALLOW: stub.host });
-  workers.push(worker);
-  return worker;
-};
+const workers = workerProcesses(
+  () => h.services.config.temporal.taskQueue,
+  () => ({ HTTP_OUTBOUND_ALLOW: stub.host }),
+);
+const startWorker = () => workers.start();
 
 test('SIGKILL while a loop runs at concurrency 10: after a restart each item is applied once (one Idempotency-Key per item)', async () => {
   const api = workflowApi(h.app, org);

@@ -1,6 +1,6 @@
 import { as, type Harness, startHarness } from './harness';
 import { stepOf, workflowApi } from './workflow-api';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { workerProcesses } from './worker-process';
 import { createTestOrg, eventually, type TestOrg } from './factories';
 
 /**
@@ -11,22 +11,18 @@ import { createTestOrg, eventually, type TestOrg } from './factories';
 
 let h: Harness;
 let org: TestOrg;
-const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
   org = await createTestOrg(h.services);
 });
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
+  await workers.stopAll();
   await h?.close();
 });
 
-const startWorker = async () => {
-  const worker = await startWorkerProcess(h.services.config.temporal.taskQueue, {});
-  workers.push(worker);
-  return worker;
-};
+const workers = workerProcesses(() => h.services.config.temporal.taskQueue);
+const startWorker = () => workers.start();
 
 test('SIGKILL while a run waits for an event: after a restart, the event resumes it and the steps before the wait do not run again', async () => {
   const api = workflowApi(h.app, org);

@@ -43,7 +43,7 @@ export class RunEventsService {
 
   constructor(
     private readonly client: Client,
-    private readonly executions: Pick<ExecutionsRepository, 'findById'>,
+    private readonly executions: Pick<ExecutionsRepository, 'status'>,
     private readonly waits: ExecutionWaitsRepository,
     private readonly replies: ReplyResolver,
     /** How long a resume link's caller waits for what the run tells next. */
@@ -52,7 +52,8 @@ export class RunEventsService {
 
   /** Sends a member's event; resolves once the run has taken it (it resumes), before it runs further. */
   async send(organizationId: string, executionId: string, name: string, payload: unknown): Promise<{ executionId: string; stepId: string; event: string }> {
-    if (!(await this.executions.findById(organizationId, executionId))) throw new NotFoundError('Execution');
+    // Its status proves the execution is the organization's without reading its input.
+    if (!(await this.executions.status(organizationId, executionId))) throw new NotFoundError('Execution');
     const wait = (await this.waits.open(organizationId, executionId)).find((w) => w.eventName === name);
     if (!wait) throw new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
     const problems = this.problems(wait, payload);
