@@ -33,6 +33,7 @@ import { ExecutionWaits1763800003000 } from './1763800003000-ExecutionWaits';
 import { ChildAndErrorRuns1763800003100 } from './1763800003100-ChildAndErrorRuns';
 import { ReplayFromStep1763800003200 } from './1763800003200-ReplayFromStep';
 import { ExecutionLoopItems1763800003300 } from './1763800003300-ExecutionLoopItems';
+import { VerifiedWebhooks1763800003400 } from './1763800003400-VerifiedWebhooks';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -71,4 +72,5 @@ export const migrations = [
   ChildAndErrorRuns1763800003100,
   ReplayFromStep1763800003200,
   ExecutionLoopItems1763800003300,
+  VerifiedWebhooks1763800003400,
 ];

@@ -78,7 +78,7 @@ test('when registering is refused, start is refused naming what is missing and t
   const { message, missing, command } = error as SearchAttributesMissingError;
   expect(missing).toEqual(NAMES);
   expect(message).toContain(
-    'Missing: OrganizationId (Keyword), WorkflowName (Keyword), TriggerName (Keyword), WaitingFor (Keyword), DataSourceId (Keyword), FeedKey (Keyword).',
+    'Missing: OrganizationId (Keyword), WorkflowName (Keyword), TriggerName (Keyword), WaitingFor (Keyword), DeliveryId (Keyword), DataSourceId (Keyword), FeedKey (Keyword).',
   );
   expect(message).toContain('Request unauthorized.');
   const pairs = NAMES.map((n) => `--name ${n} --type Keyword`).join(' ');

@@ -113,7 +113,11 @@ export function createApp(services: Services): Express {
     swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler,
   );
   registerConsole(app, services.config.console);
-  registerWebhookHost(app, { host: services.webhookHost, bodyLimit: services.config.webhooks.bodyLimit });
+  registerWebhookHost(app, {
+    host: services.webhookHost,
+    bodyLimit: services.config.webhooks.bodyLimit,
+    webhookBaseUrl: services.config.http.webhookBaseUrl,
+  });
   app.use(router);
   app.use(notFoundRoute);
   app.use(errorMiddleware(services.logger));

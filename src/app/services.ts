@@ -60,6 +60,7 @@ import { resumeLinksFor } from '../executions/resume-links';
 import { SealedResponseVault } from '../executions/sealed-response-vault';
 import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { createLiquid } from '../templates/template-engine';
+import { SigningSecrets } from '../webhooks/signing-secrets';
 import { WebhookHost } from '../webhooks/webhook-host';
 import { WebhookRateLimiter } from '../webhooks/webhook-rate-limiter';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
@@ -158,6 +159,7 @@ export function createServices(infra: Infrastructure) {
   const dashboards = new DashboardsService(dashboardsRepository, widgetSources);
   // One instance for POST /dashboards/{id}/data and the report PDF, which runs its widgets the same way.
   const widgetData = new WidgetDataService(dashboardsRepository, widgetSources, analytics, infra.logger);
+  const signingSecrets = new SigningSecrets(box);
   const runs = new RunStarter(infra.temporal.client, executionsRepository, infra.config.temporal.taskQueue, infra.logger);
   const replyResolver = new ReplyResolver(executionsRepository, new SealedResponseVault(new SealedResponsesRepository(infra.db), box));
   const syncTimeoutMs = infra.config.webhooks.syncTimeoutMs;
@@ -213,7 +215,7 @@ export function createServices(infra: Infrastructure) {
     oauthTokens,
     environments,
     workflows,
-    webhookTriggers: new WebhookTriggersService(triggersRepository, workflows),
+    webhookTriggers: new WebhookTriggersService(triggersRepository, workflows, signingSecrets),
     scheduleTriggers,
     /** Starts runs; a worker in this process attaches to it (attachWorker) for eager starts and local answers. */
     runs,
@@ -223,6 +225,8 @@ export function createServices(infra: Infrastructure) {
       new WebhookRateLimiter(infra.config.webhooks.rateLimits),
       runs,
       replyResolver,
+      executionsRepository,
+      signingSecrets,
       syncTimeoutMs,
     ),
     executionsRepository,

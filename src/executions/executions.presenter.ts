@@ -22,6 +22,7 @@ const tail = (e: Omit<ExecutionRow, 'input'>) => ({
   parentStepId: e.parentStepId ?? null,
   replayOf: e.replayOf ?? null,
   replayFromStepId: e.replayFromStepId ?? null,
+  deliveryId: e.deliveryId ?? null,
   startedAt: e.startedAt.toISOString(),
   finishedAt: e.finishedAt?.toISOString() ?? null,
   durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,

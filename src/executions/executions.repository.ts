@@ -27,6 +27,8 @@ export interface ExecutionRow {
   /** A replay from a step: the execution it replays, and the step it ran from. */
   replayOf: string | null;
   replayFromStepId: string | null;
+  /** A webhook delivery's id, when the trigger deduplicates and the delivery named one. */
+  deliveryId?: string | null;
   startedAt: Date;
   finishedAt: Date | null;
 }
@@ -81,6 +83,8 @@ export interface ExecutionFilter {
   startedBefore?: Date;
   /** Runs this execution started: its core.workflow and workflow tool children, its error run. */
   parentExecutionId?: string;
+  /** Runs a webhook delivery of this id started (of any trigger). */
+  deliveryId?: string;
   limit: number;
   offset: number;
 }
@@ -89,7 +93,7 @@ const BASE_COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "w
   workflow_version AS "workflowVersion", trigger_id AS "triggerId", trigger_name AS "triggerName",
   environment_id AS "environmentId", mode, status, error, rerun_of AS "rerunOf",
   parent_execution_id AS "parentExecutionId", parent_step_id AS "parentStepId",
-  replay_of AS "replayOf", replay_from_step_id AS "replayFromStepId", started_at AS "startedAt", finished_at AS "finishedAt"`;
+  replay_of AS "replayOf", replay_from_step_id AS "replayFromStepId", delivery_id AS "deliveryId", started_at AS "startedAt", finished_at AS "finishedAt"`;
 const COLUMNS = `${BASE_COLUMNS}, input`;
 // Lists never touch `input`: a page of 1000 runs with 1 MB inputs would be a gigabyte.
 const LIST_COLUMNS = `${BASE_COLUMNS}, CASE WHEN input_bytes IS NULL THEN NULL
@@ -138,6 +142,9 @@ const STEP_SIZES = `SELECT step_id, input_size, output_size,
 export const SUB_STEPS_READ_ITEMS = 100;
 const SUB_STEPS_READ_BELOW = SUB_STEPS_READ_ITEMS * LOOP_SUB_SEQ_SPAN;
 
+/** The error of an execution whose run Temporal never accepted (RunStarter marks it so). */
+export const NOT_STARTED_MESSAGE = 'The run could not be started';
+
 /** Executions and their step records; every read is scoped to an organization. */
 export class ExecutionsRepository {
   constructor(private readonly db: DataSource) {}
@@ -148,12 +155,12 @@ export class ExecutionsRepository {
    */
   async insert(
     e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt' | 'replayOf' | 'replayFromStepId'> &
-      Partial<Pick<ExecutionRow, 'replayOf' | 'replayFromStepId'>>,
+      Partial<Pick<ExecutionRow, 'replayOf' | 'replayFromStepId' | 'deliveryId'>>,
   ): Promise<void> {
     await this.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, trigger_id, trigger_name,
-         environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, replay_of, replay_from_step_id, input_bytes, input_key_count, input_keys)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, $14, $15, ${summaryOf('v.input')}
+         environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, replay_of, replay_from_step_id, delivery_id, input_bytes, input_key_count, input_keys)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, $14, $15, $16, ${summaryOf('v.input')}
        FROM (SELECT $10::jsonb AS input) v
        ON CONFLICT (id) DO NOTHING`,
       [
@@ -172,6 +179,7 @@ export class ExecutionsRepository {
         e.parentStepId ?? null,
         e.replayOf ?? null,
         e.replayFromStepId ?? null,
+        e.deliveryId ?? null,
       ],
     );
   }
@@ -198,6 +206,28 @@ export class ExecutionsRepository {
     return rows[0]?.status;
   }
 
+  /** Of the given ids, the executions that exist: what a delivery's generations need to pick its execution id. */
+  async startsOf(organizationId: string, ids: string[]): Promise<Array<{ id: string; status: ExecutionStatus; startedAt: Date; notStarted: boolean }>> {
+    return this.db.query(
+      `SELECT id, status, started_at AS "startedAt", (status = 'failed' AND error->>'message' = $3) AS "notStarted"
+       FROM executions WHERE organization_id = $1 AND id = ANY($2::text[])`,
+      [organizationId, ids, NOT_STARTED_MESSAGE],
+    );
+  }
+
+  /**
+   * Opens again an execution whose run Temporal never accepted, for a retried
+   * delivery of the same id to start it; true when it was such an execution.
+   */
+  async reopenNotStarted(organizationId: string, id: string): Promise<boolean> {
+    const [, affected] = await this.db.query(
+      `UPDATE executions SET status = 'running', error = NULL, finished_at = NULL
+       WHERE organization_id = $1 AND id = $2 AND status = 'failed' AND error->>'message' = $3`,
+      [organizationId, id, NOT_STARTED_MESSAGE],
+    );
+    return affected > 0;
+  }
+
   async list(organizationId: string, f: ExecutionFilter): Promise<{ total: number; data: ListedExecution[] }> {
     const where = ['organization_id = $1'];
     const params: unknown[] = [organizationId];
@@ -212,6 +242,7 @@ export class ExecutionsRepository {
     if (f.startedAfter) add('started_at >= ?', f.startedAfter);
     if (f.startedBefore) add('started_at < ?', f.startedBefore);
     if (f.parentExecutionId) add('parent_execution_id = ?', f.parentExecutionId);
+    if (f.deliveryId) add('delivery_id = ?', f.deliveryId);
     const filter = where.join(' AND ');
     const [data, [{ total }]] = await Promise.all([
       this.db.query(`SELECT ${LIST_COLUMNS} FROM executions WHERE ${filter} ORDER BY started_at DESC, id DESC LIMIT ${f.limit} OFFSET ${f.offset}`, params),

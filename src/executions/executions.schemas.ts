@@ -26,6 +26,12 @@ export const ExecutionsQuery = PageQuery.extend({
     .openapi({ description: "Runs of this webhook or schedule trigger (reruns of its runs included); another organization's trigger matches nothing" }),
   startedAfter: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started at or after' }),
   startedBefore: z.coerce.date().optional().openapi({ description: 'ISO 8601; runs started before' }),
+  deliveryId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: "The run a webhook delivery of this id started (its trigger's delivery id source: a header, a body field or a vendor preset)" }),
   parentExecutionId: z.string().min(1).max(100).optional().openapi({
     description:
       "Runs this execution started: its core.workflow steps' and agent workflow tools' child runs, and its error workflow's run; another organization's execution matches nothing",
@@ -122,6 +128,10 @@ const executionFields = {
   }),
   replayOf: z.string().nullable().openapi({ description: 'A replay from a step (mode `replay`): the execution it replays' }),
   replayFromStepId: z.string().nullable().openapi({ description: 'A replay: the step it ran from (the steps the original ran before it were reused)' }),
+  deliveryId: z.string().nullable().openapi({
+    description:
+      'The id of the webhook delivery that started this run, when its trigger deduplicates and the delivery named one (also the Temporal search attribute DeliveryId)',
+  }),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   durationMs: z.number().int().nullable(),

@@ -7,22 +7,33 @@ import type { CallerReply } from '../../workflows/run.types';
  * or gave up) is dropped: the update through Temporal still answers those.
  */
 export class LocalReplies {
-  private readonly waiting = new Map<string, (answer: CallerReply) => void>();
+  // Callers of a webhook delivery and its concurrent duplicates expect the same id: one of them starts the run, and a caller's cancel takes only its own.
+  private readonly waiting = new Map<string, Set<(answer: CallerReply) => void>>();
 
   /** Registers a caller before its run starts, so an answer cannot arrive unheard; `cancel` when done waiting. */
   expect(executionId: string): { answer: Promise<CallerReply>; cancel(): void } {
-    const answer = new Promise<CallerReply>((resolve) => this.waiting.set(executionId, resolve));
-    return { answer, cancel: () => this.waiting.delete(executionId) };
+    let callers = this.waiting.get(executionId);
+    if (!callers) this.waiting.set(executionId, (callers = new Set()));
+    let resolver!: (answer: CallerReply) => void;
+    const answer = new Promise<CallerReply>((resolve) => (resolver = resolve));
+    callers.add(resolver);
+    return {
+      answer,
+      cancel: () => {
+        callers.delete(resolver);
+        if (callers.size === 0 && this.waiting.get(executionId) === callers) this.waiting.delete(executionId);
+      },
+    };
   }
 
   deliver(executionId: string, answer: CallerReply): void {
-    const resolve = this.waiting.get(executionId);
-    if (!resolve) return;
+    const callers = this.waiting.get(executionId);
+    if (!callers) return;
     this.waiting.delete(executionId);
-    resolve(answer);
+    for (const resolve of callers) resolve(answer);
   }
 
-  /** How many callers wait (for tests and diagnostics). */
+  /** How many runs have callers waiting (for tests and diagnostics). */
   get size(): number {
     return this.waiting.size;
   }

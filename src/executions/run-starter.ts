@@ -22,10 +22,21 @@ import {
   type RunPresentation,
   type RunResult,
 } from '../../workflows/run.types';
-import type { ExecutionMode, ExecutionsRepository } from './executions.repository';
+import { NOT_STARTED_MESSAGE, type ExecutionMode, type ExecutionsRepository } from './executions.repository';
 import type { LocalReplies } from './local-replies';
 
-const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME } = SEARCH_ATTRIBUTE_KEYS;
+const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME, DeliveryId: DELIVERY_ID } = SEARCH_ATTRIBUTE_KEYS;
+
+/**
+ * A delivery's run was started already (by an earlier delivery of the same
+ * id, or a concurrent one that got there first): Temporal refused the
+ * second start of its workflow id. Nothing was started or marked.
+ */
+export class DuplicateStart extends Error {
+  constructor(readonly executionId: string) {
+    super(`Execution ${executionId} was started already`);
+  }
+}
 
 /** A run to start: the pinned definition and where its input and environment come from. */
 export interface RunRequest {
@@ -38,8 +49,14 @@ export interface RunRequest {
   rerunOf?: string;
   /** A replay from a step: what it takes from its original (its records are copied before the run starts). */
   replay?: ReplayInput;
-  /** The execution id, when the caller derives it (a bulk replay); else a new one. */
+  /** The execution id, when the caller derives it (a bulk replay, a webhook delivery); else a new one. */
   executionId?: string;
+  /**
+   * A webhook delivery's id: `executionId` is derived from it, and Temporal
+   * refuses a second start of that id (DuplicateStart) instead of this
+   * starting a second run.
+   */
+  deliveryId?: string;
   /** Runs once the execution is recorded, before Temporal starts the run: a replay copies its reused step records. */
   beforeStart?: (executionId: string) => Promise<void>;
 }
@@ -117,6 +134,30 @@ export class RunStarter {
   }
 
   /**
+   * What a run told its caller so far, from its records: the first return
+   * step's response, how it ended, or `timeout` while it goes on without
+   * having answered. A duplicate delivery's caller gets this: the first
+   * caller's answer, or 202 naming the run.
+   */
+  async answerSoFar(organizationId: string, executionId: string): Promise<AwaitedReply> {
+    const stepId = await this.executions.answeringStep(organizationId, executionId);
+    if (stepId) return { kind: 'response', response: { $offloaded: { stepId } }, sealed: true };
+    const row = await this.executions.findById(organizationId, executionId);
+    if (!row) return { kind: 'timeout' };
+    switch (row.status) {
+      case 'running':
+      case 'waiting':
+        return { kind: 'timeout' };
+      case 'completed':
+        return { kind: 'completed' };
+      case 'cancelled':
+        return { kind: 'cancelled' };
+      default:
+        return { kind: 'failed', ...(row.error?.stepId ? { stepId: row.error.stepId } : {}), message: row.error?.message ?? 'The run failed' };
+    }
+  }
+
+  /**
    * Starts and waits, at most `timeoutMs`, for the run's answer: the first
    * return step's response, or how the run ended. Beside a worker, the run
    * starts eagerly on it and the answer comes from it; otherwise
@@ -126,6 +167,11 @@ export class RunStarter {
     const local = this.local;
     if (local) return this.startLocallyAndAwaitReply(local, request, timeoutMs);
     const { id, options } = await this.prepare(request);
+    if (request.deliveryId) {
+      // Update-with-start would attach to a run of the same id; a delivery must learn it is a duplicate (DuplicateStart).
+      const handle = await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
+      return { executionId: id, answer: await this.askTemporal(request.organizationId, handle, AbortSignal.timeout(timeoutMs)) };
+    }
     const operation = new WithStartWorkflowOperation(INTERPRETER_WORKFLOW, { ...options, workflowIdConflictPolicy: 'FAIL' });
     // The deadline also ends the update's long poll, so callers who gave up leave nothing waiting in this process.
     const deadline = AbortSignal.timeout(timeoutMs);
@@ -268,6 +314,7 @@ export class RunStarter {
       rerunOf: request.rerunOf ?? null,
       replayOf: request.replay?.of ?? null,
       replayFromStepId: request.replay?.fromStepId ?? null,
+      deliveryId: request.deliveryId ?? null,
     });
     // A derived id is retried by its caller, which must find the execution still open; a new one would sit "running".
     await request.beforeStart?.(id).catch(async (err: unknown) => {
@@ -302,10 +349,13 @@ export class RunStarter {
         { key: ORGANIZATION_ID, value: request.organizationId },
         { key: WORKFLOW_NAME, value: request.workflow.name },
         ...(request.trigger ? [{ key: TRIGGER_NAME, value: request.trigger.name }] : []),
+        ...(request.deliveryId ? [{ key: DELIVERY_ID, value: request.deliveryId }] : []),
       ]),
       memo: { workflowId: request.workflow.id, version: request.workflow.version, mode: request.mode },
       staticSummary: runSummary(shown),
       staticDetails: runDetails(shown),
+      // A delivery's id is refused once used, running (FAIL) or closed (REJECT_DUPLICATE), for as long as Temporal remembers it.
+      ...(request.deliveryId ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const, workflowIdConflictPolicy: 'FAIL' as const } : {}),
     };
     return { id, options };
   }
@@ -314,6 +364,8 @@ export class RunStarter {
     try {
       return await start();
     } catch (err) {
+      // The run of this id exists: the execution is its, not this caller's to mark.
+      if (request.deliveryId && err instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateStart(id);
       throw await this.notStarted(request, id, err);
     }
   }
@@ -321,7 +373,7 @@ export class RunStarter {
   /** A run Temporal never accepted is marked failed, so it does not sit "running" forever; returns the error to throw. */
   private async notStarted(request: RunRequest, id: string, err: unknown): Promise<unknown> {
     this.logger.error({ executionId: id, err: { type: (err as Error).name, message: (err as Error).message } }, 'run did not start');
-    await this.executions.finish(request.organizationId, id, 'failed', { message: 'The run could not be started' }).catch(() => undefined);
+    await this.executions.finish(request.organizationId, id, 'failed', { message: NOT_STARTED_MESSAGE }).catch(() => undefined);
     return err;
   }
 }

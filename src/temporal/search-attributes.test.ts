@@ -20,6 +20,8 @@ describe('the search attribute list', () => {
       '--search-attribute',
       'WaitingFor=Keyword',
       '--search-attribute',
+      'DeliveryId=Keyword',
+      '--search-attribute',
       'DataSourceId=Keyword',
       '--search-attribute',
       'FeedKey=Keyword',

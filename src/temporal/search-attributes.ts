@@ -19,6 +19,7 @@ export const SEARCH_ATTRIBUTES = {
   WorkflowName: SearchAttributeType.KEYWORD,
   TriggerName: SearchAttributeType.KEYWORD,
   WaitingFor: SearchAttributeType.KEYWORD,
+  DeliveryId: SearchAttributeType.KEYWORD,
   DataSourceId: SearchAttributeType.KEYWORD,
   FeedKey: SearchAttributeType.KEYWORD,
 } as const satisfies Record<string, SearchAttributeType>;

@@ -2,11 +2,13 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import { ValidationError } from '../errors/errors';
 import { assertSafeInput } from '../http/json-guard';
 import { sendReply } from '../executions/reply-resolver';
-import { MethodNotAllowedError, parseWebhookBody, type AcceptedCall, type WebhookHost } from './webhook-host';
+import { MethodNotAllowedError, type AcceptedCall, type WebhookHost } from './webhook-host';
 
 export interface WebhookHostDeps {
   host: WebhookHost;
   bodyLimit: string;
+  /** The public base of webhook URLs: Twilio signs the URL it called, which is this and the path, not what a proxy forwarded. */
+  webhookBaseUrl: string;
 }
 
 /** `?env=<name>` once; repeated or empty it is refused rather than silently ignored. */
@@ -25,7 +27,8 @@ const forward = (handler: Handler) => (req: Request, res: Response, next: NextFu
  * `{webhook_base_url}/w/@<organization_suid>/<trigger_name>` (4.1). No return
  * step: 202 with the execution id as soon as Temporal has the run. With one:
  * the caller waits, at most WEBHOOK_SYNC_TIMEOUT_SECONDS, for its response.
- * The body is read only after the trigger, method and secret check out.
+ * The body is read only after the trigger, method and secret check out, and
+ * kept as the exact bytes received until its signature is checked.
  */
 export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
   const accept: Handler = async (req, res) => {
@@ -45,11 +48,21 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
     }
   };
 
+  const base = deps.webhookBaseUrl.replace(/\/$/, '');
   const run = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const initial = parseWebhookBody(Buffer.isBuffer(req.body) ? req.body : undefined, req.get('content-type'));
-      const { executionId, answer } = await deps.host.run(res.locals.accepted as AcceptedCall, initial);
-      sendReply(res, executionId, answer);
+      const answered = await deps.host.run(res.locals.accepted as AcceptedCall, {
+        body: Buffer.isBuffer(req.body) ? req.body : undefined,
+        header: (name) => req.get(name),
+        url: base + req.originalUrl,
+        contentType: req.get('content-type'),
+      });
+      if ('challenge' in answered) {
+        res.status(200).json({ challenge: answered.challenge });
+        return;
+      }
+      if (answered.duplicate) res.set('X-Delivery-Duplicate', 'true');
+      sendReply(res, answered.executionId, answered.answer);
     } catch (err) {
       next(err);
     }

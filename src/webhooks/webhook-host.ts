@@ -1,10 +1,24 @@
 import type { EnvironmentsService } from '../environments/environments.service';
 import { MAX_JSON_DEPTH, replaceUnstorableText, withinDepth } from '../db/storable-json';
-import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors/errors';
+import { AppError, ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors/errors';
+import { OPEN_STATUSES } from '../executions/executions.constants';
+import type { ExecutionsRepository } from '../executions/executions.repository';
 import type { HttpReply, ReplyResolver } from '../executions/reply-resolver';
-import type { RunRequest, RunStarter } from '../executions/run-starter';
+import { DuplicateStart, type RunRequest, type RunStarter } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { hasReturnStep } from '../workflows/return-step';
+import {
+  DEFAULT_DEDUP_WINDOW_SECONDS,
+  DELIVERY_GENERATIONS,
+  deliveryExecutionId,
+  deliveryIdOf,
+  effectiveDeliveryIdSource,
+  type DeliveryIdSource,
+} from './delivery-ids';
+import type { SigningSecrets } from './signing-secrets';
+import type { VerificationConfig } from './signatures/scheme-config';
+import { schemeHeaders } from './signatures/scheme-config';
+import { verifyDelivery, type SignedDelivery } from './signatures/verify-delivery';
 import { triggerSecretMatches } from './trigger-secret';
 import type { WebhookRateLimiter } from './webhook-rate-limiter';
 import type { WebhookTriggersRepository } from './webhook-triggers.repository';
@@ -27,18 +41,45 @@ export class MethodNotAllowedError extends AppError {
   }
 }
 
-/** A call that passed every check: what to run, and whether the caller waits for a return step. */
+/**
+ * A call that passed the checks made before its body is read: what to run,
+ * whether the caller waits for a return step, the signature its body must
+ * carry (with every secret valid now), and where its delivery id is.
+ */
 export interface AcceptedCall {
-  run: Omit<RunRequest, 'initial'>;
+  run: Omit<RunRequest, 'initial'> & { trigger: { id: string; name: string } };
   synchronous: boolean;
+  verification?: { config: VerificationConfig; secrets: string[] };
+  deduplication?: { source: DeliveryIdSource; windowMs: number };
+}
+
+/** A delivery as received: its exact bytes, its headers, and the public URL it was sent to (Twilio signs that URL). */
+export type ReceivedDelivery = Omit<SignedDelivery, 'body'> & { body: Buffer | undefined };
+
+/** What a caller is answered: the run's answer (a duplicate delivery's is its first run's), or Slack's URL check echoed. */
+export type WebhookAnswer = { executionId: string; answer: HttpReply; duplicate?: boolean } | { challenge: string };
+
+/** 401 for a delivery whose signature does not verify; the same answer whatever part was wrong. */
+export class SignatureRefused extends AppError {
+  constructor(code: 'invalid_signature' | 'timestamp_out_of_tolerance', config: VerificationConfig) {
+    super(
+      401,
+      code,
+      code === 'invalid_signature'
+        ? `This webhook takes only deliveries signed for it (${config.scheme}: ${schemeHeaders(config).join(', ')}); this one's signature does not verify`
+        : `This delivery's timestamp is more than ${'toleranceSeconds' in config ? config.toleranceSeconds : 300} s away from this server's clock; it may be a replay, or the sender's clock is off`,
+    );
+  }
 }
 
 /**
  * The checks of a webhook call (4.1, 5.1), in the order that reveals least:
  * unknown organization and unknown trigger are the same 404; then method,
  * then the secret (constant time); then the rate limits (only calls that
- * could start a run count); then the environment. Nothing starts unless all
- * pass; then `run` starts the accepted call's run.
+ * could start a run count, and a delivery whose signature is yet to be
+ * checked could); then the environment. Then `run` checks the signature over
+ * the exact bytes received, before anything parses them, and starts the run:
+ * once per delivery id, which Temporal enforces (see startDelivery).
  */
 export class WebhookHost {
   constructor(
@@ -47,6 +88,8 @@ export class WebhookHost {
     private readonly limiter: WebhookRateLimiter,
     private readonly runs: RunStarter,
     private readonly replies: ReplyResolver,
+    private readonly executions: ExecutionsRepository,
+    private readonly signingSecrets: SigningSecrets,
     /** How long a caller waits for its return step's response at most (WEBHOOK_SYNC_TIMEOUT_SECONDS). */
     private readonly syncTimeoutMs: number,
   ) {}
@@ -69,7 +112,18 @@ export class WebhookHost {
         ? target.workflow.defaultEnvironmentId
         : await this.environments.idByName(target.organizationId, call.environmentName, 'env');
     const steps = target.workflow.definition.steps as StepDefinition[];
+    const { verification, signingSecrets, deduplication } = target.trigger;
+    const source = effectiveDeliveryIdSource(deduplication, verification?.scheme);
     return {
+      ...(verification
+        ? {
+            verification: {
+              config: verification,
+              secrets: signingSecrets ? await this.signingSecrets.valid(target.organizationId, target.trigger.id, signingSecrets, new Date()) : [],
+            },
+          }
+        : {}),
+      ...(source ? { deduplication: { source, windowMs: (deduplication.windowSeconds ?? DEFAULT_DEDUP_WINDOW_SECONDS) * 1000 } } : {}),
       synchronous: hasReturnStep(steps),
       run: {
         organizationId: target.organizationId,
@@ -82,23 +136,104 @@ export class WebhookHost {
   }
 
   /**
-   * Starts an accepted call's run with the request body as `initial`. Without
-   * a return step the caller learns only that it started, as soon as Temporal
-   * has the run; with one, it waits (bounded) for the response it is owed.
+   * Checks the delivery's signature, then starts its run with the body as
+   * `initial`. Without a return step the caller learns only that it started,
+   * as soon as Temporal has the run; with one, it waits (bounded) for the
+   * response it is owed. A delivery whose id was seen starts nothing.
    */
-  async run(accepted: AcceptedCall, initial: Record<string, unknown>): Promise<{ executionId: string; answer: HttpReply }> {
-    const request = { ...accepted.run, initial };
+  async run(accepted: AcceptedCall, delivery: ReceivedDelivery): Promise<WebhookAnswer> {
+    const body = delivery.body ?? Buffer.alloc(0);
+    if (accepted.verification) {
+      const { config, secrets } = accepted.verification;
+      const outcome = verifyDelivery(config, secrets, { ...delivery, body }, Date.now());
+      if (!outcome.ok) throw new SignatureRefused(outcome.code, config);
+    }
+    const initial = parseWebhookBody(body, delivery.contentType);
+    // Slack checks an Events API URL with a signed challenge it wants echoed; it is no event to run for.
+    if (accepted.verification?.config.scheme === 'slack' && initial.type === 'url_verification' && typeof initial.challenge === 'string') {
+      return { challenge: initial.challenge };
+    }
+    const deliveryId = accepted.deduplication ? deliveryIdOf(accepted.deduplication.source, delivery.header, initial) : undefined;
+    if (deliveryId === undefined) return this.start(accepted, { ...accepted.run, initial });
+    return this.startDelivery(accepted, initial, deliveryId, accepted.deduplication!.windowMs);
+  }
+
+  private async start(accepted: AcceptedCall, request: RunRequest): Promise<{ executionId: string; answer: HttpReply }> {
     if (!accepted.synchronous) return { executionId: await this.runs.start(request), answer: { kind: 'started' } };
     const { executionId, answer } = await this.runs.startAndAwaitReply(request, this.syncTimeoutMs);
-    return { executionId, answer: await this.replies.resolve(accepted.run.organizationId, executionId, answer) };
+    return { executionId, answer: await this.replies.resolve(request.organizationId, executionId, answer) };
+  }
+
+  /**
+   * Exactly one run per delivery id and window. The run's id is derived from
+   * the trigger and the delivery id, so every retry of a delivery, and every
+   * concurrent duplicate, asks Temporal to start the same workflow id, and
+   * Temporal starts it once (REJECT_DUPLICATE for a closed run, FAIL for a
+   * running one: DuplicateStart). The executions table only says which
+   * generation of the id is current: a delivery id seen again after its
+   * window starts a new run under the next generation.
+   */
+  private async startDelivery(accepted: AcceptedCall, initial: Record<string, unknown>, deliveryId: string, windowMs: number) {
+    const { organizationId, trigger } = accepted.run;
+    const slot = await this.deliverySlot(organizationId, trigger.id, deliveryId, windowMs);
+    if (slot.seen) return this.duplicate(accepted, slot.executionId);
+    try {
+      return await this.start(accepted, { ...accepted.run, initial, executionId: slot.executionId, deliveryId });
+    } catch (err) {
+      if (err instanceof DuplicateStart) return this.duplicate(accepted, err.executionId);
+      throw err;
+    }
+  }
+
+  /**
+   * The execution id of a delivery: the generation whose first delivery is
+   * within the window, else the first unused one. A closed run of the current
+   * generation is answered without asking Temporal, which forgets closed runs
+   * after its retention; one that never started is opened again to start now.
+   */
+  private async deliverySlot(organizationId: string, triggerId: string, deliveryId: string, windowMs: number) {
+    const ids = Array.from({ length: DELIVERY_GENERATIONS }, (_, g) => deliveryExecutionId(triggerId, deliveryId, g));
+    const rows = new Map((await this.executions.startsOf(organizationId, ids)).map((r) => [r.id, r]));
+    const since = Date.now() - windowMs;
+    const current = ids.map((id) => rows.get(id)).find((r) => r && r.startedAt.getTime() > since);
+    if (current) {
+      if (current.notStarted) await this.executions.reopenNotStarted(organizationId, current.id);
+      const open = current.notStarted || OPEN_STATUSES.has(current.status);
+      return { executionId: current.id, seen: !open };
+    }
+    const free = ids.find((id) => !rows.has(id));
+    if (!free) {
+      throw new ConflictError(
+        `Delivery id "${deliveryId}" has started ${DELIVERY_GENERATIONS} runs of this trigger already; send a new id`,
+        'delivery_id_exhausted',
+      );
+    }
+    return { executionId: free, seen: false };
+  }
+
+  /** A duplicate's caller: 202 naming the run, or when it waits for a return step, what the run answered so far. */
+  private async duplicate(accepted: AcceptedCall, executionId: string) {
+    const { organizationId } = accepted.run;
+    if (!accepted.synchronous) return { executionId, answer: { kind: 'started' } as const, duplicate: true };
+    const answer = await this.replies.resolve(organizationId, executionId, await this.runs.answerSoFar(organizationId, executionId));
+    return { executionId, answer, duplicate: true };
   }
 }
 
-/** The request body as `initial`: a JSON object, or nothing at all. */
+/**
+ * The request body as `initial`: a JSON object, a form (Twilio, Slack's
+ * commands and buttons post `application/x-www-form-urlencoded`: each field
+ * a string, a repeated one an array), or nothing at all.
+ */
 export function parseWebhookBody(raw: Buffer | undefined, contentType: string | undefined): Record<string, unknown> {
   if (!raw || raw.length === 0) return {};
+  if (contentType && /^application\/x-www-form-urlencoded\b/i.test(contentType)) return parseFormBody(raw);
   if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
-    throw new AppError(415, 'unsupported_media_type', `Webhook bodies are JSON (Content-Type: application/json), not ${contentType.split(';')[0]}`);
+    throw new AppError(
+      415,
+      'unsupported_media_type',
+      `Webhook bodies are JSON (Content-Type: application/json) or forms (application/x-www-form-urlencoded), not ${contentType.split(';')[0]}`,
+    );
   }
   let value: unknown;
   try {
@@ -116,4 +251,16 @@ export function parseWebhookBody(raw: Buffer | undefined, contentType: string | 
   }
   // A sender's payload is data the run is owed, and a refused delivery would only be retried as it was: what PostgreSQL cannot store is replaced, not refused.
   return replaceUnstorableText(value as Record<string, unknown>);
+}
+
+function parseFormBody(raw: Buffer): Record<string, unknown> {
+  const fields = new Map<string, string | string[]>();
+  for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
+    const seen = fields.get(name);
+    if (seen === undefined) fields.set(name, value);
+    else if (Array.isArray(seen)) seen.push(value);
+    else fields.set(name, [seen, value]);
+  }
+  // fromEntries defines own properties: a field named __proto__ stays a field.
+  return replaceUnstorableText(Object.fromEntries(fields));
 }

@@ -1,5 +1,8 @@
 import { type DataSource } from 'typeorm';
 import { uniqueNameIndex } from '../db/unique-violation';
+import { ConflictError } from '../errors/errors';
+import type { Deduplication } from './delivery-ids';
+import type { VerificationConfig } from './signatures/scheme-config';
 import type { Page } from '../http/pagination';
 import { WebhookTrigger } from './webhook-trigger.entity';
 
@@ -8,7 +11,16 @@ const uniqueName = uniqueNameIndex('webhook_triggers_org_name_key', 'webhook tri
 /** What a webhook call needs, found by the public URL's organization suid and trigger name. */
 export interface TriggerTarget {
   organizationId: string;
-  trigger: { id: string; name: string; method: string; authentication: boolean; secretHash: string | null };
+  trigger: {
+    id: string;
+    name: string;
+    method: string;
+    authentication: boolean;
+    secretHash: string | null;
+    verification: VerificationConfig | null;
+    signingSecrets: string | null;
+    deduplication: Partial<Deduplication>;
+  };
   workflow: { id: string; name: string; version: number; defaultEnvironmentId: string | null; definition: { steps: unknown[] } };
 }
 
@@ -41,7 +53,7 @@ export class WebhookTriggersRepository {
   /** The trigger and its workflow's current definition in one query: the webhook hot path. */
   async findTarget(organizationSuid: string, name: string): Promise<TriggerTarget | null> {
     const [r] = await this.db.query(
-      `SELECT o.id AS organization_id, t.id, t.name, t.method, t.authentication, t.secret_hash,
+      `SELECT o.id AS organization_id, t.id, t.name, t.method, t.authentication, t.secret_hash, t.verification, t.signing_secrets, t.deduplication,
               w.id AS workflow_id, w.name AS workflow_name, w.current_version, w.default_environment_id, v.definition
        FROM organizations o
        JOIN webhook_triggers t ON t.organization_id = o.id AND t.name = $2
@@ -53,7 +65,16 @@ export class WebhookTriggersRepository {
     if (!r) return null;
     return {
       organizationId: r.organization_id,
-      trigger: { id: r.id, name: r.name, method: r.method, authentication: r.authentication, secretHash: r.secret_hash },
+      trigger: {
+        id: r.id,
+        name: r.name,
+        method: r.method,
+        authentication: r.authentication,
+        secretHash: r.secret_hash,
+        verification: r.verification,
+        signingSecrets: r.signing_secrets,
+        deduplication: r.deduplication,
+      },
       workflow: {
         id: r.workflow_id,
         name: r.workflow_name,
@@ -70,6 +91,21 @@ export class WebhookTriggersRepository {
 
   async update(organizationId: string, id: string, changes: Partial<WebhookTrigger>): Promise<void> {
     await uniqueName(changes.name, () => this.repo.update({ organizationId, id }, changes));
+  }
+
+  /** Writes rotated signing secrets only over the ones they were rotated from: a concurrent rotation is a 409, not a lost secret. */
+  async replaceSigningSecrets(
+    organizationId: string,
+    id: string,
+    from: string | null,
+    changes: Pick<WebhookTrigger, 'signingSecrets' | 'signingSecretSetAt' | 'signingOverlapUntil'>,
+  ): Promise<void> {
+    const [, affected] = await this.db.query(
+      `UPDATE webhook_triggers SET signing_secrets = $4, signing_secret_set_at = $5, signing_overlap_until = $6, updated_at = now()
+       WHERE organization_id = $1 AND id = $2 AND signing_secrets IS NOT DISTINCT FROM $3`,
+      [organizationId, id, from, changes.signingSecrets, changes.signingSecretSetAt, changes.signingOverlapUntil],
+    );
+    if (affected === 0) throw new ConflictError('The signing secret changed meanwhile; read the trigger and rotate again', 'concurrent_rotation');
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
-import { CreateTriggerBody, TriggerIdParams, TriggerSchema, TriggersQuery, UpdateTriggerBody } from './webhook-triggers.schemas';
+import { CreateTriggerBody, RotateSigningSecretBody, TriggerIdParams, TriggerSchema, TriggersQuery, UpdateTriggerBody } from './webhook-triggers.schemas';
 import { presentTrigger } from './webhook-triggers.presenter';
 import type { WebhookTriggersService } from './webhook-triggers.service';
 import { presentScheduleTrigger } from '../schedules/schedule-triggers.presenter';
@@ -32,9 +32,9 @@ export function registerWebhookTriggerRoutes(
       if (body.type === 'schedule') {
         return { status: 201, body: presentScheduleTrigger(await scheduleTriggers.create(auth.organizationId, params.id, body)) };
       }
-      const { trigger, secret } = await service.create(auth.organizationId, params.id, body);
-      if (secret) res.set('Cache-Control', 'no-store');
-      return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, secret) };
+      const { trigger, generated } = await service.create(auth.organizationId, params.id, body);
+      if (generated.secret || generated.signingSecret) res.set('Cache-Control', 'no-store');
+      return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, generated) };
     },
   });
 
@@ -73,12 +73,13 @@ export function registerWebhookTriggerRoutes(
     tags,
     params: TriggerIdParams,
     body: UpdateTriggerBody,
-    summary: 'Rename, change the method, or turn authentication on (a secret is generated, shown once) or off',
+    summary:
+      'Rename, change the method, turn authentication on (a secret is generated, shown once) or off, set or remove signature verification, change deduplication',
     responses: one,
     handler: async ({ auth, params, body }, _req, res) => {
-      const { trigger, secret } = await service.update(auth.organizationId, params.id, body);
-      if (secret) res.set('Cache-Control', 'no-store');
-      return { status: 200, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, secret) };
+      const { trigger, generated } = await service.update(auth.organizationId, params.id, body);
+      if (generated.secret || generated.signingSecret) res.set('Cache-Control', 'no-store');
+      return { status: 200, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, generated) };
     },
   });
 
@@ -93,7 +94,24 @@ export function registerWebhookTriggerRoutes(
     handler: async ({ auth, params }, _req, res) => {
       const { trigger, secret } = await service.rotateSecret(auth.organizationId, params.id);
       res.set('Cache-Control', 'no-store');
-      return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, secret) };
+      return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, { secret }) };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'post',
+    path: '/webhook-triggers/:id/signing-secret',
+    permission: 'workflows:admin',
+    tags,
+    params: TriggerIdParams,
+    body: RotateSigningSecretBody,
+    summary:
+      'Rotate the signing secret: the new one (given, or generated for hmac and shown once) verifies at once, and the one it replaces keeps verifying for overlapSeconds',
+    responses: { 201: { description: 'The trigger, with the generated signing secret when one was generated', schema: TriggerSchema } },
+    handler: async ({ auth, params, body }, _req, res) => {
+      const { trigger, generated } = await service.rotateSigningSecret(auth.organizationId, params.id, body);
+      res.set('Cache-Control', 'no-store');
+      return { status: 201, body: presentTrigger(trigger, auth.organizationSuid, webhookBaseUrl, generated) };
     },
   });
 
