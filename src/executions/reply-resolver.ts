@@ -25,15 +25,24 @@ export class ReplyResolver {
     private readonly vault: SealedResponseVault,
   ) {}
 
-  /** The answer with the response the caller is owed in place of the run's copy; other answers as they are. */
-  async resolve(organizationId: string, executionId: string, answer: AwaitedReply): Promise<DeliverableReply> {
+  /**
+   * The answer with the response the caller is owed in place of the run's
+   * copy; other answers as they are. `keep`: a sealed original stays for
+   * other callers of the same run (a webhook delivery's duplicates).
+   */
+  async resolve(organizationId: string, executionId: string, answer: AwaitedReply, options: { keep?: boolean } = {}): Promise<DeliverableReply> {
     if (answer.kind !== 'response') return answer;
-    return { kind: 'response', response: await this.response(organizationId, executionId, answer) };
+    return { kind: 'response', response: await this.response(organizationId, executionId, answer, options.keep) };
   }
 
-  private async response(organizationId: string, executionId: string, answer: Extract<AwaitedReply, { kind: 'response' }>): Promise<WebhookResponse> {
+  private async response(
+    organizationId: string,
+    executionId: string,
+    answer: Extract<AwaitedReply, { kind: 'response' }>,
+    keep = false,
+  ): Promise<WebhookResponse> {
     if (answer.sealed) {
-      const original = await this.vault.open(organizationId, executionId);
+      const original = await this.vault.open(organizationId, executionId, { keep });
       if (original) return original;
     }
     if (!isOffloaded(answer.response)) return answer.response;

@@ -9,7 +9,8 @@ const record = (executionId: string) => `execution:${executionId}|answer`;
  * secret values. Masking protects what the service records (the step record,
  * Temporal history); the caller is owed the answer itself. The return step
  * seals it here, encrypted under the organization's key; the webhook host
- * opens it once to answer the caller.
+ * opens it once to answer the caller, or for a deduplicated delivery keeps
+ * it (an hour at most) for the delivery's duplicates.
  */
 export class SealedResponseVault {
   constructor(
@@ -21,9 +22,9 @@ export class SealedResponseVault {
     await this.records.put(organizationId, executionId, await this.box.encryptJson(organizationId, record(executionId), response));
   }
 
-  /** The sealed answer, once; undefined when there is none (already collected, or never sealed). */
-  async open(organizationId: string, executionId: string): Promise<WebhookResponse | undefined> {
-    const sealed = await this.records.take(organizationId, executionId);
+  /** The sealed answer, once unless `keep`; undefined when there is none (already collected, stale, or never sealed). */
+  async open(organizationId: string, executionId: string, options: { keep?: boolean } = {}): Promise<WebhookResponse | undefined> {
+    const sealed = options.keep ? await this.records.read(organizationId, executionId) : await this.records.take(organizationId, executionId);
     return sealed === undefined ? undefined : this.box.decryptJson<WebhookResponse>(organizationId, record(executionId), sealed);
   }
 }

@@ -18,6 +18,15 @@ export class SealedResponsesRepository {
     await this.db.query(`DELETE FROM execution_answers WHERE created_at < now() - interval '${STALE_AFTER}'`);
   }
 
+  /** Returns the sealed answer and leaves it: a webhook delivery's duplicates are owed the same answer, until it goes stale. */
+  async read(organizationId: string, executionId: string): Promise<string | undefined> {
+    const rows: Array<{ sealed: string }> = await this.db.query(
+      `SELECT sealed FROM execution_answers WHERE organization_id = $1 AND execution_id = $2 AND created_at >= now() - interval '${STALE_AFTER}'`,
+      [organizationId, executionId],
+    );
+    return rows[0]?.sealed;
+  }
+
   /** Removes and returns the sealed answer: it is collected once. */
   async take(organizationId: string, executionId: string): Promise<string | undefined> {
     const [rows]: [Array<{ sealed: string }>, number] = await this.db.query(

@@ -161,7 +161,8 @@ export class WebhookHost {
   private async start(accepted: AcceptedCall, request: RunRequest): Promise<{ executionId: string; answer: HttpReply }> {
     if (!accepted.synchronous) return { executionId: await this.runs.start(request), answer: { kind: 'started' } };
     const { executionId, answer } = await this.runs.startAndAwaitReply(request, this.syncTimeoutMs);
-    return { executionId, answer: await this.replies.resolve(request.organizationId, executionId, answer) };
+    // A delivery's duplicates are owed the same answer, a sealed one included: it stays (an hour at most, as any uncollected answer).
+    return { executionId, answer: await this.replies.resolve(request.organizationId, executionId, answer, { keep: !!request.deliveryId }) };
   }
 
   /**
@@ -215,7 +216,7 @@ export class WebhookHost {
   private async duplicate(accepted: AcceptedCall, executionId: string) {
     const { organizationId } = accepted.run;
     if (!accepted.synchronous) return { executionId, answer: { kind: 'started' } as const, duplicate: true };
-    const answer = await this.replies.resolve(organizationId, executionId, await this.runs.answerSoFar(organizationId, executionId));
+    const answer = await this.replies.resolve(organizationId, executionId, await this.runs.answerSoFar(organizationId, executionId), { keep: true });
     return { executionId, answer, duplicate: true };
   }
 }
