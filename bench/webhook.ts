@@ -11,12 +11,15 @@
  * The service, as `npm start` runs it (one process, embedded dev server on EMBEDDED_TEMPORAL_JOURNAL):
  *   sync    POST /w/@org/sync: core.http to a local stub, then core.return
  *   async   POST /w/@org/async: core.http to the stub; 202 at once; then the backlog drains
+ *   verified  the sync webhook behind a GitHub signature check and deduplication by X-GitHub-Delivery
+ *             (a new delivery id each request), beside the plain sync row: the cost of verified ingress
+ *   duplicates the same delivery sent again and again, async and sync: answered without a start
  * The same with the API and the worker in two processes (no eager start: answers by update).
  *
  * Knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (20), EMBEDDED_TEMPORAL_JOURNAL (wal),
  * BENCH_SETTINGS (rollback,wal,wal-normal,memory). Results: bench-results/webhook-<time>.json.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,15 +73,34 @@ async function startStub(): Promise<{ url: string; port: number; close(): void }
   return { url: `http://127.0.0.1:${port}`, port, close: () => server.close() };
 }
 
-async function cannon(url: string, options: { method?: 'GET' | 'POST'; body?: string; expect: number; connections?: number }) {
+interface CannonOptions {
+  method?: 'GET' | 'POST';
+  body?: string;
+  expect: number;
+  connections?: number;
+  headers?: Record<string, string>;
+  /** Headers of each request afresh (a new delivery id each). */
+  perRequest?: () => Record<string, string>;
+}
+
+async function cannon(url: string, options: CannonOptions) {
   const result = await autocannon({
     url,
     method: options.method ?? 'GET',
     connections: options.connections ?? CONNECTIONS,
     duration: SECONDS,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...options.headers },
     body: options.body,
-  });
+    ...(options.perRequest
+      ? {
+          requests: [
+            {
+              setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, ...options.perRequest!() } }),
+            },
+          ],
+        }
+      : {}),
+  } as autocannon.Options);
   const expected = result.statusCodeStats?.[String(options.expect) as '200']?.count ?? 0;
   if (expected === 0) throw new Error(`${url}: no ${options.expect} answers`);
   const figures: Figures = {
@@ -174,6 +196,7 @@ async function webhooks(label: string, service: RunningService, env: Record<stri
   row(`sync (http + return), ${label}`, syncRun.figures);
   const oneCaller = await cannon(hook('sync'), { method: 'POST', body, expect: 200, connections: 1 });
   row(`sync, 1 caller, ${label}`, oneCaller.figures);
+  const verified = await verifiedRows(label, hook, post, sync.id, asyncWf.id, body, syncRun.figures, pool);
   const asyncRun = await cannon(hook('async'), { method: 'POST', body, expect: 202 });
   // Every run the API accepted (202s inside the window, and those answered just after it) must complete.
   const accepted = asyncRun.expected;
@@ -187,12 +210,53 @@ async function webhooks(label: string, service: RunningService, env: Record<stri
   if (failed > 0 || completed < accepted) throw new Error(`${accepted} runs accepted, ${completed} completed, ${failed} failed`);
   return {
     sync: syncRun.figures,
+    ...verified,
     syncOneCaller: oneCaller.figures,
     async: asyncRun.figures,
     asyncAccepted: accepted,
     asyncCompleted: completed,
     asyncDrainMs: drainMs,
   };
+}
+
+/**
+ * Verified ingress beside the plain sync row: the same workflow behind a
+ * GitHub signature and deduplication by X-GitHub-Delivery, each request a
+ * new delivery; then one delivery sent again and again (async and sync),
+ * which must start exactly one run each.
+ */
+async function verifiedRows(
+  label: string,
+  hook: (name: string) => string,
+  post: (p: string, body: unknown) => Promise<{ id: string }>,
+  syncWorkflowId: string,
+  asyncWorkflowId: string,
+  body: string,
+  plain: Figures,
+  pool: Pool,
+) {
+  const secret = 'bench-signing-secret';
+  const github = { verification: { scheme: 'github' }, signingSecret: secret };
+  await post(`/workflows/${syncWorkflowId}/triggers`, { name: 'verified', method: 'POST', ...github });
+  await post(`/workflows/${syncWorkflowId}/triggers`, { name: 'sync-dup', method: 'POST', ...github });
+  await post(`/workflows/${asyncWorkflowId}/triggers`, { name: 'async-dup', method: 'POST', ...github });
+  const signature = { 'X-Hub-Signature-256': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex') };
+  const verified = await cannon(hook('verified'), { method: 'POST', body, expect: 200, headers: signature, perRequest: () => ({ 'X-GitHub-Delivery': randomUUID() }) });
+  row(`sync, verified + deduplicated, ${label}`, verified.figures, `${(verified.figures.perSecond / plain.perSecond).toFixed(2)}x the plain sync row`);
+
+  const duplicates: Record<string, Figures> = {};
+  for (const [name, expect] of [
+    ['async-dup', 202],
+    ['sync-dup', 200],
+  ] as const) {
+    const delivery = randomUUID();
+    const run = await cannon(hook(name), { method: 'POST', body, expect, headers: { ...signature, 'X-GitHub-Delivery': delivery } });
+    const runs = Number((await pool.query(`SELECT count(*) AS n FROM executions WHERE delivery_id = $1`, [delivery])).rows[0].n);
+    row(`duplicates of one delivery (${name.split('-')[0]}), ${label}`, run.figures, `${fmt.int(run.expected)} answered, ${runs} run started`);
+    if (runs !== 1) throw new Error(`${name}: ${runs} runs for one delivery id`);
+    duplicates[name] = run.figures;
+  }
+  return { verified: verified.figures, verifiedRatio: verified.figures.perSecond / plain.perSecond, duplicates };
 }
 
 async function main() {

@@ -73,7 +73,7 @@ export interface OrgFixtures {
   workflow: { id: string; name: string };
   /** Authentication off, so the webhook host answers without a token. */
   trigger: { id: string; name: string; path: string };
-  /** Authentication on, so its secret can be rotated. */
+  /** Authentication on and an hmac signature scheme, so both its secrets can be rotated. */
   authTrigger: { id: string };
   /** A paused schedule trigger (a cron once a day), so probes never start runs. */
   scheduleTrigger: { id: string };
@@ -281,7 +281,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   const environment = await make.environment();
   const workflow = await a.createWorkflow(workflowSteps());
   const trigger = await a.createTrigger(workflow.id);
-  const authTrigger = await a.createTrigger(workflow.id, { authentication: true });
+  const authTrigger = await a.createTrigger(workflow.id, { authentication: true, verification: { scheme: 'hmac', header: 'X-Signature' } });
   const scheduleTriggerId = await make.scheduleTrigger();
   const execution = await a.runAndWait(workflow.id, { probe: marker });
   // Only runs up to the fixture's: the probes' own runs of the workflow never join the bulk.

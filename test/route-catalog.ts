@@ -238,7 +238,15 @@ export const ROUTES: RouteCase[] = [
   r('PATCH', '/workflows/:id/settings', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}/settings`, body: { defaultEnvironment: null } })),
   r('GET', '/workflows/:id/versions', 'workflows:view', ({ a }) => ({ url: `/workflows/${a.workflow.id}/versions` })),
   r('GET', '/workflows/:id/versions/:version', 'workflows:view', ({ a }) => ({ url: `/workflows/${a.workflow.id}/versions/1` })),
-  r('POST', '/workflows/:id/triggers', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}/triggers`, body: { name: uniqueName('hook') } })),
+  r('POST', '/workflows/:id/triggers', 'workflows:admin', ({ a }) => ({
+    url: `/workflows/${a.workflow.id}/triggers`,
+    body: {
+      name: uniqueName('hook'),
+      verification: { scheme: 'hmac', header: 'X-Signature', algorithm: 'sha512', timestampHeader: 'X-Timestamp', payload: '{timestamp}.{body}' },
+      signingSecret: 'probe-signing-secret',
+      deduplication: { deliveryId: { bodyField: 'event.id' }, windowSeconds: 3600 },
+    },
+  })),
   r('POST', '/workflows/:id/runs', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}/runs`, body: { input: {}, wait: true } })),
   r('POST', '/workflows/:id/test', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}/test`, body: {} })),
   r('GET', '/webhook-triggers', 'workflows:view', () => ({ url: '/webhook-triggers' })),
@@ -246,6 +254,10 @@ export const ROUTES: RouteCase[] = [
   r('PATCH', '/webhook-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}`, body: { method: 'POST' } })),
   r('DELETE', '/webhook-triggers/:id', 'workflows:admin', async ({ a, fresh }) => ({ url: `/webhook-triggers/${await fresh(a.make.trigger)}` })),
   r('POST', '/webhook-triggers/:id/secret', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.authTrigger.id}/secret` })),
+  r('POST', '/webhook-triggers/:id/signing-secret', 'workflows:admin', ({ a }) => ({
+    url: `/webhook-triggers/${a.authTrigger.id}/signing-secret`,
+    body: { overlapSeconds: 60 },
+  })),
   r('GET', '/schedule-triggers', 'workflows:view', () => ({ url: '/schedule-triggers' })),
   r('GET', '/schedule-triggers/:id', 'workflows:view', ({ a }) => ({ url: `/schedule-triggers/${a.scheduleTrigger.id}` })),
   r('PATCH', '/schedule-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/schedule-triggers/${a.scheduleTrigger.id}`, body: { paused: true } })),
