@@ -241,7 +241,13 @@ async function verifiedRows(
   await post(`/workflows/${syncWorkflowId}/triggers`, { name: 'sync-dup', method: 'POST', ...github });
   await post(`/workflows/${asyncWorkflowId}/triggers`, { name: 'async-dup', method: 'POST', ...github });
   const signature = { 'X-Hub-Signature-256': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex') };
-  const verified = await cannon(hook('verified'), { method: 'POST', body, expect: 200, headers: signature, perRequest: () => ({ 'X-GitHub-Delivery': randomUUID() }) });
+  const verified = await cannon(hook('verified'), {
+    method: 'POST',
+    body,
+    expect: 200,
+    headers: signature,
+    perRequest: () => ({ 'X-GitHub-Delivery': randomUUID() }),
+  });
   row(`sync, verified + deduplicated, ${label}`, verified.figures, `${(verified.figures.perSecond / plain.perSecond).toFixed(2)}x the plain sync row`);
 
   const duplicates: Record<string, Figures> = {};

@@ -91,8 +91,8 @@ const command = process.argv[2];
 const rest = process.argv.slice(3);
 installNodeModules();
 // `install` and `build` (the production image's steps) need the npm packages only: production runs
-// against PostgreSQL and Temporal servers of its own (DATABASE_URL, TEMPORAL_ADDRESS).
-if (command !== 'install' && command !== 'build') {
+// against PostgreSQL and Temporal servers of its own (DATABASE_URL, TEMPORAL_ADDRESS). `sign-webhook` only computes.
+if (!['install', 'build', 'sign-webhook'].includes(command)) {
   linkPostgresLibraries();
   installTemporalCli();
 }
@@ -114,6 +114,8 @@ if (command === 'setup') {
   exec(bin('tsx'), ['src/main.ts', ...rest]);
 } else if (command === 'admin') {
   exec(bin('tsx'), ['src/cli/admin.ts', ...rest]);
+} else if (command === 'sign-webhook') {
+  exec(bin('tsx'), ['src/cli/sign-webhook.ts', ...rest]);
 } else if (command === 'bench') {
   exec(process.execPath, ['--import', 'tsx', `bench/${rest[0]}.ts`, ...rest.slice(1)]);
 } else if (command === 'build') {
@@ -127,6 +129,6 @@ if (command === 'setup') {
   lint();
   exec(bin('jest'), rest, { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() });
 } else {
-  console.error('usage: node scripts/run.mjs setup|install|start|admin|build|lint|test|bench <name> [args]');
+  console.error('usage: node scripts/run.mjs setup|install|start|admin|sign-webhook|build|lint|test|bench <name> [args]');
   process.exit(2);
 }
