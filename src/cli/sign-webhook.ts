@@ -68,7 +68,7 @@ export function signedCurl(args: SignWebhookArgs, readFile: (path: string) => Bu
   const idHeader = config.scheme === 'hmac' ? IDEMPOTENCY_KEY_HEADER : deliveryHeader(config.scheme);
   if (idHeader) headers[idHeader] = args.deliveryId ?? randomUUID();
   return [
-    'curl -sS -i -X POST',
+    'curl --fail-with-body -sS -i -X POST',
     ...Object.entries(headers).map(([name, value]) => `  -H ${quote(`${name}: ${value}`)}`),
     `  --data-binary ${args.bodyFile ? quote(`@${args.bodyFile}`) : quote(body.toString('utf8'))}`,
     `  ${quote(url)}`,
