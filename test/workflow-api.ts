@@ -79,7 +79,10 @@ export function workflowApi(app: Express, org: TestOrg) {
     return { id: res.body.id as string, name };
   }
 
-  async function createTrigger(workflowId: string, body: { name?: string; method?: string; authentication?: boolean; [field: string]: unknown } = {}): Promise<Trigger> {
+  async function createTrigger(
+    workflowId: string,
+    body: { name?: string; method?: string; authentication?: boolean; [field: string]: unknown } = {},
+  ): Promise<Trigger> {
     const res = await owner()
       .post(`/workflows/${workflowId}/triggers`)
       .send({ name: uniqueName('hook'), method: 'POST', ...body });
