@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-const GENERIC = ['basic-auth', 'database', 'api-key', 'sftp', 'smtp', 'custom', 'form-auth', 'custom-oauth'];
+const GENERIC = ['basic-auth', 'database', 'api-key', 'sftp', 'smtp', 'custom', 'form-auth', 'custom-oauth', 'webhook-signing'];
 const ENVELOPE = /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -30,14 +30,14 @@ async function rawRow(id: string) {
 }
 
 describe('type catalog', () => {
-  test('GET /connections/types/list returns 19 distinct types including the 8 generic ones', async () => {
+  test('GET /connections/types/list returns 20 distinct types including the 9 generic ones', async () => {
     const org = await createTestOrg(h.services);
     const res = await as(h.app, org.tokens.viewer).get('/connections/types/list');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['types']);
     const types: string[] = res.body.types;
-    expect(types).toHaveLength(19);
-    expect(new Set(types).size).toBe(19);
+    expect(types).toHaveLength(20);
+    expect(new Set(types).size).toBe(20);
     expect(types).toEqual(expect.arrayContaining(GENERIC));
     for (const t of types) expect(typeof t).toBe('string');
   });
@@ -45,7 +45,7 @@ describe('type catalog', () => {
   test('the type list and schemas are public (no token needed)', async () => {
     const list = await request(h.app).get('/connections/types/list');
     expect(list.status).toBe(200);
-    expect(list.body.types).toHaveLength(19);
+    expect(list.body.types).toHaveLength(20);
     const schema = await request(h.app).get('/connections/types/basic-auth/schema');
     expect(schema.status).toBe(200);
     expect(schema.body.type).toBe('basic-auth');
@@ -176,6 +176,25 @@ describe('create', () => {
       password,
       usernameField: 'username',
       passwordField: 'password',
+    });
+  });
+
+  test('webhook-signing: a union keyed on scheme; an hmac connection reports variant "hmac", its defaults filled, its secret never shown', async () => {
+    const schema = await request(h.app).get('/connections/types/webhook-signing/schema');
+    expect(schema.body.schema.discriminator).toEqual({ propertyName: 'scheme' });
+    const org = await createTestOrg(h.services);
+    const secret = secretValue('signing-secret');
+    const c = await create(org, { name: 'signer', type: 'webhook-signing', config: { scheme: 'hmac', secret } });
+    expect(c.variant).toBe('hmac');
+    expect(JSON.stringify(c)).not.toContain(secret);
+    expect(await configOf(org, c.id)).toEqual({
+      scheme: 'hmac',
+      secret,
+      header: 'X-Signature',
+      algorithm: 'sha256',
+      encoding: 'hex',
+      timestampHeader: 'X-Signature-Timestamp',
+      payload: '{timestamp}.{body}',
     });
   });
 

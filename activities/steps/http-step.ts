@@ -11,6 +11,7 @@ import { idempotencyKey, withIdempotencyKey } from './idempotency-key';
 import { asText } from '../../src/templates/template-renderer';
 import { HTTP_DEFAULT_TIMEOUT_MS, type StepRequest } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
+import { replaceHeader, signRequest, SIGNING_CONNECTION_TYPE } from './request-signing';
 import { StepError } from './step-errors';
 import { runStep, type StepRunnerDeps } from './step-runner';
 import type { ResolvedConnection, StepScope } from './step-scope';
@@ -56,15 +57,19 @@ export interface HttpRequestInput {
   /** `base64`: `body` renders to base64 text, sent as the bytes it encodes. */
   bodyType?: 'json' | 'text' | 'base64';
   connection?: string;
+  /** A `webhook-signing` connection that signs the body as sent (request-signing.ts). */
+  sign?: { connection: string };
   timeoutMs?: number;
 }
 
 /**
- * Renders a request, applies its connection and sends it through the
- * SSRF-guarded client with `idempotencyKey` (unless the request sets its
- * own); `trace.input` gets the request as rendered (masked later, like every
- * recorded value). Transport failures are StepErrors, any HTTP status is an
- * answer: the caller decides what a 4xx means.
+ * Renders a request, applies its connection, signs it (`sign`) and sends it
+ * through the SSRF-guarded client with `idempotencyKey` (unless the request
+ * sets its own); `trace.input` gets the request as rendered (masked later,
+ * like every recorded value). Each call renders and signs afresh: a retried
+ * attempt sends the same key with a new signature timestamp. Transport
+ * failures are StepErrors, any HTTP status is an answer: the caller decides
+ * what a 4xx means.
  */
 export async function sendHttpRequest(
   scope: StepScope,
@@ -80,6 +85,7 @@ export async function sendHttpRequest(
   withIdempotencyKey(headers, idempotencyKey);
   if (input.connection) applyConnection(headers, await scope.connection(input.connection), scope);
   const body = await renderBody(input, headers, scope);
+  if (input.sign) signRequest(headers, body?.payload, await scope.connection(input.sign.connection), scope);
   // The body as rendered, not serialized: masking finds secrets in values, not inside escaped JSON text.
   trace.input = { method: input.method, url: url.toString(), headers, ...(body ? { body: body.rendered } : {}) };
   const response = await send(mayRetry, http, {
@@ -167,14 +173,14 @@ function applyConnection(headers: Record<string, string>, connection: ResolvedCo
     name = 'Authorization';
     value = `Basic ${Buffer.from(`${String(config.username ?? '')}:${String(config.password ?? '')}`).toString('base64')}`;
   } else {
+    const signing = connection.type === SIGNING_CONNECTION_TYPE ? ` (a ${SIGNING_CONNECTION_TYPE} connection goes in sign.connection)` : '';
     throw new StepError(
-      `Connection "${connection.name}" has type "${connection.type}", which core.http cannot apply; use an api-key or basic-auth connection`,
+      `Connection "${connection.name}" has type "${connection.type}", which core.http cannot apply; use an api-key or basic-auth connection${signing}`,
       'InvalidStepInput',
     );
   }
   scope.addSecret(value);
-  for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
-  headers[name] = value;
+  replaceHeader(headers, name, value);
 }
 
 async function send(mayRetry: boolean, http: OutboundHttp, req: Parameters<OutboundHttp['request']>[0]) {

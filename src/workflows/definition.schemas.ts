@@ -43,6 +43,17 @@ export const HttpInput = z.strictObject({
         'set content-type in headers (default application/octet-stream). Text that is not base64 fails the step without retry',
     }),
   connection: z.string().min(1).optional().openapi({ description: 'Connection name, or a template such as {{ $env.CRM }} naming one' }),
+  sign: z
+    .strictObject({
+      connection: z.string().min(1).openapi({ description: 'Name of a webhook-signing connection, or a template such as {{ $env.SIGNER }} naming one' }),
+    })
+    .optional()
+    .openapi({
+      description:
+        "Signs the request as a webhook sender would: the exact body bytes sent (empty when there is none) with the connection's secret, " +
+        "in its scheme's headers (hmac: X-Signature and X-Signature-Timestamp by default; stripe: Stripe-Signature). " +
+        'Every attempt is signed afresh with the current time, under the same Idempotency-Key. Works alongside connection',
+    }),
   retry: z.strictObject({ limit: z.number().int().min(0).max(10) }).optional(),
   timeoutMs: z.number().int().min(100).max(300_000).optional(),
 });

@@ -1,6 +1,7 @@
 import { type JsonSchema, port, secret, strictObject, text, url, variants } from './json-schema';
+import { WEBHOOK_SIGNING } from './webhook-signing';
 
-/** The eight generic connection types of interface.md 2.3. */
+/** The eight generic connection types of interface.md 2.3, and `webhook-signing`, which signs outbound requests. */
 export const GENERIC_TYPES: Record<string, JsonSchema> = {
   'api-key': strictObject(
     'API key',
@@ -95,4 +96,5 @@ export const GENERIC_TYPES: Record<string, JsonSchema> = {
       required: ['clientId', 'clientSecret', 'tokenUrl'],
     },
   }),
+  'webhook-signing': WEBHOOK_SIGNING,
 };

@@ -50,21 +50,26 @@ export function strictObject(title: string, properties: Record<string, JsonSchem
 }
 
 /**
- * A multi-variant config: a union keyed on the `variant` field. Each branch
- * pins `variant` to one value, so the published schema says which fields go with which.
+ * A multi-variant config: a union keyed on the `variant` field (or the
+ * `discriminant` a type names instead, such as webhook-signing's `scheme`).
+ * Each branch pins it to one value, so the published schema says which fields go with which.
  */
-export function variants(title: string, branches: Record<string, { properties: Record<string, JsonSchema>; required: string[] }>): JsonSchema {
+export function variants(
+  title: string,
+  branches: Record<string, { properties: Record<string, JsonSchema>; required: string[] }>,
+  discriminant = 'variant',
+): JsonSchema {
   return {
     $schema: DRAFT_07,
     title,
     type: 'object',
-    required: ['variant'],
-    discriminator: { propertyName: 'variant' },
+    required: [discriminant],
+    discriminator: { propertyName: discriminant },
     oneOf: Object.entries(branches).map(([variant, b]) => ({
       type: 'object',
       additionalProperties: false,
-      properties: { variant: { const: variant }, ...b.properties },
-      required: ['variant', ...b.required],
+      properties: { [discriminant]: { const: variant }, ...b.properties },
+      required: [discriminant, ...b.required],
     })),
   };
 }
