@@ -260,6 +260,15 @@ describe('rotation', () => {
     expect(rotated.body.signingSecret).toMatch(/^whsig_/);
     expect(rotated.body.signingSecret).not.toBe(first);
 
+    // The same scheme with other settings keeps its secret; another scheme is another sender and needs its own.
+    const tuned = await owner.patch(`/webhook-triggers/${trigger.id}`).send({ verification: { scheme: 'hmac', header: 'X-Other-Sig' } });
+    expect(tuned.status).toBe(200);
+    expect(tuned.body.signingSecret).toBeUndefined();
+    expect(tuned.body.signingSecretSetAt).toBe(rotated.body.signingSecretSetAt);
+    const switched = await owner.patch(`/webhook-triggers/${trigger.id}`).send({ verification: { scheme: 'stripe' } });
+    expectError(switched, 400);
+    expect(switched.body.error.details).toEqual([expect.objectContaining({ path: 'signingSecret' })]);
+
     const plain = await a.createTrigger(workflow.id, {});
     expectError(await owner.post(`/webhook-triggers/${plain.id}/signing-secret`).send({}), 400, 'verification_off');
   });

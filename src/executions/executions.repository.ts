@@ -156,13 +156,16 @@ export class ExecutionsRepository {
   async insert(
     e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt' | 'replayOf' | 'replayFromStepId'> &
       Partial<Pick<ExecutionRow, 'replayOf' | 'replayFromStepId' | 'deliveryId'>>,
-  ): Promise<void> {
-    await this.db.query(
+    /** Write it only if none of these executions exists (a webhook delivery's other generations); returns whether it was written. */
+    options: { unlessAnyOf?: string[] } = {},
+  ): Promise<boolean> {
+    const unless = options.unlessAnyOf ? `WHERE NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = $2 AND id = ANY($17::text[]))` : '';
+    const rows: unknown[] = await this.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, trigger_id, trigger_name,
          environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, replay_of, replay_from_step_id, delivery_id, input_bytes, input_key_count, input_keys)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, $14, $15, $16, ${summaryOf('v.input')}
-       FROM (SELECT $10::jsonb AS input) v
-       ON CONFLICT (id) DO NOTHING`,
+       FROM (SELECT $10::jsonb AS input) v ${unless}
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
       [
         e.id,
         e.organizationId,
@@ -180,8 +183,10 @@ export class ExecutionsRepository {
         e.replayOf ?? null,
         e.replayFromStepId ?? null,
         e.deliveryId ?? null,
+        ...(options.unlessAnyOf ? [options.unlessAnyOf] : []),
       ],
     );
+    return rows.length > 0;
   }
 
   /**

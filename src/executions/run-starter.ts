@@ -28,6 +28,16 @@ import type { LocalReplies } from './local-replies';
 const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME, DeliveryId: DELIVERY_ID } = SEARCH_ATTRIBUTE_KEYS;
 
 /**
+ * A delivery's execution could not be claimed: one of its generations is
+ * recorded already (RunRequest.claimUnlessAnyOf). Nothing was written.
+ */
+export class DeliveryRecorded extends Error {
+  constructor() {
+    super('An execution of this delivery is recorded already');
+  }
+}
+
+/**
  * A delivery's run was started already (by an earlier delivery of the same
  * id, or a concurrent one that got there first): Temporal refused the
  * second start of its workflow id. Nothing was started or marked.
@@ -57,6 +67,12 @@ export interface RunRequest {
    * starting a second run.
    */
   deliveryId?: string;
+  /**
+   * Record the execution only if none of these exists (a new delivery's
+   * other generations), else throw DeliveryRecorded: a new delivery costs
+   * one statement, and one already seen is told apart from it.
+   */
+  claimUnlessAnyOf?: string[];
   /** Runs once the execution is recorded, before Temporal starts the run: a replay copies its reused step records. */
   beforeStart?: (executionId: string) => Promise<void>;
 }
@@ -300,22 +316,26 @@ export class RunStarter {
 
   private async prepare(request: RunRequest) {
     const id = request.executionId ?? newId();
-    await this.executions.insert({
-      id,
-      organizationId: request.organizationId,
-      workflowId: request.workflow.id,
-      workflowName: request.workflow.name,
-      workflowVersion: request.workflow.version,
-      triggerId: request.trigger?.id ?? null,
-      triggerName: request.trigger?.name ?? null,
-      environmentId: request.environmentId,
-      mode: request.mode,
-      input: request.initial,
-      rerunOf: request.rerunOf ?? null,
-      replayOf: request.replay?.of ?? null,
-      replayFromStepId: request.replay?.fromStepId ?? null,
-      deliveryId: request.deliveryId ?? null,
-    });
+    const claimed = await this.executions.insert(
+      {
+        id,
+        organizationId: request.organizationId,
+        workflowId: request.workflow.id,
+        workflowName: request.workflow.name,
+        workflowVersion: request.workflow.version,
+        triggerId: request.trigger?.id ?? null,
+        triggerName: request.trigger?.name ?? null,
+        environmentId: request.environmentId,
+        mode: request.mode,
+        input: request.initial,
+        rerunOf: request.rerunOf ?? null,
+        replayOf: request.replay?.of ?? null,
+        replayFromStepId: request.replay?.fromStepId ?? null,
+        deliveryId: request.deliveryId ?? null,
+      },
+      { unlessAnyOf: request.claimUnlessAnyOf },
+    );
+    if (request.claimUnlessAnyOf && !claimed) throw new DeliveryRecorded();
     // A derived id is retried by its caller, which must find the execution still open; a new one would sit "running".
     await request.beforeStart?.(id).catch(async (err: unknown) => {
       throw request.executionId ? err : await this.notStarted(request, id, err);

@@ -4,7 +4,7 @@ import { AppError, ConflictError, NotFoundError, UnauthorizedError, ValidationEr
 import { OPEN_STATUSES } from '../executions/executions.constants';
 import type { ExecutionsRepository } from '../executions/executions.repository';
 import type { HttpReply, ReplyResolver } from '../executions/reply-resolver';
-import { DuplicateStart, type RunRequest, type RunStarter } from '../executions/run-starter';
+import { DeliveryRecorded, DuplicateStart, type RunRequest, type RunStarter } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { hasReturnStep } from '../workflows/return-step';
 import {
@@ -176,10 +176,18 @@ export class WebhookHost {
    */
   private async startDelivery(accepted: AcceptedCall, initial: Record<string, unknown>, deliveryId: string, windowMs: number) {
     const { organizationId, trigger } = accepted.run;
-    const slot = await this.deliverySlot(organizationId, trigger.id, deliveryId, windowMs);
-    if (slot.seen) return this.duplicate(accepted, slot.executionId);
+    const generations = Array.from({ length: DELIVERY_GENERATIONS }, (_, g) => deliveryExecutionId(trigger.id, deliveryId, g));
+    const run = { ...accepted.run, initial, deliveryId };
     try {
-      return await this.start(accepted, { ...accepted.run, initial, executionId: slot.executionId, deliveryId });
+      try {
+        // The common case, a delivery never seen: claimed and started as any run, in as many statements.
+        return await this.start(accepted, { ...run, executionId: generations[0], claimUnlessAnyOf: generations });
+      } catch (err) {
+        if (!(err instanceof DeliveryRecorded)) throw err;
+      }
+      const slot = await this.deliverySlot(organizationId, generations, windowMs, deliveryId);
+      if (slot.seen) return await this.duplicate(accepted, slot.executionId);
+      return await this.start(accepted, { ...run, executionId: slot.executionId });
     } catch (err) {
       if (err instanceof DuplicateStart) return this.duplicate(accepted, err.executionId);
       throw err;
@@ -192,8 +200,7 @@ export class WebhookHost {
    * generation is answered without asking Temporal, which forgets closed runs
    * after its retention; one that never started is opened again to start now.
    */
-  private async deliverySlot(organizationId: string, triggerId: string, deliveryId: string, windowMs: number) {
-    const ids = Array.from({ length: DELIVERY_GENERATIONS }, (_, g) => deliveryExecutionId(triggerId, deliveryId, g));
+  private async deliverySlot(organizationId: string, ids: string[], windowMs: number, deliveryId: string) {
     const rows = new Map((await this.executions.startsOf(organizationId, ids)).map((r) => [r.id, r]));
     const since = Date.now() - windowMs;
     const current = ids.map((id) => rows.get(id)).find((r) => r && r.startedAt.getTime() > since);

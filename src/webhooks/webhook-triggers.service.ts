@@ -64,6 +64,8 @@ export class WebhookTriggersService {
     const current = await this.get(organizationId, id);
     const turningOn = input.authentication === true && !current.authentication;
     const generated = turningOn ? generateTriggerSecret() : undefined;
+    // Another scheme is another sender: the secret it is verified with must be given (or, for hmac, generated) anew.
+    const sameSender = !input.verification || input.verification.scheme === current.verification?.scheme;
     const signing =
       input.verification !== undefined || input.signingSecret !== undefined
         ? await this.signing(
@@ -71,7 +73,7 @@ export class WebhookTriggersService {
             id,
             input.verification === undefined ? current.verification : input.verification,
             input.signingSecret,
-            !!current.signingSecrets,
+            !!current.signingSecrets && sameSender,
           )
         : { changes: {}, generated: undefined };
     const changes: Partial<WebhookTrigger> = {
