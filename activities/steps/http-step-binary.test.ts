@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ExecutionsRepository, StepRow } from '../../src/executions/executions.repository';
 import { StepOutputSeals } from '../../src/executions/step-output-seals';
 import { createOutboundHttp, type OutboundHttp } from '../../src/outbound/outbound-http';
@@ -11,6 +10,7 @@ import { STEP_INLINE_LIMIT, type StepRequest } from '../../workflows/run.types';
 import { createHttpStep, decodeBase64Body } from './http-step';
 import type { SecretSources } from './step-scope';
 import { StepError } from './step-errors';
+import { failureOf } from './step-failure.fixture';
 
 /**
  * `core.http` with binary bodies: an answer that is not text comes back as
@@ -100,15 +100,6 @@ function request(input: Record<string, unknown>, steps: Record<string, unknown> 
 
 const url = (path: string) => `http://127.0.0.1:${port}${path}`;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
-async function failureOf(work: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
-}
 
 describe('core.http: a binary answer', () => {
   test('an image comes back byte-exact in bodyBase64, with bytes; body and text are null', async () => {

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
 import Stripe from 'stripe';
 import { ConnectionTypeCatalog } from '../../src/connections/types/catalog';
 import type { ExecutionsRepository, StepRow } from '../../src/executions/executions.repository';
@@ -13,6 +12,7 @@ import { STEP_INLINE_LIMIT, type StepRequest } from '../../workflows/run.types';
 import { createHttpStep } from './http-step';
 import { idempotencyKey } from './idempotency-key';
 import type { SecretSources } from './step-scope';
+import { failureOf } from './step-failure.fixture';
 
 /**
  * `core.http` with `sign`: what the receiver gets verifies over the bytes it
@@ -113,15 +113,6 @@ const hmacHex = (message: Buffer) => createHmac('sha256', SECRET).update(message
 function verifiesHmac({ headers, raw }: Received): boolean {
   const timestamp = String(headers['x-signature-timestamp']);
   return headers['x-signature'] === `sha256=${hmacHex(Buffer.concat([Buffer.from(`${timestamp}.`), raw]))}`;
-}
-
-async function failureOf(work: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
 }
 
 describe('core.http with sign', () => {

@@ -1,6 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ExecutionsRepository, StepRow } from '../../src/executions/executions.repository';
 import { StepOutputSeals } from '../../src/executions/step-output-seals';
 import { createLiquid } from '../../src/templates/template-engine';
@@ -11,6 +10,7 @@ import { createOutboundHttp, type OutboundHttp } from '../../src/outbound/outbou
 import { createHttpStep } from './http-step';
 import type { ResolvedConnection, SecretSources } from './step-scope';
 import { ConnectionTypeCatalog } from '../../src/connections/types/catalog';
+import { failureOf } from './step-failure.fixture';
 
 const catalog = new ConnectionTypeCatalog();
 
@@ -135,15 +135,6 @@ function request(input: Record<string, unknown>, context: Partial<StepRequest['c
 }
 
 const url = (path: string) => `http://127.0.0.1:${port}${path}`;
-
-async function failureOf(work: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
-}
 
 describe('core.http', () => {
   test('renders the request and returns status, headers, body and text; records the step', async () => {

@@ -156,10 +156,12 @@ export class ExecutionsRepository {
   async insert(
     e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt' | 'replayOf' | 'replayFromStepId'> &
       Partial<Pick<ExecutionRow, 'replayOf' | 'replayFromStepId' | 'deliveryId'>>,
-    /** Write it only if none of these executions exists (a webhook delivery's other generations); returns whether it was written. */
-    options: { unlessAnyOf?: string[] } = {},
+    /** Write it only if its trigger has no execution of its delivery id yet (a webhook delivery seen before); returns whether it was written. */
+    options: { unlessDeliverySeen?: boolean } = {},
   ): Promise<boolean> {
-    const unless = options.unlessAnyOf ? `WHERE NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = $2 AND id = ANY($17::text[]))` : '';
+    const unless = options.unlessDeliverySeen
+      ? `WHERE NOT EXISTS (SELECT 1 FROM executions WHERE organization_id = $2 AND delivery_id = $16 AND trigger_id = $6)`
+      : '';
     const rows: unknown[] = await this.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, trigger_id, trigger_name,
          environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, replay_of, replay_from_step_id, delivery_id, input_bytes, input_key_count, input_keys)
@@ -183,7 +185,6 @@ export class ExecutionsRepository {
         e.replayOf ?? null,
         e.replayFromStepId ?? null,
         e.deliveryId ?? null,
-        ...(options.unlessAnyOf ? [options.unlessAnyOf] : []),
       ],
     );
     return rows.length > 0;
@@ -211,12 +212,16 @@ export class ExecutionsRepository {
     return rows[0]?.status;
   }
 
-  /** Of the given ids, the executions that exist: what a delivery's generations need to pick its execution id. */
-  async startsOf(organizationId: string, ids: string[]): Promise<Array<{ id: string; status: ExecutionStatus; startedAt: Date; notStarted: boolean }>> {
+  /** The executions a trigger started for a delivery id, one per generation (what picks a delivery's execution id). */
+  async deliveryRuns(
+    organizationId: string,
+    triggerId: string,
+    deliveryId: string,
+  ): Promise<Array<{ id: string; status: ExecutionStatus; startedAt: Date; notStarted: boolean }>> {
     return this.db.query(
-      `SELECT id, status, started_at AS "startedAt", (status = 'failed' AND error->>'message' = $3) AS "notStarted"
-       FROM executions WHERE organization_id = $1 AND id = ANY($2::text[])`,
-      [organizationId, ids, NOT_STARTED_MESSAGE],
+      `SELECT id, status, started_at AS "startedAt", (status = 'failed' AND error->>'message' = $4) AS "notStarted"
+       FROM executions WHERE organization_id = $1 AND delivery_id = $3 AND trigger_id = $2`,
+      [organizationId, triggerId, deliveryId, NOT_STARTED_MESSAGE],
     );
   }
 

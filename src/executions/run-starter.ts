@@ -28,8 +28,9 @@ import type { LocalReplies } from './local-replies';
 const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME, DeliveryId: DELIVERY_ID } = SEARCH_ATTRIBUTE_KEYS;
 
 /**
- * A delivery's execution could not be claimed: one of its generations is
- * recorded already (RunRequest.claimUnlessAnyOf). Nothing was written.
+ * A delivery's execution could not be claimed: its trigger has an
+ * execution of that delivery id already (RunRequest.claimNewDelivery).
+ * Nothing was written.
  */
 export class DeliveryRecorded extends Error {
   constructor() {
@@ -68,11 +69,11 @@ export interface RunRequest {
    */
   deliveryId?: string;
   /**
-   * Record the execution only if none of these exists (a new delivery's
-   * other generations), else throw DeliveryRecorded: a new delivery costs
-   * one statement, and one already seen is told apart from it.
+   * Record the execution only if its trigger has none of this delivery id
+   * yet, else throw DeliveryRecorded: a new delivery costs one statement,
+   * and one seen before is told apart from it.
    */
-  claimUnlessAnyOf?: string[];
+  claimNewDelivery?: boolean;
   /** Runs once the execution is recorded, before Temporal starts the run: a replay copies its reused step records. */
   beforeStart?: (executionId: string) => Promise<void>;
 }
@@ -333,9 +334,9 @@ export class RunStarter {
         replayFromStepId: request.replay?.fromStepId ?? null,
         deliveryId: request.deliveryId ?? null,
       },
-      { unlessAnyOf: request.claimUnlessAnyOf },
+      { unlessDeliverySeen: request.claimNewDelivery },
     );
-    if (request.claimUnlessAnyOf && !claimed) throw new DeliveryRecorded();
+    if (request.claimNewDelivery && !claimed) throw new DeliveryRecorded();
     // A derived id is retried by its caller, which must find the execution still open; a new one would sit "running".
     await request.beforeStart?.(id).catch(async (err: unknown) => {
       throw request.executionId ? err : await this.notStarted(request, id, err);

@@ -96,9 +96,9 @@ function fieldOf(body: Record<string, unknown>, path: string): unknown {
 }
 
 /**
- * How many times one delivery id may start a run again, each after the last
- * one's window passed (a sender reusing an Idempotency-Key daily, say); older
- * generations free up as executions are pruned.
+ * How many runs one delivery id may start, each after the last one's window
+ * passed (a sender reusing an Idempotency-Key daily, say); generations free
+ * up as executions are pruned.
  */
 export const DELIVERY_GENERATIONS = 64;
 

@@ -176,16 +176,15 @@ export class WebhookHost {
    */
   private async startDelivery(accepted: AcceptedCall, initial: Record<string, unknown>, deliveryId: string, windowMs: number) {
     const { organizationId, trigger } = accepted.run;
-    const generations = Array.from({ length: DELIVERY_GENERATIONS }, (_, g) => deliveryExecutionId(trigger.id, deliveryId, g));
     const run = { ...accepted.run, initial, deliveryId };
     try {
       try {
         // The common case, a delivery never seen: claimed and started as any run, in as many statements.
-        return await this.start(accepted, { ...run, executionId: generations[0], claimUnlessAnyOf: generations });
+        return await this.start(accepted, { ...run, executionId: deliveryExecutionId(trigger.id, deliveryId, 0), claimNewDelivery: true });
       } catch (err) {
         if (!(err instanceof DeliveryRecorded)) throw err;
       }
-      const slot = await this.deliverySlot(organizationId, generations, windowMs, deliveryId);
+      const slot = await this.deliverySlot(organizationId, trigger.id, deliveryId, windowMs);
       if (slot.seen) return await this.duplicate(accepted, slot.executionId);
       return await this.start(accepted, { ...run, executionId: slot.executionId });
     } catch (err) {
@@ -195,28 +194,30 @@ export class WebhookHost {
   }
 
   /**
-   * The execution id of a delivery: the generation whose first delivery is
-   * within the window, else the first unused one. A closed run of the current
-   * generation is answered without asking Temporal, which forgets closed runs
-   * after its retention; one that never started is opened again to start now.
+   * The execution id of a delivery seen before: the generation whose first
+   * delivery is within the window, else the first unused one. A closed run
+   * of the current generation is answered without asking Temporal, which
+   * forgets closed runs after its retention; one that never started is
+   * opened again to start now.
    */
-  private async deliverySlot(organizationId: string, ids: string[], windowMs: number, deliveryId: string) {
-    const rows = new Map((await this.executions.startsOf(organizationId, ids)).map((r) => [r.id, r]));
+  private async deliverySlot(organizationId: string, triggerId: string, deliveryId: string, windowMs: number) {
+    const runs = await this.executions.deliveryRuns(organizationId, triggerId, deliveryId);
     const since = Date.now() - windowMs;
-    const current = ids.map((id) => rows.get(id)).find((r) => r && r.startedAt.getTime() > since);
+    const current = runs.find((r) => r.startedAt.getTime() > since);
     if (current) {
       if (current.notStarted) await this.executions.reopenNotStarted(organizationId, current.id);
       const open = current.notStarted || OPEN_STATUSES.has(current.status);
       return { executionId: current.id, seen: !open };
     }
-    const free = ids.find((id) => !rows.has(id));
-    if (!free) {
-      throw new ConflictError(
-        `Delivery id "${deliveryId}" has started ${DELIVERY_GENERATIONS} runs of this trigger already; send a new id`,
-        'delivery_id_exhausted',
-      );
+    const used = new Set(runs.map((r) => r.id));
+    for (let generation = 0; generation < DELIVERY_GENERATIONS; generation++) {
+      const id = deliveryExecutionId(triggerId, deliveryId, generation);
+      if (!used.has(id)) return { executionId: id, seen: false };
     }
-    return { executionId: free, seen: false };
+    throw new ConflictError(
+      `Delivery id "${deliveryId}" has started ${DELIVERY_GENERATIONS} runs of this trigger already; send a new id`,
+      'delivery_id_exhausted',
+    );
   }
 
   /** A duplicate's caller: 202 naming the run, or when it waits for a return step, what the run answered so far. */
