@@ -208,6 +208,14 @@ describe('refusals', () => {
     expect(await executionsOf(trigger.id)).toBe(0);
   });
 
+  test('an unsigned call learns no environment names: ?env= is looked up only once the signature holds', async () => {
+    const secret = 'gh-secret-environments';
+    const { trigger } = await signedHook({ scheme: 'github' }, secret);
+    expectError(await send(`${trigger.path}?env=no-such-env`, '{}', {}), 401, 'invalid_signature');
+    const signed = await signGitHub({ secret, algorithm: 'sha256' }, '{}');
+    expectError(await send(`${trigger.path}?env=no-such-env`, '{}', { 'X-Hub-Signature-256': signed }), 400, 'unknown_environment');
+  });
+
   test('a body of a content type webhooks do not take is refused after the signature is checked, not before', async () => {
     const secret = 'gh-secret-content-type';
     const { trigger } = await signedHook({ scheme: 'github' }, secret);

@@ -47,7 +47,9 @@ export class MethodNotAllowedError extends AppError {
  * carry (with every secret valid now), and where its delivery id is.
  */
 export interface AcceptedCall {
-  run: Omit<RunRequest, 'initial'> & { trigger: { id: string; name: string } };
+  run: Omit<RunRequest, 'initial' | 'environmentId'> & { trigger: { id: string; name: string } };
+  /** `?env=` (resolved once the signature holds, so an unsigned call learns no environment names), else the workflow's default. */
+  environment: { name?: string; defaultId: string | null };
   synchronous: boolean;
   verification?: { config: VerificationConfig; secrets: string[] };
   deduplication?: { source: DeliveryIdSource; windowMs: number };
@@ -77,9 +79,9 @@ export class SignatureRefused extends AppError {
  * unknown organization and unknown trigger are the same 404; then method,
  * then the secret (constant time); then the rate limits (only calls that
  * could start a run count, and a delivery whose signature is yet to be
- * checked could); then the environment. Then `run` checks the signature over
- * the exact bytes received, before anything parses them, and starts the run:
- * once per delivery id, which Temporal enforces (see startDelivery).
+ * checked could). Then `run` checks the signature over the exact bytes
+ * received, before anything parses them, then the environment, and starts
+ * the run: once per delivery id, which Temporal enforces (see startDelivery).
  */
 export class WebhookHost {
   constructor(
@@ -107,10 +109,6 @@ export class WebhookHost {
       }
     }
     this.limiter.take(target.organizationId, target.trigger.id);
-    const environmentId =
-      call.environmentName === undefined
-        ? target.workflow.defaultEnvironmentId
-        : await this.environments.idByName(target.organizationId, call.environmentName, 'env');
     const steps = target.workflow.definition.steps as StepDefinition[];
     const { verification, signingSecrets, deduplication } = target.trigger;
     const source = effectiveDeliveryIdSource(deduplication, verification?.scheme);
@@ -125,11 +123,11 @@ export class WebhookHost {
         : {}),
       ...(source ? { deduplication: { source, windowMs: (deduplication.windowSeconds ?? DEFAULT_DEDUP_WINDOW_SECONDS) * 1000 } } : {}),
       synchronous: hasReturnStep(steps),
+      environment: { name: call.environmentName, defaultId: target.workflow.defaultEnvironmentId },
       run: {
         organizationId: target.organizationId,
         workflow: { id: target.workflow.id, name: target.workflow.name, version: target.workflow.version, steps },
         trigger: { id: target.trigger.id, name: target.trigger.name },
-        environmentId,
         mode: 'webhook',
       },
     };
@@ -148,14 +146,17 @@ export class WebhookHost {
       const outcome = verifyDelivery(config, secrets, { ...delivery, body }, Date.now());
       if (!outcome.ok) throw new SignatureRefused(outcome.code, config);
     }
+    const { name, defaultId } = accepted.environment;
+    const environmentId = name === undefined ? defaultId : await this.environments.idByName(accepted.run.organizationId, name, 'env');
     const initial = parseWebhookBody(body, delivery.contentType);
     // Slack checks an Events API URL with a signed challenge it wants echoed; it is no event to run for.
     if (accepted.verification?.config.scheme === 'slack' && initial.type === 'url_verification' && typeof initial.challenge === 'string') {
       return { challenge: initial.challenge };
     }
     const deliveryId = accepted.deduplication ? deliveryIdOf(accepted.deduplication.source, delivery.header, initial) : undefined;
-    if (deliveryId === undefined) return this.start(accepted, { ...accepted.run, initial });
-    return this.startDelivery(accepted, initial, deliveryId, accepted.deduplication!.windowMs);
+    const run = { ...accepted.run, environmentId, initial };
+    if (deliveryId === undefined) return this.start(accepted, run);
+    return this.startDelivery(accepted, run, deliveryId, accepted.deduplication!.windowMs);
   }
 
   private async start(accepted: AcceptedCall, request: RunRequest): Promise<{ executionId: string; answer: HttpReply }> {
@@ -174,9 +175,9 @@ export class WebhookHost {
    * generation of the id is current: a delivery id seen again after its
    * window starts a new run under the next generation.
    */
-  private async startDelivery(accepted: AcceptedCall, initial: Record<string, unknown>, deliveryId: string, windowMs: number) {
+  private async startDelivery(accepted: AcceptedCall, request: RunRequest, deliveryId: string, windowMs: number) {
     const { organizationId, trigger } = accepted.run;
-    const run = { ...accepted.run, initial, deliveryId };
+    const run = { ...request, deliveryId };
     try {
       try {
         // The common case, a delivery never seen: claimed and started as any run, in as many statements.
