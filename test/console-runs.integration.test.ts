@@ -234,3 +234,63 @@ test('a waiting run shows what it waits for and, to an admin, a form built from 
   );
   expect((await a.readExecution(id)).steps.find((s) => s.stepId === 'after')?.output).toEqual({ level: 'high', note: 'looks fine' });
 });
+
+test('the delivery id filter (GET /executions deliveryId) shows only the run a delivery started; its page shows the id', async () => {
+  const hook = await a.createHook(
+    [{ stepId: 'reply', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { order: '{{ initial.order }}' } } } }],
+    { name: uniqueName('deliveries') },
+  );
+  // Two deliveries as a sender with an Idempotency-Key sends them (the default delivery id source), and a retry of the first.
+  const first = uniqueName('order-1001');
+  const second = uniqueName('order-1002');
+  const deliver = (key: string, order: number) => request(stack.harness.app).post(hook.path).set('Idempotency-Key', key).send({ order });
+  expect((await deliver(first, 1001)).body).toEqual({ order: 1001 });
+  expect((await deliver(second, 1002)).body).toEqual({ order: 1002 });
+  expect((await deliver(first, 1001)).body).toEqual({ order: 1001 });
+  const runs = await eventually(
+    () => a.listExecutions({ workflowId: hook.workflow.id }),
+    (l) => l.total === 2 && l.data.every((r) => r.status === 'completed'),
+  );
+  const firstRun = runs.data.find((r) => r.deliveryId === first)!;
+
+  await page.goto(`/console/runs?workflowId=${hook.workflow.id}`);
+  await expectRuns([hook.workflow.name, hook.workflow.name]);
+  const field = page.getByLabel('Delivery id');
+  await field.fill(first);
+  const listed = page.waitForRequest((r) => r.url().includes('/executions?') && new URL(r.url()).searchParams.get('deliveryId') === first);
+  await field.press('Enter');
+  await listed;
+  expect(new URL(page.url()).searchParams.get('deliveryId')).toBe(first);
+  await expectRuns([hook.workflow.name]);
+  await expect(rows().getByRole('link').getAttribute('href')).resolves.toBe(`/console/runs/${encodeURIComponent(firstRun.id)}`);
+  await screenshot(page, 'runs-list-delivery-id');
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  // The filter lives in the URL: a reload keeps it, in the field too.
+  await page.reload();
+  await expectRuns([hook.workflow.name]);
+  await expect(field.inputValue()).resolves.toBe(first);
+
+  await rows().getByRole('link').click();
+  await page.getByRole('heading', { name: `Run of ${hook.workflow.name}` }).waitFor();
+  const facts = page.locator('dl.run-facts');
+  await eventually(
+    () => facts.innerText(),
+    // The facts' labels are drawn in capitals (text-transform), which innerText keeps.
+    (text) => new RegExp(`Delivery id\\s+${first}`, 'i').test(text),
+    10_000,
+  );
+  await screenshot(page, 'runs-run-delivery-id');
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  // Back to the filtered list; emptying the field shows every run again.
+  await page.goBack();
+  await expectRuns([hook.workflow.name]);
+  await field.fill('');
+  await expectRuns([hook.workflow.name, hook.workflow.name]);
+  expect(new URL(page.url()).searchParams.get('deliveryId')).toBeNull();
+  // A run not started by a delivery shows no delivery id.
+  await page.goto(`/console/runs/${broken.runId}`);
+  await page.getByRole('heading', { name: `Run of ${broken.name}` }).waitFor();
+  await expect(facts.innerText()).resolves.not.toMatch(/Delivery id/i);
+});

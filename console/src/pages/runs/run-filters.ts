@@ -9,10 +9,12 @@ export interface RunFilters {
   /** datetime-local values (the browser's local time), as typed. */
   startedAfter: string;
   startedBefore: string;
+  /** The id of the webhook delivery that started the run (its trigger's delivery id source). */
+  deliveryId: string;
   offset: number;
 }
 
-export const FILTER_KEYS = ['workflowId', 'status', 'mode', 'triggerId', 'startedAfter', 'startedBefore'] as const;
+export const FILTER_KEYS = ['workflowId', 'status', 'mode', 'triggerId', 'startedAfter', 'startedBefore', 'deliveryId'] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export function readFilters(params: URLSearchParams): RunFilters {
@@ -25,6 +27,7 @@ export function readFilters(params: URLSearchParams): RunFilters {
     triggerId: value('triggerId'),
     startedAfter: value('startedAfter'),
     startedBefore: value('startedBefore'),
+    deliveryId: value('deliveryId'),
     offset: Number.isInteger(offset) && offset > 0 ? offset : 0,
   };
 }
@@ -48,7 +51,7 @@ export function toInstant(local: string): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-/** GET /executions's query for these filters; `mode` and `triggerId` are the API's names for them. */
+/** GET /executions's query for these filters; `mode`, `triggerId` and `deliveryId` are the API's names for them. */
 export function executionsQuery(filters: RunFilters, limit: number) {
   return {
     workflowId: filters.workflowId,
@@ -57,6 +60,7 @@ export function executionsQuery(filters: RunFilters, limit: number) {
     triggerId: filters.triggerId,
     startedAfter: toInstant(filters.startedAfter),
     startedBefore: toInstant(filters.startedBefore),
+    deliveryId: filters.deliveryId.trim(),
     limit,
     offset: filters.offset,
   };

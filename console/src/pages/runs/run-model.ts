@@ -60,6 +60,8 @@ interface ExecutionHead {
   /** A replay from a step (mode `replay`): the run it replays, and the step it ran from. */
   replayOf?: string | null;
   replayFromStepId?: string | null;
+  /** The id of the webhook delivery that started the run, when its trigger deduplicates and the delivery named one. */
+  deliveryId: string | null;
   /** The run that started this one (a core.workflow step, an agent workflow tool, the failed run of an error run), and its step. */
   parentExecutionId: string | null;
   parentStepId: string | null;

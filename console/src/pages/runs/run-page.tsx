@@ -143,6 +143,14 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
           <dt>Trigger</dt>
           <dd>{execution.trigger?.name ?? '—'}</dd>
         </div>
+        {execution.deliveryId && (
+          <div>
+            <dt>Delivery id</dt>
+            <dd>
+              <code className="delivery-id">{execution.deliveryId}</code>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Started</dt>
           <dd>{formatTime(execution.startedAt)}</dd>

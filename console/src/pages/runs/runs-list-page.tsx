@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { get, withQuery } from '../../api/client';
 import { useSession } from '../../session/session';
@@ -38,6 +39,18 @@ export function RunsListPage() {
 
   const set = (key: FilterKey) => (event: { target: { value: string } }) => changeFilter(setParams, key, event.target.value);
   const anyFilter = FILTER_KEYS.some((k) => params.get(k));
+
+  // The delivery id is typed: it applies on Enter or on leaving the field, not at every keystroke (one history entry, one request).
+  const [deliveryId, setDeliveryId] = useState(filters.deliveryId);
+  const [deliveryIdOfUrl, setDeliveryIdOfUrl] = useState(filters.deliveryId);
+  if (deliveryIdOfUrl !== filters.deliveryId) {
+    // The URL changed it (back, forward, Clear filters): the field follows.
+    setDeliveryIdOfUrl(filters.deliveryId);
+    setDeliveryId(filters.deliveryId);
+  }
+  const applyDeliveryId = (value = deliveryId) => {
+    if (value.trim() !== filters.deliveryId) changeFilter(setParams, 'deliveryId', value.trim());
+  };
 
   return (
     <Page
@@ -116,6 +129,28 @@ export function RunsListPage() {
         <div>
           <label htmlFor="filter-before">Started before</label>
           <input id="filter-before" type="datetime-local" step="1" value={filters.startedBefore} onChange={set('startedBefore')} />
+        </div>
+        <div>
+          <label htmlFor="filter-delivery">Delivery id</label>
+          <input
+            id="filter-delivery"
+            type="search"
+            className="mono delivery-id-filter"
+            autoComplete="off"
+            maxLength={200}
+            placeholder="press Enter to apply"
+            value={deliveryId}
+            onChange={(e) => {
+              setDeliveryId(e.target.value);
+              // Emptied (or cleared with the field's own button): every run again, at once.
+              if (e.target.value === '') applyDeliveryId('');
+            }}
+            onKeyDown={(e) => {
+              // No submit button, several fields: Enter would not submit the form by itself.
+              if (e.key === 'Enter') applyDeliveryId();
+            }}
+            onBlur={() => applyDeliveryId()}
+          />
         </div>
         {anyFilter && (
           <div>

@@ -1,40 +1,47 @@
-import { useState } from 'react';
-import { del, get, patch, post, withQuery } from '../../api/client';
+import { type FormEvent, useState } from 'react';
+import { get, post, withQuery } from '../../api/client';
 import { useSession } from '../../session/session';
-import { CopyButton } from '../../ui/copy-button';
 import { ErrorBox } from '../../ui/error-box';
-import { formatTime } from '../../ui/format';
+import { ProblemNote, problemAt, problemProps } from '../../ui/field-problem';
 import { useApi } from '../../ui/use-api';
 import { ScheduleTriggers } from './schedule-triggers';
+import { SecretOnce } from './secret-once';
+import { VerificationFields } from './verification-fields';
+import { WebhookTriggerCard } from './webhook-trigger-card';
+import { verificationBody, verificationDraft } from './webhook-verification';
 import { type ListPage, TRIGGER_METHODS, type WebhookTrigger, type Workflow } from './workflow-model';
 
-/** A shell command calling the trigger with the workflow's sample input, the secret left as a placeholder. */
-export function curlCommand(trigger: WebhookTrigger, sample: unknown): string {
-  const lines = [`curl -X ${trigger.method} '${trigger.url}'`];
-  if (trigger.authentication) lines.push(`-H 'Authorization: Bearer <secret>'`);
-  if (trigger.method !== 'GET') {
-    lines.push(`-H 'Content-Type: application/json'`);
-    lines.push(`-d '${JSON.stringify(sample ?? {}).replace(/'/g, `'\\''`)}'`);
-  }
-  return lines.join(' \\\n  ');
+/** The secrets an answer generated, shown once in their trigger's card until dismissed. */
+interface Generated {
+  name: string;
+  secret?: string;
+  signingSecret?: string;
 }
 
-/** The workflow's webhook triggers (URL, authentication, secret rotation, a curl command) and schedule triggers. */
+/** The workflow's webhook triggers (URL, authentication, signature verification, deduplication, a curl command) and schedule triggers. */
 export function TriggersTab({ workflow }: { workflow: Workflow }) {
   const { can } = useSession();
   const admin = can('workflows:admin');
   const path = withQuery('/webhook-triggers', { workflowId: workflow.id, limit: 1000 });
   const triggers = useApi(path, (signal) => get<ListPage<WebhookTrigger>>(path, { signal }));
-  const [secret, setSecret] = useState<{ triggerId: string; name: string; secret: string } | undefined>();
+  const [generated, setGenerated] = useState<Record<string, Generated>>({});
   const [error, setError] = useState<unknown>();
 
-  /** Runs a write; a generated secret (creation, rotation, authentication turned on) is shown once. */
+  /** Keeps what an answer generated (creation, rotation, authentication turned on) to show it once, and reloads the list. */
+  const saved = (trigger: WebhookTrigger | undefined) => {
+    if (trigger?.secret || trigger?.signingSecret) {
+      const shown = { name: trigger.name, secret: trigger.secret, signingSecret: trigger.signingSecret };
+      setGenerated((all) => ({ ...all, [trigger.id]: shown }));
+    }
+    triggers.reload();
+  };
+  const dismiss = (id: string, which: 'secret' | 'signingSecret') => setGenerated((all) => ({ ...all, [id]: { ...all[id], [which]: undefined } }));
+
+  /** Runs a one-click write; its error shows above the list. */
   const write = async (action: () => Promise<WebhookTrigger | undefined>) => {
     setError(undefined);
     try {
-      const trigger = await action();
-      setSecret(trigger?.secret ? { triggerId: trigger.id, name: trigger.name, secret: trigger.secret } : undefined);
-      triggers.reload();
+      saved(await action());
       return true;
     } catch (err) {
       setError(err);
@@ -42,23 +49,39 @@ export function TriggersTab({ workflow }: { workflow: Workflow }) {
     }
   };
 
+  const notices = (id: string) => {
+    const g = generated[id];
+    if (!g) return null;
+    return (
+      <>
+        {g.secret && (
+          <SecretOnce
+            title={`Secret of ${g.name}`}
+            usage={
+              <>
+                Callers send it as <code>Authorization: Bearer &lt;secret&gt;</code>.
+              </>
+            }
+            value={g.secret}
+            onDone={() => dismiss(id, 'secret')}
+          />
+        )}
+        {g.signingSecret && (
+          <SecretOnce
+            title={`Signing secret of ${g.name}`}
+            usage="Your sender signs each delivery with it, as the trigger's verification says."
+            value={g.signingSecret}
+            onDone={() => dismiss(id, 'signingSecret')}
+          />
+        )}
+      </>
+    );
+  };
+
   return (
     <div className="triggers">
       <h2>Webhook triggers</h2>
       <ErrorBox error={error ?? triggers.error} />
-      {secret && (
-        <div className="secret-once" role="status" aria-label="New secret">
-          <p>
-            <strong>Secret of {secret.name}</strong>: copy it now, it is not shown again. Callers send it as <code>Authorization: Bearer &lt;secret&gt;</code>.
-          </p>
-          <p className="secret-line">
-            <code className="secret-value">{secret.secret}</code> <CopyButton text={secret.secret} what={`secret of ${secret.name}`} />
-          </p>
-          <button type="button" className="link-button" onClick={() => setSecret(undefined)}>
-            I have stored it
-          </button>
-        </div>
-      )}
       {!triggers.data ? (
         !triggers.error && <p className="page-status">Loading triggers…</p>
       ) : triggers.data.data.length === 0 ? (
@@ -66,101 +89,99 @@ export function TriggersTab({ workflow }: { workflow: Workflow }) {
       ) : (
         <ul className="trigger-list">
           {triggers.data.data.map((t) => (
-            <li key={t.id} className="trigger-card" aria-label={`Webhook ${t.name}`}>
-              <div className="trigger-head">
-                <h3>{t.name}</h3>
-                <span className="badge">{t.method}</span>
-                <span className={`badge ${t.authentication ? 'succeeded' : ''}`}>{t.authentication ? 'Secret required' : 'No authentication'}</span>
-                {admin && (
-                  <span className="trigger-actions">
-                    {t.authentication && (
-                      <button type="button" onClick={() => void write(() => post<WebhookTrigger>(`/webhook-triggers/${t.id}/secret`, {}))}>
-                        Rotate secret
-                      </button>
-                    )}
-                    <button
-                      type="button"
-                      onClick={() => void write(() => patch<WebhookTrigger>(`/webhook-triggers/${t.id}`, { authentication: !t.authentication }))}
-                    >
-                      {t.authentication ? 'Turn authentication off' : 'Require a secret'}
-                    </button>
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() => {
-                        if (window.confirm(`Delete the webhook trigger ${t.name}? Callers of its URL get 404 from now on.`)) {
-                          void write(async () => {
-                            await del(`/webhook-triggers/${t.id}`);
-                            return undefined;
-                          });
-                        }
-                      }}
-                    >
-                      Delete
-                    </button>
-                  </span>
-                )}
-              </div>
-              <p className="trigger-url">
-                <code>{t.url}</code> <CopyButton text={t.url} what={`URL of ${t.name}`} />
-              </p>
-              {t.authentication && <p className="muted">Secret set {formatTime(t.secretSetAt)}</p>}
-              <details>
-                <summary>Call it with curl</summary>
-                <pre className="json curl">{curlCommand(t, workflow.definition.initial)}</pre>
-                <CopyButton text={curlCommand(t, workflow.definition.initial)} what={`curl command for ${t.name}`} />
-              </details>
-            </li>
+            <WebhookTriggerCard
+              key={t.id}
+              trigger={t}
+              sample={workflow.definition.initial}
+              admin={admin}
+              notices={notices(t.id)}
+              write={write}
+              onSaved={saved}
+            />
           ))}
         </ul>
       )}
-      {admin && <NewWebhookTrigger onCreate={(body) => write(() => post<WebhookTrigger>(`/workflows/${workflow.id}/triggers`, body))} />}
+      {admin && <NewWebhookTrigger workflowId={workflow.id} onCreated={saved} />}
       <ScheduleTriggers workflow={workflow} />
     </div>
   );
 }
 
-function NewWebhookTrigger({ onCreate }: { onCreate(body: { name: string; method: string; authentication: boolean }): Promise<boolean> }) {
+/** A new webhook trigger: its name and method, a bearer secret or not, and the signature its deliveries must carry. */
+function NewWebhookTrigger({ workflowId, onCreated }: { workflowId: string; onCreated(trigger: WebhookTrigger): void }) {
   const [name, setName] = useState('');
   const [method, setMethod] = useState('POST');
   const [authentication, setAuthentication] = useState(true);
+  const [verification, setVerification] = useState(() => verificationDraft(null));
+  const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const nameProblem = problemAt(error, 'name');
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    const { verification: config, signingSecret } = verificationBody(verification);
+    try {
+      const created = await post<WebhookTrigger>(`/workflows/${workflowId}/triggers`, {
+        name,
+        method,
+        authentication,
+        ...(config ? { verification: config } : {}),
+        ...(signingSecret ? { signingSecret } : {}),
+      });
+      setName('');
+      setAuthentication(true);
+      setVerification(verificationDraft(null));
+      onCreated(created);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
-    <form
-      className="filters new-trigger"
-      aria-label="New webhook trigger"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setBusy(true);
-        if (await onCreate({ name, method, authentication })) setName('');
-        setBusy(false);
-      }}
-    >
-      <div>
-        <label htmlFor="trigger-name">New trigger name</label>
-        <input
-          id="trigger-name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          required
-          pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,99}"
-          placeholder="new-order"
-        />
+    <form className="new-trigger" aria-label="New webhook trigger" onSubmit={(e) => void submit(e)}>
+      <div className="filters">
+        <div>
+          <label htmlFor="trigger-name">New trigger name</label>
+          <input
+            id="trigger-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,99}"
+            placeholder="new-order"
+            {...problemProps('trigger-name', nameProblem)}
+          />
+          <ProblemNote id="trigger-name" problem={nameProblem} />
+        </div>
+        <div>
+          <label htmlFor="trigger-method">Method</label>
+          <select id="trigger-method" value={method} onChange={(e) => setMethod(e.target.value)}>
+            {TRIGGER_METHODS.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </div>
+        <div className="checkbox">
+          <label>
+            <input type="checkbox" checked={authentication} onChange={(e) => setAuthentication(e.target.checked)} /> Require a secret
+          </label>
+        </div>
       </div>
-      <div>
-        <label htmlFor="trigger-method">Method</label>
-        <select id="trigger-method" value={method} onChange={(e) => setMethod(e.target.value)}>
-          {TRIGGER_METHODS.map((m) => (
-            <option key={m}>{m}</option>
-          ))}
-        </select>
-      </div>
-      <div className="checkbox">
-        <label>
-          <input type="checkbox" checked={authentication} onChange={(e) => setAuthentication(e.target.checked)} /> Require a secret
-        </label>
-      </div>
-      <div>
+      <VerificationFields
+        draft={verification}
+        onChange={(next) => {
+          // A vendor cannot send our bearer secret, and a signature authenticates its deliveries: picking a scheme turns it off (it can be turned on again).
+          if (next.scheme && !verification.scheme) setAuthentication(false);
+          setVerification(next);
+        }}
+        error={error}
+      />
+      <ErrorBox error={error} />
+      <div className="form-actions">
         <button type="submit" className="primary" disabled={busy}>
           Add webhook trigger
         </button>

@@ -36,7 +36,44 @@ export interface WebhookTrigger {
   secretSetAt: string | null;
   /** Only in the answer that generated it. */
   secret?: string;
+  /** The signature every delivery must carry; never its secret. */
+  verification: Verification | null;
+  signingSecretSetAt: string | null;
+  /** Until when the rotated-out signing secret still verifies; null when only the current one does. */
+  signingOverlapUntil: string | null;
+  /** Only in the answer that generated it (hmac without a given secret). */
+  signingSecret?: string;
+  deduplication: Deduplication;
   createdAt: string;
+}
+
+/** src/webhooks/signatures/scheme-config.ts VERIFICATION_SCHEMES. */
+export const VERIFICATION_SCHEMES = ['github', 'stripe', 'slack', 'shopify', 'twilio', 'hmac'] as const;
+export type VerificationScheme = (typeof VERIFICATION_SCHEMES)[number];
+
+export interface HmacVerification {
+  scheme: 'hmac';
+  header: string;
+  algorithm: 'sha256' | 'sha512';
+  encoding: 'hex' | 'base64';
+  prefix?: string;
+  timestampHeader?: string;
+  payload: string;
+  toleranceSeconds: number;
+}
+
+/** A trigger's verification as the API answers it (WebhookVerification, defaults applied). */
+export type Verification = { scheme: 'stripe' | 'slack'; toleranceSeconds: number } | { scheme: 'github' | 'shopify' | 'twilio' } | HmacVerification;
+
+/** Where a delivery's id is read, as written (DeliveryIdSource): a header, a body field, or a vendor preset. */
+export type DeliveryIdSource = { header: string } | { bodyField: string } | { preset: string };
+
+/** Deduplication as read: the source in effect (a preset resolved; null when off) and the preset it follows. */
+export interface Deduplication {
+  enabled: boolean;
+  deliveryId: { header: string } | { bodyField: string } | null;
+  preset: string | null;
+  windowSeconds: number;
 }
 
 export interface ScheduleTrigger {
