@@ -34,6 +34,7 @@ import { ChildAndErrorRuns1763800003100 } from './1763800003100-ChildAndErrorRun
 import { ReplayFromStep1763800003200 } from './1763800003200-ReplayFromStep';
 import { ExecutionLoopItems1763800003300 } from './1763800003300-ExecutionLoopItems';
 import { VerifiedWebhooks1763800003400 } from './1763800003400-VerifiedWebhooks';
+import { ExecutionsByDelivery1763800003500 } from './1763800003500-ExecutionsByDelivery';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -73,4 +74,5 @@ export const migrations = [
   ReplayFromStep1763800003200,
   ExecutionLoopItems1763800003300,
   VerifiedWebhooks1763800003400,
+  ExecutionsByDelivery1763800003500,
 ];

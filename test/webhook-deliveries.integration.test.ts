@@ -143,6 +143,20 @@ describe('by the Idempotency-Key header, the default', () => {
     expect(await runsOf(key)).toHaveLength(0);
   });
 
+  test('the same id with another body is 409 delivery_id_reused: nothing starts and the first answer is not given away', async () => {
+    const trigger = await hook([returnStep('answer', { order: '{{ initial.order }}' })]);
+    const key = `reused-${Date.now()}`;
+    const first = await post(trigger.path, { order: 1 }, { 'Idempotency-Key': key });
+    expect(first.body).toEqual({ order: 1 });
+    // The same JSON written differently is the same body.
+    const respaced = await request(h.app).post(trigger.path).set('Content-Type', 'application/json').set('Idempotency-Key', key).send('{ "order" : 1 }');
+    expect(respaced.body).toEqual({ order: 1 });
+    const other = await post(trigger.path, { order: 2 }, { 'Idempotency-Key': key });
+    expectError(other, 409, 'delivery_id_reused');
+    expect(JSON.stringify(other.body)).not.toContain('"order"');
+    expect(await runsOf(key)).toHaveLength(1);
+  });
+
   test('an unusable delivery id is a 400 naming where it was read, and starts nothing', async () => {
     const trigger = await hook([{ stepId: 'noop', stepType: 'core.set', input: { values: { one: 1 } } }], {
       deduplication: { deliveryId: { bodyField: 'event.id' } },

@@ -1,4 +1,5 @@
 import { HMAC_SIGNING_DEFAULTS } from '../../src/connections/types/webhook-signing';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../src/webhooks/signatures/scheme-config';
 import { signDelivery } from '../../src/webhooks/signatures/sign-delivery';
 import { StepError } from './step-errors';
 import type { ResolvedConnection, StepScope } from './step-scope';
@@ -8,7 +9,7 @@ export const SIGNING_CONNECTION_TYPE = 'webhook-signing';
 export type SigningConfig = Parameters<typeof signDelivery>[0];
 
 // Part of signDelivery's config because its verifier reads it; signing ignores it.
-const TOLERANCE_SECONDS = 300;
+const TOLERANCE_SECONDS = DEFAULT_TOLERANCE_SECONDS;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 

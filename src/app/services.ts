@@ -60,6 +60,7 @@ import { resumeLinksFor } from '../executions/resume-links';
 import { SealedResponseVault } from '../executions/sealed-response-vault';
 import { SealedResponsesRepository } from '../executions/sealed-responses.repository';
 import { createLiquid } from '../templates/template-engine';
+import { executionRetentionDays } from '../organizations/plans';
 import { SigningSecrets } from '../webhooks/signing-secrets';
 import { WebhookHost } from '../webhooks/webhook-host';
 import { WebhookRateLimiter } from '../webhooks/webhook-rate-limiter';
@@ -228,6 +229,7 @@ export function createServices(infra: Infrastructure) {
       executionsRepository,
       signingSecrets,
       syncTimeoutMs,
+      executionRetentionDays(infra.config.retention.executionDays),
     ),
     executionsRepository,
     executions: new ExecutionsService(

@@ -6,10 +6,12 @@ import { VERIFICATION_SCHEMES, VerificationConfig } from '../webhooks/signatures
 import { signDelivery } from '../webhooks/signatures/sign-delivery';
 import { twilioUrlWithBodyHash } from '../webhooks/signatures/twilio-signing-input';
 
-const USAGE = `usage: npm run sign-webhook -- --scheme <${VERIFICATION_SCHEMES.join('|')}> --secret <signing secret> --url <trigger URL> [options]
+const USAGE = `usage: npm run sign-webhook -- --scheme <${VERIFICATION_SCHEMES.join('|')}> --url <trigger URL> [--secret <signing secret>] [options]
 
 Prints a curl command that sends a delivery signed as the vendor would sign
-it, for trying a verified trigger by hand.
+it, for trying a verified trigger by hand. The secret may come from the
+SIGNING_SECRET environment variable instead of --secret, which keeps it out
+of the process list and the shell's history.
 
   --body <text>          the body, sent byte for byte (default {})
   --body-file <path>     the body from a file, byte for byte
@@ -17,6 +19,7 @@ it, for trying a verified trigger by hand.
   --delivery-id <id>     the delivery's id where the scheme's preset reads it (a header; for stripe and
                          slack put it in the body's id / event_id yourself); for hmac, an Idempotency-Key
   --timestamp <seconds>  sign this unix time instead of now (to see a stale delivery refused)
+  --method <method>      the trigger's method (default POST)
   hmac only: --header <name> [--algorithm sha256|sha512] [--encoding hex|base64] [--prefix <text>]
              [--timestamp-header <name>] [--payload <layout, e.g. {timestamp}.{body}>]`;
 
@@ -29,6 +32,7 @@ export interface SignWebhookArgs {
   form?: boolean;
   deliveryId?: string;
   timestamp?: string;
+  method?: string;
   header?: string;
   algorithm?: string;
   encoding?: string;
@@ -68,7 +72,7 @@ export function signedCurl(args: SignWebhookArgs, readFile: (path: string) => Bu
   const idHeader = config.scheme === 'hmac' ? IDEMPOTENCY_KEY_HEADER : deliveryHeader(config.scheme);
   if (idHeader) headers[idHeader] = args.deliveryId ?? randomUUID();
   return [
-    'curl --fail-with-body -sS -i -X POST',
+    `curl --fail-with-body -sS -i -X ${quote((args.method ?? 'POST').toUpperCase())}`,
     ...Object.entries(headers).map(([name, value]) => `  -H ${quote(`${name}: ${value}`)}`),
     `  --data-binary ${args.bodyFile ? quote(`@${args.bodyFile}`) : quote(body.toString('utf8'))}`,
     `  ${quote(url)}`,
@@ -96,6 +100,7 @@ function main(): void {
         form: { type: 'boolean' },
         'delivery-id': { type: 'string' },
         timestamp: { type: 'string' },
+        method: { type: 'string' },
         header: { type: 'string' },
         algorithm: { type: 'string' },
         encoding: { type: 'string' },
@@ -109,7 +114,8 @@ function main(): void {
     console.error(`${(err as Error).message}\n\n${USAGE}`);
     process.exit(2);
   }
-  if (values.help || !values.scheme || !values.secret || !values.url) {
+  const secret = (values.secret as string | undefined) ?? process.env.SIGNING_SECRET;
+  if (values.help || !values.scheme || !secret || !values.url) {
     console.error(USAGE);
     process.exit(values.help ? 0 : 2);
   }
@@ -117,13 +123,14 @@ function main(): void {
   try {
     const command = signedCurl({
       scheme: text('scheme')!,
-      secret: text('secret')!,
+      secret: secret!,
       url: text('url')!,
       body: text('body'),
       bodyFile: text('body-file'),
       form: values.form === true,
       deliveryId: text('delivery-id'),
       timestamp: text('timestamp'),
+      method: text('method'),
       header: text('header'),
       algorithm: text('algorithm'),
       encoding: text('encoding'),

@@ -212,17 +212,33 @@ export class ExecutionsRepository {
     return rows[0]?.status;
   }
 
-  /** The executions a trigger started for a delivery id, one per generation (what picks a delivery's execution id). */
+  /**
+   * The executions a trigger started for a delivery id, one per generation
+   * (what picks a delivery's execution id), each with whether it was started
+   * with this body (`input`, compared as JSON).
+   */
   async deliveryRuns(
     organizationId: string,
     triggerId: string,
     deliveryId: string,
-  ): Promise<Array<{ id: string; status: ExecutionStatus; startedAt: Date; notStarted: boolean }>> {
+    input: Record<string, unknown>,
+  ): Promise<Array<{ id: string; status: ExecutionStatus; startedAt: Date; notStarted: boolean; sameInput: boolean }>> {
     return this.db.query(
-      `SELECT id, status, started_at AS "startedAt", (status = 'failed' AND error->>'message' = $4) AS "notStarted"
+      `SELECT id, status, started_at AS "startedAt", (status = 'failed' AND error->>'message' = $4) AS "notStarted",
+              input = $5::jsonb AS "sameInput"
        FROM executions WHERE organization_id = $1 AND delivery_id = $3 AND trigger_id = $2`,
-      [organizationId, triggerId, deliveryId, NOT_STARTED_MESSAGE],
+      [organizationId, triggerId, deliveryId, NOT_STARTED_MESSAGE, JSON.stringify(input)],
     );
+  }
+
+  /** Whether the execution was started with this input (compared as JSON); false when there is no such execution. */
+  async hasInput(organizationId: string, id: string, input: Record<string, unknown>): Promise<boolean> {
+    const rows: Array<{ same: boolean }> = await this.db.query(`SELECT input = $3::jsonb AS same FROM executions WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      id,
+      JSON.stringify(input),
+    ]);
+    return rows[0]?.same ?? false;
   }
 
   /**

@@ -199,13 +199,7 @@ export class RunStarter {
       (a): AwaitedReply => a,
       async (err): Promise<AwaitedReply> => {
         // The start is only confirmed together with the update's acceptance, which a long first step delays: ask Temporal.
-        const started = await this.client.workflow
-          .getHandle(id)
-          .describe()
-          .then(
-            () => true,
-            () => false,
-          );
+        const started = await this.exists(id);
         if (!started) throw await this.notStarted(request, id, err);
         // Started, then no answer: past the deadline, or closed without answering (terminated, timed out).
         return deadline.aborted ? { kind: 'timeout' } : { kind: 'failed', message: 'The run ended before it answered' };
@@ -385,10 +379,21 @@ export class RunStarter {
     try {
       return await start();
     } catch (err) {
-      // The run of this id exists: the execution is its, not this caller's to mark.
-      if (request.deliveryId && err instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateStart(id);
+      // A delivery's execution is shared by its duplicates: once Temporal has a run of this id (refused as a duplicate, or
+      // started by another caller or by this very call before its answer was lost), the execution is that run's, not this caller's to mark.
+      if (request.deliveryId && (err instanceof WorkflowExecutionAlreadyStartedError || (await this.exists(id)))) throw new DuplicateStart(id);
       throw await this.notStarted(request, id, err);
     }
+  }
+
+  private exists(workflowId: string): Promise<boolean> {
+    return this.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        () => true,
+        () => false,
+      );
   }
 
   /** A run Temporal never accepted is marked failed, so it does not sit "running" forever; returns the error to throw. */

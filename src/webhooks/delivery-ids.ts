@@ -1,6 +1,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { ValidationError } from '../errors/errors';
 import { z } from '../openapi/zod';
+import { HeaderName } from './signatures/scheme-config';
 
 /** Where each vendor puts the id of a delivery, the same on every retry of it. */
 export const DELIVERY_ID_PRESETS = {
@@ -27,7 +28,6 @@ const MAX_DEDUP_WINDOW_SECONDS = 30 * 86_400;
 /** Longer ids are refused rather than cut: two ids sharing a prefix must not become one. */
 const MAX_DELIVERY_ID_LENGTH = 200;
 
-const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be an HTTP header name (letters, digits and - _ . etc., at most 100)');
 const BodyField = z
   .string()
   .regex(/^[A-Za-z0-9_$-]{1,100}(\.[A-Za-z0-9_$-]{1,100}){0,4}$/, 'must be a field of the JSON body, dotted for nested ones (event.id), at most 5 levels');

@@ -15,9 +15,10 @@ import {
   effectiveDeliveryIdSource,
   type DeliveryIdSource,
 } from './delivery-ids';
+import { isFormContentType, parseFormBody } from './form-body';
 import type { SigningSecrets } from './signing-secrets';
 import type { VerificationConfig } from './signatures/scheme-config';
-import { schemeHeaders } from './signatures/scheme-config';
+import { DEFAULT_TOLERANCE_SECONDS, schemeHeaders } from './signatures/scheme-config';
 import { verifyDelivery, type SignedDelivery } from './signatures/verify-delivery';
 import { triggerSecretMatches } from './trigger-secret';
 import type { WebhookRateLimiter } from './webhook-rate-limiter';
@@ -61,6 +62,13 @@ export type ReceivedDelivery = Omit<SignedDelivery, 'body'> & { body: Buffer | u
 /** What a caller is answered: the run's answer (a duplicate delivery's is its first run's), or Slack's URL check echoed. */
 export type WebhookAnswer = { executionId: string; answer: HttpReply; duplicate?: boolean } | { challenge: string };
 
+/** 409: a delivery id the trigger saw with another body; nothing starts, and the first caller's answer stays the first caller's. */
+export class DeliveryIdReused extends ConflictError {
+  constructor(deliveryId: string) {
+    super(`Delivery id "${deliveryId}" was used before with another body; a retry sends the same body, and other content needs a new id`, 'delivery_id_reused');
+  }
+}
+
 /** 401 for a delivery whose signature does not verify; the same answer whatever part was wrong. */
 export class SignatureRefused extends AppError {
   constructor(code: 'invalid_signature' | 'timestamp_out_of_tolerance', config: VerificationConfig) {
@@ -69,7 +77,7 @@ export class SignatureRefused extends AppError {
       code,
       code === 'invalid_signature'
         ? `This webhook takes only deliveries signed for it (${config.scheme}: ${schemeHeaders(config).join(', ')}); this one's signature does not verify`
-        : `This delivery's timestamp is more than ${'toleranceSeconds' in config ? config.toleranceSeconds : 300} s away from this server's clock; it may be a replay, or the sender's clock is off`,
+        : `This delivery's timestamp is more than ${'toleranceSeconds' in config ? config.toleranceSeconds : DEFAULT_TOLERANCE_SECONDS} s away from this server's clock; it may be a replay, or the sender's clock is off`,
     );
   }
 }
@@ -94,6 +102,8 @@ export class WebhookHost {
     private readonly signingSecrets: SigningSecrets,
     /** How long a caller waits for its return step's response at most (WEBHOOK_SYNC_TIMEOUT_SECONDS). */
     private readonly syncTimeoutMs: number,
+    /** Days each plan keeps executions: a delivery id is recognized by its execution, so no window outlasts them. */
+    private readonly retentionDaysByPlan: Record<string, number>,
   ) {}
 
   async accept(call: WebhookCall): Promise<AcceptedCall> {
@@ -121,7 +131,7 @@ export class WebhookHost {
             },
           }
         : {}),
-      ...(source ? { deduplication: { source, windowMs: (deduplication.windowSeconds ?? DEFAULT_DEDUP_WINDOW_SECONDS) * 1000 } } : {}),
+      ...(source ? { deduplication: { source, windowMs: this.windowMs(deduplication.windowSeconds, target.plan) } } : {}),
       synchronous: hasReturnStep(steps),
       environment: { name: call.environmentName, defaultId: target.workflow.defaultEnvironmentId },
       run: {
@@ -131,6 +141,12 @@ export class WebhookHost {
         mode: 'webhook',
       },
     };
+  }
+
+  /** The trigger's window, cut to its organization's execution retention (a pruned execution recognizes no retry). */
+  private windowMs(windowSeconds: number | undefined, plan: string): number {
+    const retentionMs = (this.retentionDaysByPlan[plan] ?? Infinity) * 86_400_000;
+    return Math.min((windowSeconds ?? DEFAULT_DEDUP_WINDOW_SECONDS) * 1000, retentionMs);
   }
 
   /**
@@ -185,12 +201,14 @@ export class WebhookHost {
       } catch (err) {
         if (!(err instanceof DeliveryRecorded)) throw err;
       }
-      const slot = await this.deliverySlot(organizationId, trigger.id, deliveryId, windowMs);
+      const slot = await this.deliverySlot(organizationId, trigger.id, deliveryId, request.initial, windowMs);
       if (slot.seen) return await this.duplicate(accepted, slot.executionId);
       return await this.start(accepted, { ...run, executionId: slot.executionId });
     } catch (err) {
-      if (err instanceof DuplicateStart) return this.duplicate(accepted, err.executionId);
-      throw err;
+      if (!(err instanceof DuplicateStart)) throw err;
+      // Refused by Temporal: started by a concurrent delivery of this id, whose body the record holds.
+      if (!(await this.executions.hasInput(organizationId, err.executionId, request.initial))) throw new DeliveryIdReused(deliveryId);
+      return this.duplicate(accepted, err.executionId);
     }
   }
 
@@ -199,13 +217,16 @@ export class WebhookHost {
    * delivery is within the window, else the first unused one. A closed run
    * of the current generation is answered without asking Temporal, which
    * forgets closed runs after its retention; one that never started is
-   * opened again to start now.
+   * opened again to start now. The same id with another body is refused:
+   * a retry sends what it sent, and a caller reusing an id for something
+   * else must not get the first caller's answer.
    */
-  private async deliverySlot(organizationId: string, triggerId: string, deliveryId: string, windowMs: number) {
-    const runs = await this.executions.deliveryRuns(organizationId, triggerId, deliveryId);
+  private async deliverySlot(organizationId: string, triggerId: string, deliveryId: string, initial: Record<string, unknown>, windowMs: number) {
+    const runs = await this.executions.deliveryRuns(organizationId, triggerId, deliveryId, initial);
     const since = Date.now() - windowMs;
     const current = runs.find((r) => r.startedAt.getTime() > since);
     if (current) {
+      if (!current.sameInput) throw new DeliveryIdReused(deliveryId);
       if (current.notStarted) await this.executions.reopenNotStarted(organizationId, current.id);
       const open = current.notStarted || OPEN_STATUSES.has(current.status);
       return { executionId: current.id, seen: !open };
@@ -237,7 +258,7 @@ export class WebhookHost {
  */
 export function parseWebhookBody(raw: Buffer | undefined, contentType: string | undefined): Record<string, unknown> {
   if (!raw || raw.length === 0) return {};
-  if (contentType && /^application\/x-www-form-urlencoded\b/i.test(contentType)) return parseFormBody(raw);
+  if (isFormContentType(contentType)) return parseFormBody(raw);
   if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new AppError(
       415,
@@ -261,16 +282,4 @@ export function parseWebhookBody(raw: Buffer | undefined, contentType: string | 
   }
   // A sender's payload is data the run is owed, and a refused delivery would only be retried as it was: what PostgreSQL cannot store is replaced, not refused.
   return replaceUnstorableText(value as Record<string, unknown>);
-}
-
-function parseFormBody(raw: Buffer): Record<string, unknown> {
-  const fields = new Map<string, string | string[]>();
-  for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
-    const seen = fields.get(name);
-    if (seen === undefined) fields.set(name, value);
-    else if (Array.isArray(seen)) seen.push(value);
-    else fields.set(name, [seen, value]);
-  }
-  // fromEntries defines own properties: a field named __proto__ stays a field.
-  return replaceUnstorableText(Object.fromEntries(fields));
 }

@@ -1,4 +1,4 @@
-import { type DataSource } from 'typeorm';
+import { IsNull, type DataSource } from 'typeorm';
 import { uniqueNameIndex } from '../db/unique-violation';
 import { ConflictError } from '../errors/errors';
 import type { Deduplication } from './delivery-ids';
@@ -7,10 +7,13 @@ import type { Page } from '../http/pagination';
 import { WebhookTrigger } from './webhook-trigger.entity';
 
 const uniqueName = uniqueNameIndex('webhook_triggers_org_name_key', 'webhook trigger');
+const concurrentRotation = () => new ConflictError('The signing secret changed meanwhile; read the trigger and try again', 'concurrent_rotation');
 
 /** What a webhook call needs, found by the public URL's organization suid and trigger name. */
 export interface TriggerTarget {
   organizationId: string;
+  /** The organization's plan: how long its executions are kept, which bounds how long a delivery id can be recognized. */
+  plan: string;
   trigger: {
     id: string;
     name: string;
@@ -53,7 +56,7 @@ export class WebhookTriggersRepository {
   /** The trigger and its workflow's current definition in one query: the webhook hot path. */
   async findTarget(organizationSuid: string, name: string): Promise<TriggerTarget | null> {
     const [r] = await this.db.query(
-      `SELECT o.id AS organization_id, t.id, t.name, t.method, t.authentication, t.secret_hash, t.verification, t.signing_secrets, t.deduplication,
+      `SELECT o.id AS organization_id, o.plan, t.id, t.name, t.method, t.authentication, t.secret_hash, t.verification, t.signing_secrets, t.deduplication,
               w.id AS workflow_id, w.name AS workflow_name, w.current_version, w.default_environment_id, v.definition
        FROM organizations o
        JOIN webhook_triggers t ON t.organization_id = o.id AND t.name = $2
@@ -65,6 +68,7 @@ export class WebhookTriggersRepository {
     if (!r) return null;
     return {
       organizationId: r.organization_id,
+      plan: r.plan,
       trigger: {
         id: r.id,
         name: r.name,
@@ -89,8 +93,14 @@ export class WebhookTriggersRepository {
     await uniqueName(trigger.name, () => this.repo.insert(trigger));
   }
 
-  async update(organizationId: string, id: string, changes: Partial<WebhookTrigger>): Promise<void> {
-    await uniqueName(changes.name, () => this.repo.update({ organizationId, id }, changes));
+  /**
+   * `signingSecretsWere`: the change replaces the signing secrets, and only
+   * if they are still these (a concurrent rotation is a 409, not a lost secret).
+   */
+  async update(organizationId: string, id: string, changes: Partial<WebhookTrigger>, signingSecretsWere?: string | null): Promise<void> {
+    const guard = signingSecretsWere === undefined ? {} : { signingSecrets: signingSecretsWere === null ? IsNull() : signingSecretsWere };
+    const result = await uniqueName(changes.name, () => this.repo.update({ organizationId, id, ...guard }, changes));
+    if (signingSecretsWere !== undefined && result.affected === 0) throw concurrentRotation();
   }
 
   /** Writes rotated signing secrets only over the ones they were rotated from: a concurrent rotation is a 409, not a lost secret. */
@@ -105,7 +115,7 @@ export class WebhookTriggersRepository {
        WHERE organization_id = $1 AND id = $2 AND signing_secrets IS NOT DISTINCT FROM $3`,
       [organizationId, id, from, changes.signingSecrets, changes.signingSecretSetAt, changes.signingOverlapUntil],
     );
-    if (affected === 0) throw new ConflictError('The signing secret changed meanwhile; read the trigger and rotate again', 'concurrent_rotation');
+    if (affected === 0) throw concurrentRotation();
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {

@@ -85,7 +85,7 @@ export class WebhookTriggersService {
       ...(input.deduplication !== undefined ? { deduplication: DeduplicationSchema.parse(input.deduplication) } : {}),
       ...signing.changes,
     };
-    await this.repo.update(organizationId, id, changes);
+    await this.repo.update(organizationId, id, changes, 'signingSecrets' in signing.changes ? current.signingSecrets : undefined);
     return { trigger: await this.get(organizationId, id), generated: { secret: generated?.secret, signingSecret: signing.generated } };
   }
 

@@ -1,3 +1,4 @@
+import { HEADER_NAME_PATTERN } from '../../webhooks/signatures/scheme-config';
 import { type JsonSchema, secret, variants } from './json-schema';
 
 /** What a `webhook-signing` connection holds when a field is left out; the request signer falls back to the same. */
@@ -8,9 +9,6 @@ export const HMAC_SIGNING_DEFAULTS = {
   timestampHeader: 'X-Signature-Timestamp',
   payload: '{timestamp}.{body}',
 } as const;
-
-// RFC 9110 token characters: a header name with anything else could not be sent.
-const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 
 // A character of the layout's own text: anything but the `{` of a `{...}` placeholder.
 const PLAIN = '(?:[^{]|\\{(?![^{}]*\\}))';
@@ -25,7 +23,7 @@ const headerName = (description: string, defaultName: string): JsonSchema => ({
   type: 'string',
   minLength: 1,
   maxLength: 100,
-  pattern: HEADER_NAME,
+  pattern: HEADER_NAME_PATTERN,
   default: defaultName,
   description,
 });

@@ -15,7 +15,7 @@ export const SCHEME_DESCRIPTIONS: Record<VerificationScheme, string> = {
   hmac: 'A header of your choice carrying an HMAC of the body, optionally with a signed timestamp',
 };
 
-const DEFAULT_TOLERANCE_SECONDS = 300;
+export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const toleranceSeconds = z
   .number()
@@ -25,12 +25,14 @@ const toleranceSeconds = z
   .default(DEFAULT_TOLERANCE_SECONDS)
   .openapi({ description: 'How far the signed timestamp may be from our clock, either way, in seconds' });
 
-// RFC 9110 token characters: anything else could not have arrived as a header name.
-const HeaderName = z
+// RFC 9110 token characters: anything else could not have arrived as a header name. A source string, for JSON Schemas too.
+export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+
+export const HeaderName = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be an HTTP header name: letters, digits and !#$%&'*+-.^_`|~ only");
+  .regex(new RegExp(HEADER_NAME_PATTERN), "must be an HTTP header name: letters, digits and !#$%&'*+-.^_`|~ only");
 
 const Stripe = z.strictObject({ scheme: z.literal('stripe'), toleranceSeconds });
 const GitHub = z.strictObject({ scheme: z.literal('github') });

@@ -2,6 +2,7 @@ import { decodeSignature, type DigestAlgorithm, type DigestEncoding } from './di
 import type { VerificationConfig } from './scheme-config';
 import { bodyMessage, digestFormat, GITHUB_PREFIX, HEADERS, SLACK_VERSION, STRIPE_SCHEME } from './scheme-formats';
 import { parseUnixSeconds } from './signed-timestamp';
+import { isFormContentType } from '../form-body';
 import { twilioBodyHash, twilioBodyMatches, twilioFormParameters, twilioUrlCandidates } from './twilio-signing-input';
 import type { SignedDelivery } from './signed-delivery';
 
@@ -24,8 +25,6 @@ function header(delivery: SignedDelivery, name: string): string | undefined {
   const value = delivery.header(name);
   return typeof value === 'string' && value.length <= MAX_HEADER_LENGTH ? value : undefined;
 }
-
-const FORM = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 
 /**
  * Reads the signatures and signed timestamp a delivery presents under a scheme.
@@ -99,7 +98,9 @@ function readTwilio(delivery: SignedDelivery, signature: Buffer | undefined, alg
   if (!signature) return undefined;
   const bodyHash = twilioBodyHash(delivery.url);
   if (bodyHash !== undefined && !twilioBodyMatches(bodyHash, delivery.body)) return undefined;
-  const form = bodyHash === undefined && FORM.test(delivery.contentType ?? '');
+  const form = bodyHash === undefined && isFormContentType(delivery.contentType);
+  // Neither a form nor bound by bodySHA256, a body is covered by nothing Twilio signed: it could be anything.
+  if (bodyHash === undefined && !form && delivery.body.length > 0) return undefined;
   const parameters = form ? twilioFormParameters(delivery.body) : '';
   const messages = twilioUrlCandidates(delivery.url).map((url) => [Buffer.from(url + parameters, 'utf8')]);
   return { algorithm, presented: [signature], messages };

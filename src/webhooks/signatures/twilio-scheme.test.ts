@@ -40,6 +40,15 @@ function delivery(signature: string | undefined, options: { url?: string; body?:
 }
 
 describe('twilio scheme, form bodies', () => {
+  test('a URL-only signature (a GET, or a form-less call) covers no body: one arriving beside it is refused, whatever its type', () => {
+    const signature = twilio.getExpectedTwilioSignature(authToken, url, {});
+    expect(verifyDelivery(config, [authToken], delivery(signature, { body: Buffer.alloc(0), contentType: undefined }), now)).toEqual({ ok: true });
+    for (const contentType of ['application/json', 'text/plain', undefined, 'application/x-www-form-urlencodedx']) {
+      const smuggled = delivery(signature, { body: Buffer.from('{"Body":"anything"}'), contentType });
+      expect(verifyDelivery(config, [authToken], smuggled, now)).toEqual({ ok: false, code: 'invalid_signature' });
+    }
+  });
+
   test("getExpectedTwilioSignature's signature verifies (unicode, repeated names)", () => {
     const signature = twilio.getExpectedTwilioSignature(authToken, url, params);
     expect(verifyDelivery(config, [authToken], delivery(signature), now)).toEqual({ ok: true });
