@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { sign as signGitHub } from '@octokit/webhooks-methods';
 import { deliveryExecutionId } from '../src/webhooks/delivery-ids';
 import { NOT_STARTED_MESSAGE } from '../src/executions/executions.repository';
+import { DuplicateStart, RunStarter } from '../src/executions/run-starter';
 import { as, expectError, type Harness } from './harness';
 import { startHttpStub, sendJson, type HttpStub } from './stubs/http-stub';
 import { httpStep, returnStep, startWorkflowHarness, type WorkflowApi } from './workflow-api';
@@ -259,5 +260,36 @@ describe('vendor presets', () => {
     expect(await runsOf(key)).toHaveLength(1);
     const other = await createTestOrg(h.services);
     expect((await a.listExecutions({ deliveryId: key }, other.ownerToken)).total).toBe(0);
+  });
+});
+
+describe('an API process without a worker of its own (update-with-start)', () => {
+  test('10 concurrent starts of one delivery start one run; the others learn they are duplicates, and nothing is marked failed', async () => {
+    const workflow = await a.createWorkflow([returnStep('answer', { ok: '{{ initial.n }}' })]);
+    const trigger = await a.createTrigger(workflow.id, {});
+    const { definition, version } = (await as(h.app, org.ownerToken).get(`/workflows/${workflow.id}`)).body;
+    const steps = definition.steps;
+    // A starter the worker never attached to: the path of `npm run start -- api` beside separate workers.
+    const runs = new RunStarter(h.services.temporal.client, h.services.executionsRepository, h.services.config.temporal.taskQueue, h.services.logger);
+    const key = `detached-${Date.now()}`;
+    const executionId = deliveryExecutionId(trigger.id, key, 0);
+    const request = {
+      organizationId: org.organizationId,
+      workflow: { id: workflow.id, name: workflow.name, version, steps },
+      trigger: { id: trigger.id, name: trigger.name },
+      environmentId: null,
+      initial: { n: 5 },
+      mode: 'webhook' as const,
+      executionId,
+      deliveryId: key,
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => runs.startAndAwaitReply(request, 30_000)));
+    const answered = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(answered).toHaveLength(1);
+    expect(answered[0].value).toMatchObject({ executionId, answer: { kind: 'response' } });
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) expect(o.reason).toBeInstanceOf(DuplicateStart);
+    expect(await a.awaitEnd(executionId)).toMatchObject({ status: 'completed', deliveryId: key });
+    // After the run closed: Temporal refuses the id again (REJECT_DUPLICATE).
+    await expect(runs.startAndAwaitReply(request, 30_000)).rejects.toBeInstanceOf(DuplicateStart);
   });
 });

@@ -184,11 +184,7 @@ export class RunStarter {
     const local = this.local;
     if (local) return this.startLocallyAndAwaitReply(local, request, timeoutMs);
     const { id, options } = await this.prepare(request);
-    if (request.deliveryId) {
-      // Update-with-start would attach to a run of the same id; a delivery must learn it is a duplicate (DuplicateStart).
-      const handle = await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
-      return { executionId: id, answer: await this.askTemporal(request.organizationId, handle, AbortSignal.timeout(timeoutMs)) };
-    }
+    // FAIL: a run of this id already there is an error, never a run this caller attaches to (a delivery's duplicate learns it is one).
     const operation = new WithStartWorkflowOperation(INTERPRETER_WORKFLOW, { ...options, workflowIdConflictPolicy: 'FAIL' });
     // The deadline also ends the update's long poll, so callers who gave up leave nothing waiting in this process.
     const deadline = AbortSignal.timeout(timeoutMs);
@@ -198,6 +194,7 @@ export class RunStarter {
     const answer = await update.then(
       (a): AwaitedReply => a,
       async (err): Promise<AwaitedReply> => {
+        if (request.deliveryId && err instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateStart(id);
         // The start is only confirmed together with the update's acceptance, which a long first step delays: ask Temporal.
         const started = await this.exists(id);
         if (!started) throw await this.notStarted(request, id, err);
