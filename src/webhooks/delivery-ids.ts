@@ -52,7 +52,6 @@ export const DeduplicationSchema = z
       .openapi({ description: 'How long a delivery id counts, from its first delivery (default 4 days)' }),
   })
   .openapi('Deduplication');
-export type DeduplicationInput = z.input<typeof DeduplicationSchema>;
 export type Deduplication = z.output<typeof DeduplicationSchema>;
 
 /** The source a trigger deduplicates by: the one it names, its scheme's preset, or the Idempotency-Key header; none when turned off. */

@@ -5,16 +5,6 @@ import { HEADERS } from './vendor-headers';
 export const VERIFICATION_SCHEMES = ['stripe', 'github', 'slack', 'shopify', 'twilio', 'hmac'] as const;
 export type VerificationScheme = (typeof VERIFICATION_SCHEMES)[number];
 
-/** One line per scheme, for documentation and error messages. */
-export const SCHEME_DESCRIPTIONS: Record<VerificationScheme, string> = {
-  stripe: 'Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">',
-  github: 'X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>',
-  slack: 'X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<X-Slack-Request-Timestamp>:<body>">',
-  shopify: 'X-Shopify-Hmac-Sha256: <base64 HMAC-SHA256 of the body>',
-  twilio: 'X-Twilio-Signature: <base64 HMAC-SHA1 of the URL, then the form parameters sorted by name; a JSON body is bound by bodySHA256 in the URL>',
-  hmac: 'A header of your choice carrying an HMAC of the body, optionally with a signed timestamp',
-};
-
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const toleranceSeconds = z
@@ -78,10 +68,6 @@ export const VerificationConfig = z
   .openapi('WebhookVerification', { description: `scheme is one of ${schemeList}` });
 export type VerificationConfigInput = z.input<typeof VerificationConfig>;
 export type VerificationConfig = z.output<typeof VerificationConfig>;
-export type HmacConfig = Extract<VerificationConfig, { scheme: 'hmac' }>;
-
-/** What an outbound HTTP step may sign with; the other schemes are vendors' deliveries to us, not ours to imitate. */
-export const OUTBOUND_SIGNING_SCHEMES = ['stripe', 'hmac'] as const satisfies readonly VerificationScheme[];
 
 /** The headers a scheme reads, for documentation and for saying what a refused delivery lacked. */
 export function schemeHeaders(config: VerificationConfig): string[] {
