@@ -203,6 +203,15 @@ export class ExecutionsRepository {
     return rows[0] ?? null;
   }
 
+  /** How the execution stands, without its input (which may be megabytes): what a webhook delivery's duplicate is told. */
+  async outcome(organizationId: string, id: string): Promise<Pick<ExecutionRow, 'status' | 'error'> | undefined> {
+    const rows: Array<Pick<ExecutionRow, 'status' | 'error'>> = await this.db.query(
+      `SELECT status, error FROM executions WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    return rows[0];
+  }
+
   /** The execution's status alone (a caller polling for a change reads no input). */
   async status(organizationId: string, id: string): Promise<ExecutionStatus | undefined> {
     const rows: Array<{ status: ExecutionStatus }> = await this.db.query(`SELECT status FROM executions WHERE organization_id = $1 AND id = $2`, [

@@ -159,7 +159,7 @@ export class RunStarter {
   async answerSoFar(organizationId: string, executionId: string): Promise<AwaitedReply> {
     const stepId = await this.executions.answeringStep(organizationId, executionId);
     if (stepId) return { kind: 'response', response: { $offloaded: { stepId } }, sealed: true };
-    const row = await this.executions.findById(organizationId, executionId);
+    const row = await this.executions.outcome(organizationId, executionId);
     if (!row) return { kind: 'timeout' };
     switch (row.status) {
       case 'running':
