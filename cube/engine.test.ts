@@ -1,5 +1,5 @@
 import { createLogger } from '../src/logging/logger';
-import { FairScheduler } from '../src/analytics/fair-scheduler';
+import { FairScheduler } from '../src/lib/fair-scheduler';
 import { CubeEngine } from './engine';
 import { CubeQueryError } from './query-refusals';
 

@@ -3,7 +3,7 @@ import type { Config } from '../config/config';
 import { AppError, TooManyRequestsError } from '../errors/errors';
 import { STATEMENT_TIMEOUT_MESSAGE } from '../db/database-errors';
 import type { AnalyticsQuery } from './analytics.schemas';
-import { FairScheduler } from './fair-scheduler';
+import { FairScheduler } from '../lib/fair-scheduler';
 import { type PlaceInRequest, refusedByCube } from './refused-query';
 
 /** What a refused caller is told to wait: about one of Cube's 5-second polls, long enough for a slot to free up. */

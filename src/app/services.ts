@@ -63,6 +63,7 @@ import { createLiquid } from '../templates/template-engine';
 import { executionRetentionDays } from '../organizations/plans';
 import { SigningSecrets } from '../webhooks/signing-secrets';
 import { WebhookHost } from '../webhooks/webhook-host';
+import { WebhookAdmission } from '../webhooks/webhook-admission';
 import { WebhookRateLimiter } from '../webhooks/webhook-rate-limiter';
 import { WorkflowsRepository } from '../workflows/workflows.repository';
 import { WorkflowsService } from '../workflows/workflows.service';
@@ -224,6 +225,7 @@ export function createServices(infra: Infrastructure) {
       triggersRepository,
       environments,
       new WebhookRateLimiter(infra.config.webhooks.rateLimits),
+      new WebhookAdmission(infra.config.webhooks.admission),
       runs,
       replyResolver,
       executionsRepository,

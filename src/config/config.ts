@@ -97,6 +97,8 @@ const envSchema = z.object({
   WEBHOOK_BURST_PER_TRIGGER: z.coerce.number().int().min(1).max(1_000_000).default(200),
   WEBHOOK_RATE_PER_ORGANIZATION: z.coerce.number().positive().max(100_000).default(300),
   WEBHOOK_BURST_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  WEBHOOK_RUNS_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(32),
+  WEBHOOK_ADMISSION_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -144,6 +146,8 @@ export interface Config {
     bodyLimit: string;
     /** Token buckets: `rate` calls per second refill, `burst` calls at once. */
     rateLimits: { perTrigger: RateLimit; perOrganization: RateLimit };
+    /** Webhook runs one API process has in flight at most, and how long a call waits for room before it is refused (503). */
+    admission: { runsInFlight: number; maxWaitMs: number };
   };
   steps: {
     /** Non-public addresses `core.http` may reach anyway: IPs, CIDRs, or IP:port. */
@@ -274,6 +278,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         perTrigger: { rate: e.WEBHOOK_RATE_PER_TRIGGER, burst: e.WEBHOOK_BURST_PER_TRIGGER },
         perOrganization: { rate: e.WEBHOOK_RATE_PER_ORGANIZATION, burst: e.WEBHOOK_BURST_PER_ORGANIZATION },
       },
+      admission: { runsInFlight: e.WEBHOOK_RUNS_IN_FLIGHT, maxWaitMs: e.WEBHOOK_ADMISSION_WAIT_MS },
     },
     steps: {
       httpAllowList: e.HTTP_OUTBOUND_ALLOW ? e.HTTP_OUTBOUND_ALLOW.split(',') : [],

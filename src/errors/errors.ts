@@ -57,13 +57,28 @@ export class ConflictError extends AppError {
   }
 }
 
-/** 429: the caller may try again after `retryAfterSeconds`, which the error middleware sends as `Retry-After`. */
-export class TooManyRequestsError extends AppError {
+/** The caller may try again after `retryAfterSeconds`, which the error middleware sends as `Retry-After`. */
+export abstract class RetryLaterError extends AppError {
   constructor(
-    message: string,
+    status: 429 | 503,
     code: string,
+    message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(429, code, message);
+    super(status, code, message);
+  }
+}
+
+/** 429: this caller sent more than its share. */
+export class TooManyRequestsError extends RetryLaterError {
+  constructor(message: string, code: string, retryAfterSeconds: number) {
+    super(429, code, message, retryAfterSeconds);
+  }
+}
+
+/** 503: the service has no room for this now, whoever sends it; nothing was started. */
+export class ServiceBusyError extends RetryLaterError {
+  constructor(message: string, code: string, retryAfterSeconds: number) {
+    super(503, code, message, retryAfterSeconds);
   }
 }

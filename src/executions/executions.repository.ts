@@ -212,6 +212,21 @@ export class ExecutionsRepository {
     return rows[0];
   }
 
+  /**
+   * Which of these executions are still running (neither ended nor parked
+   * at a wait), in one statement: the runs a webhook host answered at once
+   * and watches until they end (RunEndWatch). A pruned one is not running.
+   */
+  async stillRunning(runs: Array<{ organizationId: string; id: string }>): Promise<Set<string>> {
+    const rows: Array<{ id: string }> = await this.db.query(
+      `SELECT e.id FROM unnest($1::uuid[], $2::text[]) AS w(organization_id, id)
+       JOIN executions e ON e.organization_id = w.organization_id AND e.id = w.id
+       WHERE e.status = 'running'`,
+      [runs.map((r) => r.organizationId), runs.map((r) => r.id)],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** The execution's status alone (a caller polling for a change reads no input). */
   async status(organizationId: string, id: string): Promise<ExecutionStatus | undefined> {
     const rows: Array<{ status: ExecutionStatus }> = await this.db.query(`SELECT status FROM executions WHERE organization_id = $1 AND id = $2`, [

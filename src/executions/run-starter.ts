@@ -24,6 +24,7 @@ import {
 } from '../../workflows/run.types';
 import { NOT_STARTED_MESSAGE, type ExecutionMode, type ExecutionsRepository } from './executions.repository';
 import type { LocalReplies } from './local-replies';
+import { RunEndWatch } from './run-end-watch';
 
 const { OrganizationId: ORGANIZATION_ID, WorkflowName: WORKFLOW_NAME, TriggerName: TRIGGER_NAME, DeliveryId: DELIVERY_ID } = SEARCH_ATTRIBUTE_KEYS;
 
@@ -117,13 +118,16 @@ const LOCAL_ANSWER_GRACE_MS = 3_000;
  */
 export class RunStarter {
   private local: LocalWorker | undefined;
+  private readonly endWatch: RunEndWatch;
 
   constructor(
     private readonly client: Client,
     private readonly executions: ExecutionsRepository,
     private readonly taskQueue: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.endWatch = new RunEndWatch(executions);
+  }
 
   /**
    * Runs whose caller waits start eagerly on this worker from now on, and
@@ -148,6 +152,27 @@ export class RunStarter {
     const { id, options } = await this.prepare(request);
     await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
     return id;
+  }
+
+  /**
+   * Starts as `start` does, and tells when the run has ended or parked at a
+   * wait (`ended`; after `atMostMs` at the latest): a webhook answered at
+   * once keeps its admission slot until then, so the runs accepted are the
+   * runs the workers keep up with. The local worker announces its runs' ends;
+   * others are looked up (RunEndWatch).
+   */
+  async startWatched(request: RunRequest, atMostMs: number): Promise<{ executionId: string; ended: Promise<void> }> {
+    const { id, options } = await this.prepare(request);
+    // Before the start: a run can end before the start call returns.
+    const heard = this.local?.replies.expect(id);
+    try {
+      await this.guardStart(request, id, () => this.client.workflow.start(INTERPRETER_WORKFLOW, options));
+    } catch (err) {
+      heard?.cancel();
+      throw err;
+    }
+    const ended = this.endWatch.until(request.organizationId, id, atMostMs, heard?.answer).finally(() => heard?.cancel());
+    return { executionId: id, ended };
   }
 
   /**

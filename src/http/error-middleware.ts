@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isStatementTimeout, isUnstorableText } from '../db/database-errors';
-import { AppError, TooManyRequestsError } from '../errors/errors';
+import { AppError, RetryLaterError } from '../errors/errors';
 import type { Logger } from '../logging/logger';
 
 /** Errors raised by express.json() before any route runs. */
@@ -47,7 +47,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.status(500).json({ error: { code: 'internal_error', message: 'Internal server error', requestId } });
       return;
     }
-    if (known instanceof TooManyRequestsError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
+    if (known instanceof RetryLaterError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
     res.status(known.status).json({
       error: { code: known.code, message: known.message, details: known.details, requestId },
     });

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { OutboundHttp, OutboundStream } from '../outbound/outbound-http';
-import { FairScheduler } from '../analytics/fair-scheduler';
+import { FairScheduler } from '../lib/fair-scheduler';
 import type { Config, VendorBaseUrls } from '../config/config';
 import type { Connection } from '../connections/connection.entity';
 import type { ConnectionsService } from '../connections/connections.service';

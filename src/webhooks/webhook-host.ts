@@ -21,6 +21,7 @@ import type { VerificationConfig } from './signatures/scheme-config';
 import { DEFAULT_TOLERANCE_SECONDS, schemeHeaders } from './signatures/scheme-config';
 import { verifyDelivery, type SignedDelivery } from './signatures/verify-delivery';
 import { triggerSecretMatches } from './trigger-secret';
+import { ANSWERED_RUN_HOLD_MS, type AdmissionSlot, type WebhookAdmission } from './webhook-admission';
 import type { WebhookRateLimiter } from './webhook-rate-limiter';
 import type { WebhookTriggersRepository } from './webhook-triggers.repository';
 
@@ -96,6 +97,7 @@ export class WebhookHost {
     private readonly triggers: WebhookTriggersRepository,
     private readonly environments: EnvironmentsService,
     private readonly limiter: WebhookRateLimiter,
+    private readonly admission: WebhookAdmission,
     private readonly runs: RunStarter,
     private readonly replies: ReplyResolver,
     private readonly executions: ExecutionsRepository,
@@ -171,12 +173,22 @@ export class WebhookHost {
     }
     const deliveryId = accepted.deduplication ? deliveryIdOf(accepted.deduplication.source, delivery.header, initial) : undefined;
     const run = { ...accepted.run, environmentId, initial };
-    if (deliveryId === undefined) return this.start(accepted, run);
-    return this.startDelivery(accepted, run, deliveryId, accepted.deduplication!.windowMs);
+    // Last of the checks, so that a refused call never waits for room; before anything is written or started.
+    const slot = await this.admission.admit(run.organizationId);
+    try {
+      if (deliveryId === undefined) return await this.start(accepted, run, slot);
+      return await this.startDelivery(accepted, run, deliveryId, accepted.deduplication!.windowMs, slot);
+    } finally {
+      slot.free();
+    }
   }
 
-  private async start(accepted: AcceptedCall, request: RunRequest): Promise<{ executionId: string; answer: HttpReply }> {
-    if (!accepted.synchronous) return { executionId: await this.runs.start(request), answer: { kind: 'started' } };
+  private async start(accepted: AcceptedCall, request: RunRequest, slot: AdmissionSlot): Promise<{ executionId: string; answer: HttpReply }> {
+    if (!accepted.synchronous) {
+      const { executionId, ended } = await this.runs.startWatched(request, ANSWERED_RUN_HOLD_MS);
+      slot.keepUntil(ended);
+      return { executionId, answer: { kind: 'started' } };
+    }
     const { executionId, answer } = await this.runs.startAndAwaitReply(request, this.syncTimeoutMs);
     // A delivery's duplicates are owed the same answer, a sealed one included: it stays (an hour at most, as any uncollected answer).
     return { executionId, answer: await this.replies.resolve(request.organizationId, executionId, answer, { keep: !!request.deliveryId }) };
@@ -191,19 +203,19 @@ export class WebhookHost {
    * generation of the id is current: a delivery id seen again after its
    * window starts a new run under the next generation.
    */
-  private async startDelivery(accepted: AcceptedCall, request: RunRequest, deliveryId: string, windowMs: number) {
+  private async startDelivery(accepted: AcceptedCall, request: RunRequest, deliveryId: string, windowMs: number, slot: AdmissionSlot) {
     const { organizationId, trigger } = accepted.run;
     const run = { ...request, deliveryId };
     try {
       try {
         // The common case, a delivery never seen: claimed and started as any run, in as many statements.
-        return await this.start(accepted, { ...run, executionId: deliveryExecutionId(trigger.id, deliveryId, 0), claimNewDelivery: true });
+        return await this.start(accepted, { ...run, executionId: deliveryExecutionId(trigger.id, deliveryId, 0), claimNewDelivery: true }, slot);
       } catch (err) {
         if (!(err instanceof DeliveryRecorded)) throw err;
       }
-      const slot = await this.deliverySlot(organizationId, trigger.id, deliveryId, request.initial, windowMs);
-      if (slot.seen) return await this.duplicate(accepted, slot.executionId);
-      return await this.start(accepted, { ...run, executionId: slot.executionId });
+      const generation = await this.deliveryGeneration(organizationId, trigger.id, deliveryId, request.initial, windowMs);
+      if (generation.seen) return await this.duplicate(accepted, generation.executionId);
+      return await this.start(accepted, { ...run, executionId: generation.executionId }, slot);
     } catch (err) {
       if (!(err instanceof DuplicateStart)) throw err;
       // Refused by Temporal: started by a concurrent delivery of this id, whose body the record holds.
@@ -221,7 +233,7 @@ export class WebhookHost {
    * a retry sends what it sent, and a caller reusing an id for something
    * else must not get the first caller's answer.
    */
-  private async deliverySlot(organizationId: string, triggerId: string, deliveryId: string, initial: Record<string, unknown>, windowMs: number) {
+  private async deliveryGeneration(organizationId: string, triggerId: string, deliveryId: string, initial: Record<string, unknown>, windowMs: number) {
     const runs = await this.executions.deliveryRuns(organizationId, triggerId, deliveryId, initial);
     const since = Date.now() - windowMs;
     const current = runs.find((r) => r.startedAt.getTime() > since);

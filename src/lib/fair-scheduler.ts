@@ -6,14 +6,25 @@ export interface FairSchedulerOptions {
   /** Tasks of one key waiting at once; one more is refused with `whenFull()`. */
   maxWaitingPerKey: number;
   whenFull: () => Error;
+  /**
+   * How long a task may wait for its turn; past it, it leaves the queue and is
+   * refused with `whenLate()`. Without it a task waits as long as it takes.
+   */
+  maxWaitMs?: number;
+  whenLate?: () => Error;
 }
 
 /** Idle keys whose turn order is remembered; one forgotten starts afresh, as a newcomer. */
 const MAX_IDLE_KEYS_REMEMBERED = 10_000;
 
+interface Waiter {
+  start: () => void;
+  timer?: NodeJS.Timeout;
+}
+
 interface KeyState {
   running: number;
-  waiting: Array<() => void>;
+  waiting: Waiter[];
   /** When the key last started a task (a counter; 0: never), to find whose turn it is. */
   lastStart: number;
 }
@@ -35,6 +46,7 @@ export class FairScheduler {
 
   constructor(private readonly options: FairSchedulerOptions) {
     if (options.concurrency < 1 || options.perKey < 1 || options.maxWaitingPerKey < 0) throw new Error('FairScheduler: limits must be positive');
+    if (options.maxWaitMs !== undefined && !options.whenLate) throw new Error('FairScheduler: maxWaitMs needs whenLate');
   }
 
   /** Runs `task` when the key's turn comes; throws `whenFull()` at once if the key already has too many waiting. */
@@ -45,6 +57,21 @@ export class FairScheduler {
     } finally {
       this.release(key);
     }
+  }
+
+  /**
+   * Takes a slot when the key's turn comes, for work that outlives one
+   * function call (a run answered at once and watched until it ends); the
+   * returned function frees it, once however often it is called.
+   */
+  async slot(key: string): Promise<() => void> {
+    await this.acquire(key);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.release(key);
+    };
   }
 
   /** Tasks of a key running and waiting now. */
@@ -63,7 +90,18 @@ export class FairScheduler {
     }
     if (state.waiting.length >= this.options.maxWaitingPerKey) return Promise.reject(this.options.whenFull());
     this.keys.set(key, state);
-    return new Promise((resolve) => state.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { start: resolve };
+      const { maxWaitMs, whenLate } = this.options;
+      if (maxWaitMs !== undefined) {
+        waiter.timer = setTimeout(() => {
+          state.waiting.splice(state.waiting.indexOf(waiter), 1);
+          this.forgetIfIdle(key, state);
+          reject(whenLate!());
+        }, maxWaitMs);
+      }
+      state.waiting.push(waiter);
+    });
   }
 
   private start(key: string, state: KeyState): void {
@@ -77,13 +115,17 @@ export class FairScheduler {
     const state = this.keys.get(key)!;
     this.running--;
     state.running--;
-    if (state.running === 0 && state.waiting.length === 0) {
-      this.keys.delete(key);
-      this.idleLastStarts.delete(key);
-      this.idleLastStarts.set(key, state.lastStart);
-      if (this.idleLastStarts.size > MAX_IDLE_KEYS_REMEMBERED) this.idleLastStarts.delete(this.idleLastStarts.keys().next().value!);
-    }
+    this.forgetIfIdle(key, state);
     this.dispatch();
+  }
+
+  /** A key with nothing running or waiting leaves the active set; its last start is remembered for its next turn. */
+  private forgetIfIdle(key: string, state: KeyState): void {
+    if (state.running > 0 || state.waiting.length > 0 || this.keys.get(key) !== state) return;
+    this.keys.delete(key);
+    this.idleLastStarts.delete(key);
+    this.idleLastStarts.set(key, state.lastStart);
+    if (this.idleLastStarts.size > MAX_IDLE_KEYS_REMEMBERED) this.idleLastStarts.delete(this.idleLastStarts.keys().next().value!);
   }
 
   /** Fills free slots, each from the eligible key that started a task least recently (one that never did first). */
@@ -97,7 +139,9 @@ export class FairScheduler {
       if (!next) return;
       const [key, state] = next;
       this.start(key, state);
-      state.waiting.shift()!();
+      const waiter = state.waiting.shift()!;
+      clearTimeout(waiter.timer);
+      waiter.start();
     }
   }
 }

@@ -107,4 +107,54 @@ describe('FairScheduler', () => {
     await flush();
     expect(started.map((n) => n[0]).sort()).toEqual(['a', 'b', 'c']);
   });
+
+  describe('with a wait deadline', () => {
+    class Late extends Error {}
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    const scheduler = () =>
+      new FairScheduler({
+        concurrency: 1,
+        perKey: 1,
+        maxWaitingPerKey: 10,
+        maxWaitMs: 1000,
+        whenFull: () => new Error('full'),
+        whenLate: () => new Late('late'),
+      });
+
+    it('refuses a task not started in time, and the queue goes on without it', async () => {
+      const s = scheduler();
+      const release = await s.slot('a');
+      const late = s.slot('a');
+      const caught = late.catch((err: unknown) => err);
+      jest.advanceTimersByTime(999);
+      expect(s.stats('a')).toEqual({ running: 1, waiting: 1 });
+      jest.advanceTimersByTime(1);
+      await expect(caught).resolves.toBeInstanceOf(Late);
+      expect(s.stats('a')).toEqual({ running: 1, waiting: 0 });
+
+      // The late one holds nothing: the next waiter gets the slot as soon as it is freed.
+      const next = s.slot('b');
+      release();
+      release(); // freeing twice frees once
+      const releaseNext = await next;
+      expect(s.stats('b')).toEqual({ running: 1, waiting: 0 });
+      releaseNext();
+      expect(s.stats('b')).toEqual({ running: 0, waiting: 0 });
+      expect(s.stats('a')).toEqual({ running: 0, waiting: 0 });
+    });
+
+    it('a task started before its deadline is not refused later', async () => {
+      const s = scheduler();
+      const release = await s.slot('a');
+      const waiting = s.slot('a');
+      jest.advanceTimersByTime(500);
+      release();
+      const second = await waiting;
+      jest.advanceTimersByTime(5000);
+      expect(s.stats('a')).toEqual({ running: 1, waiting: 0 });
+      second();
+    });
+  });
 });
