@@ -3,6 +3,7 @@ import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { runWorkflowDefinition } from './interpreter';
 import { awaitReplyUpdate, INTERPRETER_WORKFLOW, type RunEnd, type RunInput, type StepDefinition, type StepRequest } from './run.types';
 import { startWorkflowEnv, stepResult, withWorker, type ActivityMocks, type WorkflowEnv } from './workflow-env.fixture';
+import { createStepThenReturn } from '../activities/steps/step-then-return';
 
 let w: WorkflowEnv;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ interface Call {
 }
 
 /** Mocks of the step activities: a set step outputs its values, a return step its response; `ifResult` is every core.if's verdict. */
-function stepMocks(options: { ifResult?: boolean; http?: () => Promise<never> } = {}) {
+function stepMocks(options: { ifResult?: boolean; http?: () => Promise<never>; returnFailures?: Error[] } = {}) {
   const calls: Call[] = [];
   const runEnds: RunEnd[] = [];
   const seen = (request: StepRequest) => {
@@ -43,6 +44,8 @@ function stepMocks(options: { ifResult?: boolean; http?: () => Promise<never> } 
     },
     async returnStep(request) {
       seen(request);
+      const failure = options.returnFailures?.shift();
+      if (failure) throw failure;
       return stepResult({ statusCode: request.step.input.webhookResponse.statusCode, body: request.step.input.webhookResponse.body });
     },
     async ifStep(request) {
@@ -57,6 +60,8 @@ function stepMocks(options: { ifResult?: boolean; http?: () => Promise<never> } 
       runEnds.push(end);
     },
   };
+  // The worker's own composition of the step activities above: a step and the return step after it in one local activity.
+  Object.assign(mocks, createStepThenReturn(mocks as Parameters<typeof createStepThenReturn>[0]));
   return { mocks, calls, runEnds };
 }
 
@@ -147,9 +152,10 @@ describe('runWorkflowDefinition', () => {
     expect(answers).toEqual([answer]);
     expect(update).toEqual(answer);
     expect(result).toEqual({ response: { statusCode: 200, body: { ok: true } }, stepsRun: 4 });
+    // The step before the answer and the answer: one local activity.
     expect(calls.map((c) => [c.stepId, c.local, c.activityId])).toEqual([
-      ['prepare', true, expect.any(String)],
-      ['answer', true, expect.any(String)],
+      ['prepare', true, calls[0].activityId],
+      ['answer', true, calls[0].activityId],
       // A local activity would hold the workflow task, and the answer with it: regular activities, named by seq and step.
       ['after', false, '2-after'],
       ['second', false, '3-second'],
@@ -160,6 +166,63 @@ describe('runWorkflowDefinition', () => {
     expect(calls[2].request.context).toEqual({ steps: { prepare: { $offloaded: { stepId: 'prepare' } }, answer: { $offloaded: { stepId: 'answer' } } } });
     expect(calls[3].request.endsRun).toBe(true);
     expect(runEnds).toEqual([]);
+  });
+
+  describe('a step and the return step after it run as one local activity', () => {
+    const execute = (mocks: ActivityMocks, steps: StepDefinition[], id = workflowId()) =>
+      withWorker(w, mocks, ({ taskQueue }) =>
+        w.env.client.workflow.execute<typeof runWorkflowDefinition>(INTERPRETER_WORKFLOW, { taskQueue, workflowId: id, args: [input(steps)] }).then(
+          (result) => ({ result, failure: undefined }),
+          (failure: unknown) => ({ result: undefined, failure }),
+        ),
+      );
+
+    test('each recorded as itself, in order; the answer reads the output before it; the answer ends the run', async () => {
+      const { mocks, calls, runEnds } = stepMocks();
+      const { result } = await execute(mocks, [http('fetch'), ret('answer', { ok: true })]);
+      expect(calls.map((c) => [c.stepId, c.request.seq, c.local])).toEqual([
+        ['fetch', 0, true],
+        ['answer', 1, true],
+      ]);
+      expect(calls[1].activityId).toBe(calls[0].activityId);
+      expect(calls[1].request.context.steps).toEqual({ fetch: { status: 200 } });
+      expect(calls[1].request).toMatchObject({ answersCaller: true, endsRun: true });
+      expect(calls[0].request.endsRun).toBeUndefined();
+      expect(result).toEqual({ response: { statusCode: 200, body: { ok: true } }, stepsRun: 2 });
+      expect(runEnds).toEqual([]);
+    });
+
+    test('a return step failing for good fails the run naming the return step; the step before it ran once', async () => {
+      const { mocks, calls, runEnds } = stepMocks({ returnFailures: [ApplicationFailure.nonRetryable('"{{ fetch.body" does not parse', 'TemplateError')] });
+      const id = workflowId();
+      const { failure } = await execute(mocks, [http('fetch'), ret('answer', { ok: true })], id);
+      const message = 'Step "answer" (core.return) failed: "{{ fetch.body" does not parse';
+      expect(calls.map((c) => c.stepId)).toEqual(['fetch', 'answer']);
+      expect(runEnds).toEqual([{ executionId: id, organizationId: ORG, status: 'failed', error: { stepId: 'answer', message } }]);
+      expect(((failure as WorkflowFailedError).cause as ApplicationFailure).message).toBe(message);
+    });
+
+    test('a return step failing in a way worth retrying is retried alone: the step before it is never sent again', async () => {
+      const { mocks, calls } = stepMocks({ returnFailures: [new Error('connection reset'), new Error('connection reset')] });
+      const { result } = await execute(mocks, [http('fetch'), ret('answer', { ok: true })]);
+      expect(calls.map((c) => [c.stepId, c.request.seq])).toEqual([
+        ['fetch', 0],
+        ['answer', 1],
+        ['answer', 1],
+        ['answer', 1],
+      ]);
+      // The retries are an activity of the return step's own, reading the first step's output as the fused one did.
+      expect(calls[2].activityId).not.toBe(calls[0].activityId);
+      expect(calls[3].request.context.steps).toEqual({ fetch: { status: 200 } });
+      expect(result).toEqual({ response: { statusCode: 200, body: { ok: true } }, stepsRun: 2 });
+    });
+
+    test('a failing first step fails the run naming it, and the return step never runs', async () => {
+      const { mocks, calls } = stepMocks({ http: () => Promise.reject(ApplicationFailure.nonRetryable('the server answered 500', 'HttpStatusError')) });
+      const { failure } = await execute(mocks, [http('fetch'), ret('answer', { ok: true })]);
+      expect(calls.map((c) => c.stepId)).toEqual(['fetch']);
+      expect(((failure as WorkflowFailedError).cause as ApplicationFailure).message).toBe('Step "fetch" (core.http) failed: the server answered 500');
+    });
   });
 
   test("a failing step fails the run naming that step: recorded by recordRunEnd, told to the caller, the workflow's failure", async () => {

@@ -14,8 +14,9 @@ import type { Activities } from '../activities';
 import { startErrorRun } from './error-run';
 import {
   RUN_INLINE_BUDGET,
-  STEP_INLINE_LIMIT,
+  RUNS_AHEAD_OF_RETURN,
   awaitReplyUpdate,
+  inlineLimit,
   type ReplySinks,
   type CallerReply,
   type RunEnd,
@@ -27,7 +28,7 @@ import {
   type WaitEndRequest,
   type WebhookResponse,
 } from './run.types';
-import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
+import { byReference, executeStep, executeStepThenReturn, StepFailed, stepPartActivity } from './step-execution';
 import { LOOP_INLINE_EVENTS, runLoopStep } from './loops';
 import { reusedSteps } from './replay-from-step';
 import { RunWaits } from './waits';
@@ -43,6 +44,13 @@ const { recordRunEnd } = proxyLocalActivities<Activities>({ startToCloseTimeout:
  * Runs started before it replay with their separate run-end activity.
  */
 const RUN_END_WITH_LAST_STEP = 'run-end-with-last-step';
+
+/**
+ * Runs started since this patch run a step and the return step right after it
+ * in one local activity (step-execution.ts, executeStepThenReturn) while the
+ * caller waits for its answer. Runs started before it replay step by step.
+ */
+const STEP_THEN_RETURN = 'step-then-return';
 
 /** Runs started since this patch render a lone `{{ expression }}` yielding a number, boolean or null as that value, not text. */
 const TYPED_VALUES = 'typed-values';
@@ -85,9 +93,27 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
     callerReplies.answered(answer);
   };
 
+  /** What a step's result changes for the steps after it; a return step's is the answer. */
+  const took = (step: StepDefinition, endsRun: boolean, { output, bytes, sealedAnswer }: StepResult) => {
+    endRecorded ||= endsRun;
+    inlineBudget -= bytes;
+    context.steps[step.stepId] = output;
+    if (step.stepType !== 'core.return') return;
+    const reply: CallerReply = { kind: 'response', response: output as WebhookResponse, ...(sealedAnswer ? { sealed: true } : {}) };
+    waits.tell(reply);
+    if (answer === undefined) {
+      response = output as WebhookResponse;
+      answer = reply;
+      announce();
+    }
+  };
+
   /** `tail`: nothing follows these steps, so the last of them is the run's last. */
   const runSteps = async (steps: StepDefinition[], tail: boolean): Promise<void> => {
+    // The return step that ran together with the step before it.
+    let ranAhead: StepDefinition | undefined;
     for (const [index, step] of steps.entries()) {
+      if (step === ranAhead) continue;
       const last = tail && index === steps.length - 1;
       if (reused?.has(step.stepId)) {
         // A replay takes this step's recorded output (copied into this run) instead of running it: nothing is sent again.
@@ -97,7 +123,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         continue;
       }
       // A core.if output (its branch) is tiny and must stay readable here, so the floor keeps it inline.
-      const offloadAboveBytes = Math.max(1024, Math.min(STEP_INLINE_LIMIT, inlineBudget));
+      const offloadAboveBytes = inlineLimit(inlineBudget);
       // The first return step answers the run's caller; after an event, the next one answers the event's sender too.
       const answersCaller = step.stepType === 'core.return' && (answer === undefined || waits.senderWaiting);
       const endsRun = endWithLastStep && last && CAN_END_RUN.has(step.stepType);
@@ -125,22 +151,35 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         if (timedOut && Array.isArray(step.input.onTimeout)) await runSteps(step.input.onTimeout, last);
         continue;
       }
-      const { output, bytes, sealedAnswer } = await executeStep(request, answer !== undefined, input);
-      endRecorded ||= endsRun;
-      inlineBudget -= bytes;
-      context.steps[step.stepId] = output;
+      const next = steps[index + 1];
+      if (
+        answer === undefined &&
+        next?.stepType === 'core.return' &&
+        step.stepType in RUNS_AHEAD_OF_RETURN &&
+        !reused?.has(next.stepId) &&
+        patched(STEP_THEN_RETURN)
+      ) {
+        const answerEndsRun = endWithLastStep && tail && index + 1 === steps.length - 1;
+        const answering = {
+          run,
+          step: next,
+          seq: seq++,
+          answersCaller: true,
+          ...(answerEndsRun ? { endsRun: true } : {}),
+          ...(typedValues ? { typedValues } : {}),
+        };
+        const ran = await executeStepThenReturn(request, answering, inlineBudget);
+        took(step, endsRun, ran.first);
+        took(next, answerEndsRun, ran.answer);
+        ranAhead = next;
+        continue;
+      }
+      const result = await executeStep(request, answer !== undefined, input);
+      took(step, endsRun, result);
       if (step.stepType === 'core.if') {
         // The boolean, not the branch name: masking rewrites strings, never booleans.
-        const holds = (output as { result: boolean }).result === true;
+        const holds = (result.output as { result: boolean }).result === true;
         await runSteps((holds ? step.input.then : step.input.else) ?? [], last);
-      } else if (step.stepType === 'core.return') {
-        const reply: CallerReply = { kind: 'response', response: output as WebhookResponse, ...(sealedAnswer ? { sealed: true } : {}) };
-        waits.tell(reply);
-        if (answer === undefined) {
-          response = output as WebhookResponse;
-          answer = reply;
-          announce();
-        }
       }
     }
   };

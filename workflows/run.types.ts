@@ -208,6 +208,42 @@ export interface StepResult {
   sealedAnswer?: boolean;
 }
 
+/** The size above which a step's output is offloaded, given what the run's inline budget has left. */
+export const inlineLimit = (budget: number) => Math.max(1024, Math.min(STEP_INLINE_LIMIT, budget));
+
+/**
+ * Step types that may run together with the return step right after them
+ * in one local activity (`stepThenReturn`): each is one activity of its own
+ * otherwise, and none needs the workflow between it and the answer (a
+ * branch does, and the others are several activities or regular ones).
+ */
+export const RUNS_AHEAD_OF_RETURN = {
+  'core.http': 'httpStep',
+  'core.set': 'setStep',
+  'data-store.get': 'dataStoreGetStep',
+  'data-store.set': 'dataStoreSetStep',
+} as const;
+
+/**
+ * A step and the return step after it, in one local activity. `answer` gets
+ * the first step's context with its output added, and its offload limit
+ * from the budget left after it.
+ */
+export interface StepThenReturnRequest {
+  first: StepRequest;
+  answer: Omit<StepRequest, 'context' | 'offloadAboveBytes'>;
+  /** The run's inline budget before the first step. */
+  inlineBudget: number;
+}
+
+/**
+ * The first step's result, and the return step's, or how it failed: that
+ * failure is no failure of the activity, which would run the first step
+ * again when retried; the workflow retries the return step alone.
+ */
+export type StepThenReturnResult =
+  { first: StepResult; answer: StepResult } | { first: StepResult; answerFailed: { message: string; type?: string; nonRetryable: boolean } };
+
 export interface RunEnd {
   executionId: string;
   organizationId: string;

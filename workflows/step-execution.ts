@@ -1,9 +1,20 @@
-import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { STEP_TYPES } from '../src/workflows/definition.schemas';
 import { activitiesWith, localActivitiesWith } from './activity-proxies';
 import { runAgentStep } from './agent-loop';
-import { HTTP_DEFAULT_TIMEOUT_MS, isLoopItem, isOffloaded, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
+import {
+  HTTP_DEFAULT_TIMEOUT_MS,
+  inlineLimit,
+  isLoopItem,
+  isOffloaded,
+  type RunInput,
+  type StepDefinition,
+  type StepRequest,
+  type StepResult,
+  type StepThenReturnRequest,
+  type StepThenReturnResult,
+} from './run.types';
 import { runWorkflowStep } from './workflow-step';
 
 // How one step runs as activities: which activity, local or regular, with which timeouts and retries, and how
@@ -68,6 +79,43 @@ export async function executeStep(
   } catch (err) {
     throw stepFailure(err, step);
   }
+}
+
+/**
+ * Runs a step and the return step after it in one local activity
+ * (`stepThenReturn`): one activity less before the answer. The first step's
+ * failure is reported and retried as when it runs alone (the activity has
+ * its options). A return step that fails for good fails the run as it would
+ * alone; one whose failure is worth retrying runs again on its own with its
+ * whole retry policy, so the first step never runs twice.
+ */
+export async function executeStepThenReturn(
+  first: StepRequest,
+  answer: StepThenReturnRequest['answer'],
+  inlineBudget: number,
+): Promise<{ first: StepResult; answer: StepResult }> {
+  const own = stepOptions(first.step);
+  const options = {
+    ...own,
+    // The return step renders a template: the first step's bound and the return step's own.
+    startToCloseTimeout: own.startToCloseTimeout + RETURN_STEP_TIMEOUT_MS,
+    summary: `${first.step.stepId} (${first.step.stepType}), then ${answer.step.stepId} (core.return)`,
+  };
+  let ran: StepThenReturnResult;
+  try {
+    ran = await localActivitiesWith(options).stepThenReturn({ first, answer, inlineBudget });
+  } catch (err) {
+    throw stepFailure(err, first.step);
+  }
+  if ('answer' in ran) return ran;
+  const { message, type, nonRetryable } = ran.answerFailed;
+  if (nonRetryable) throw stepFailure(ApplicationFailure.create({ message, type, nonRetryable }), answer.step);
+  const alone: StepRequest = {
+    ...answer,
+    context: { ...first.context, steps: { ...first.context.steps, [first.step.stepId]: ran.first.output } },
+    offloadAboveBytes: inlineLimit(inlineBudget - ran.first.bytes),
+  };
+  return { first: ran.first, answer: await executeStep(alone, false, {}) };
 }
 
 /** A step's failure as the run reports it; a cancellation stays one. */
@@ -136,5 +184,8 @@ function stepOptions(step: StepDefinition) {
       retry: { maximumAttempts: (step.input.retry?.limit ?? 0) + 3, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
     };
   }
-  return { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' } };
+  return { startToCloseTimeout: RETURN_STEP_TIMEOUT_MS, retry: { maximumAttempts: 3, initialInterval: '200 milliseconds' } };
 }
+
+/** The bound of a step without I/O of its own (a return step among them); its templates may still read secrets and outputs from the database. */
+const RETURN_STEP_TIMEOUT_MS = 30_000;

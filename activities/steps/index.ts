@@ -5,13 +5,14 @@ import { createDataStoreSteps } from './data-store-steps';
 import { createHttpStep } from './http-step';
 import { createLlmStep } from './llm-step';
 import { createLoopSteps } from './loop-steps';
+import { createStepThenReturn } from './step-then-return';
 import { createWaitSteps } from './wait-steps';
 import { createWorkflowStep } from './workflow-step';
 
 /** One activity per step type, so the Temporal UI names the kind of step each activity is. */
 export function createStepActivities(deps: ActivityDeps, records: ReturnType<typeof createDataStoreActivities>) {
   const runner = { executions: deps.executions, renderer: deps.renderer, secrets: deps.secrets, seals: deps.seals, loopItems: deps.loopItems };
-  return {
+  const steps = {
     ...createControlSteps(runner, deps.sealedResponses),
     ...createHttpStep(runner, deps.http),
     ...createLlmStep(runner, deps.llm),
@@ -20,4 +21,5 @@ export function createStepActivities(deps: ActivityDeps, records: ReturnType<typ
     ...createLoopSteps(runner, deps.loopItems),
     ...createWorkflowStep({ ...runner, workflows: deps.workflows }),
   };
+  return { ...steps, ...createStepThenReturn(steps) };
 }
