@@ -57,3 +57,62 @@ export function postgresCpuMs(dataDir: string): number {
   }
   return (ticks / hz()) * 1000;
 }
+
+/**
+ * The pid of a child of `parent` whose command line contains `name`, or
+ * undefined: the Temporal dev server the service (`src/main.ts all`) starts
+ * as its own child, whose pid the service does not tell.
+ */
+export function childProcessPid(parent: number, name: string): number | undefined {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || stat(Number(entry))?.ppid !== parent) continue;
+    let cmdline: string;
+    try {
+      cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (cmdline.includes(name)) return Number(entry);
+  }
+  return undefined;
+}
+
+/** What a row measures: the CPU milliseconds each named process (or group of processes) has used so far. */
+export type CpuMeters = Record<string, () => number>;
+/** CPU milliseconds by the names of a `CpuMeters`. */
+export type CpuMs = Record<string, number>;
+
+/** Reads every meter now; the function answers what each used since. */
+export function cpuSince(meters: CpuMeters): () => CpuMs {
+  const before = Object.fromEntries(Object.entries(meters).map(([name, read]) => [name, read()]));
+  return () => Object.fromEntries(Object.entries(meters).map(([name, read]) => [name, read() - before[name]]));
+}
+
+export function addCpu(a: CpuMs, b: CpuMs): CpuMs {
+  const sum = { ...a };
+  for (const [name, ms] of Object.entries(b)) sum[name] = (sum[name] ?? 0) + ms;
+  return sum;
+}
+
+export interface CpuPerRun {
+  /** What the CPU is divided by: completed runs, or answers where no run starts (duplicates of a delivery). */
+  per: 'run' | 'answer';
+  count: number;
+  /** CPU used in the window, by process. */
+  usedMs: CpuMs;
+  /** The same per run (or answer), by process, and summed. */
+  perRunMs: CpuMs;
+  totalPerRunMs: number;
+}
+
+export function cpuPerRun(usedMs: CpuMs, count: number, per: CpuPerRun['per'] = 'run'): CpuPerRun {
+  const perRunMs = Object.fromEntries(Object.entries(usedMs).map(([name, ms]) => [name, count > 0 ? ms / count : NaN]));
+  const totalPerRunMs = Object.values(perRunMs).reduce((a, b) => a + b, 0);
+  return { per, count, usedMs, perRunMs, totalPerRunMs };
+}
+
+/** `cpu/run: service 17.1 ms, temporal 12.3 ms, postgres 3.0 ms (32.4 ms)`. */
+export function formatCpu(cpu: CpuPerRun): string {
+  const parts = Object.entries(cpu.perRunMs).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`);
+  return `cpu/${cpu.per}: ${parts.join(', ')} (${cpu.totalPerRunMs.toFixed(1)} ms)`;
+}

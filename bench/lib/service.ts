@@ -45,6 +45,8 @@ export async function startService(env: Record<string, string>, logFile: string,
     pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
+        // Stopped already (or exited on its own): there is no exit left to wait for.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

@@ -6,6 +6,12 @@ export function percentile(samples: number[], p: number): number {
   return sorted[rank];
 }
 
+/** Several percentiles of `samples` at once (one sort), nearest-rank as `percentile`. */
+export function percentiles(samples: number[], ps: number[]): number[] {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return ps.map((p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]));
+}
+
 export const fmt = {
   int: (n: number) => Math.round(n).toLocaleString('en-US'),
   ms: (n: number) => `${n.toFixed(n < 10 ? 2 : 1)} ms`,

@@ -13,6 +13,8 @@ export const TEMPORAL_CLI = path.join(ROOT, '.tools/temporal/bin/temporal');
 export interface TemporalDevServerHandle {
   address: string;
   uiUrl: string;
+  /** The server's process (for its CPU time in benchmarks); undefined when an already running server is shared. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startTemporalDevServer(options: {
   return {
     address: `127.0.0.1:${options.port}`,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
