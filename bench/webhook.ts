@@ -28,7 +28,7 @@
  *
  * Knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (20), BENCH_OVERLOAD_CONNECTIONS (100),
  * EMBEDDED_TEMPORAL_JOURNAL (wal), BENCH_SETTINGS (rollback,wal,wal-normal,memory),
- * SERVICE_NODE_ARGS (node flags for the service). Results: bench-results/webhook-<time>.json.
+ * SERVICE_NODE_ARGS (node flags for the service), BENCH_PARTS (baselines,one-process,two-processes,scale-out). Results: bench-results/webhook-<time>.json.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -55,6 +55,8 @@ const OVERLOAD_CONNECTIONS = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 10
 const JOURNAL = (process.env.EMBEDDED_TEMPORAL_JOURNAL ?? 'wal') as SqliteJournal;
 type Setting = SqliteJournal | 'memory';
 const SETTINGS = (process.env.BENCH_SETTINGS ?? 'rollback,wal,wal-normal,memory').split(',') as Setting[];
+/** Which sections run: a before/after pair of one lever needs only the rows it moves, on a machine where a full run takes a quarter of an hour. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'baselines,one-process,two-processes,scale-out').split(','));
 
 /** Answers that shed load on purpose (admission control's 503, rate limits' 429): reported apart, never counted as errors. */
 const SHED = new Set([503, 429]);
@@ -704,8 +706,28 @@ async function main() {
     console.log(`Webhook benchmark: ${CONNECTIONS} concurrent callers, ${SECONDS} s a row, ${os.cpus().length} CPUs, everything on this machine\n`);
     console.log('Baselines: an empty workflow, bare Temporal');
     row('stub alone (HTTP)', (await cannon(`${stub.url}/items?q=bench`, { expect: 200 })).figures);
-    for (const setting of SETTINGS) await bareTemporal(setting, dir, setting === JOURNAL);
+    if (PARTS.has('baselines')) for (const setting of SETTINGS) await bareTemporal(setting, dir, setting === JOURNAL);
 
+    if (PARTS.has('one-process')) await oneProcess();
+    if (PARTS.has('two-processes')) await twoProcesses();
+    if (PARTS.has('scale-out')) {
+      console.log(`\nScale-out: two API processes and two workers (${JOURNAL} dev server of their own, both APIs driven at once)`);
+      results.scaleOut = await scaleOut(baseEnv, dir, pgDir, pool, stub.url);
+    }
+
+    results.rows = rows;
+    console.log(`\nResults written to ${saveResults('webhook', results)}`);
+  } finally {
+    // stop() answers at once for what has stopped already.
+    for (const s of services.reverse()) await s.stop();
+    for (const s of servers) await s.stop();
+    await pool.end();
+    await pg.stop();
+    stub.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  async function oneProcess() {
     console.log(`\nThe service as npm start runs it (API and worker in one process, ${JOURNAL} dev server, eager start)`);
     const allEnv = {
       ...baseEnv,
@@ -721,7 +743,9 @@ async function main() {
     const allMeters: CpuMeters = { service: () => processCpuMs(all.pid), temporal: () => processCpuMs(embeddedTemporal), postgres };
     results.oneProcess = await webhooks('one process', all, allEnv, pool, stub.url, allMeters);
     await all.stop();
+  }
 
+  async function twoProcesses() {
     console.log(`\nAPI and worker in two processes (${JOURNAL} dev server, no eager start: answers by update)`);
     const server = await devServer(JOURNAL, dir);
     servers.push(server);
@@ -737,20 +761,6 @@ async function main() {
     await worker.stop();
     await server.stop();
     servers.pop(); // a dev server killed by a signal has no exit code: stop() would wait for an exit that came already
-
-    console.log(`\nScale-out: two API processes and two workers (${JOURNAL} dev server of their own, both APIs driven at once)`);
-    results.scaleOut = await scaleOut(baseEnv, dir, pgDir, pool, stub.url);
-
-    results.rows = rows;
-    console.log(`\nResults written to ${saveResults('webhook', results)}`);
-  } finally {
-    // stop() answers at once for what has stopped already.
-    for (const s of services.reverse()) await s.stop();
-    for (const s of servers) await s.stop();
-    await pool.end();
-    await pg.stop();
-    stub.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
