@@ -1,7 +1,13 @@
 import type { ExecutionsRepository } from './executions.repository';
 
-/** How often the runs still watched are looked up; a run the local worker announces is never looked up. */
-const POLL_MS = 200;
+/**
+ * How often the runs still watched are looked up: a slot is held this much
+ * longer than its run at most, so the lookup must be frequent (one indexed
+ * statement for all of them). A run the local worker announces is never looked up.
+ */
+const POLL_MS = 100;
+/** Runs younger than this are not looked up yet: most are still on their first step, or about to be announced. */
+const LOOK_UP_AFTER_MS = 50;
 /** The most runs one lookup names; more wait for the next tick. */
 const POLL_BATCH = 500;
 
@@ -65,8 +71,7 @@ export class RunEndWatch {
     if (this.polling) return;
     this.polling = true;
     try {
-      // A run younger than a tick is most likely still on its first step, or about to be announced by the local worker.
-      const due = [...this.watched].filter((w) => Date.now() - w.since >= POLL_MS).slice(0, POLL_BATCH);
+      const due = [...this.watched].filter((w) => Date.now() - w.since >= LOOK_UP_AFTER_MS).slice(0, POLL_BATCH);
       if (due.length === 0) return;
       const running = await this.executions.stillRunning(due);
       for (const w of due) if (!running.has(w.id)) w.end();
