@@ -115,6 +115,17 @@ const WRITE_ROWS = `INSERT INTO data_store_records AS r
   ORDER BY u.key COLLATE "C"
   ON CONFLICT (organization_id, table_name, key) DO UPDATE SET ${REPLACE_ON_CONFLICT}`;
 
+/**
+ * WRITE_ROWS for a single row, its fields as plain parameters ($6…$11): no
+ * arrays for the client to build and escape and the server to parse, no sort.
+ * Most API writes are one record.
+ */
+const WRITE_ONE_ROW = `INSERT INTO data_store_records AS r
+    (id, suid, organization_id, table_name, key, value, expires_at, record_timestamp, created_at, updated_at)
+  SELECT $6::uuid, $7::text, $1, $2, $8::text, $9::jsonb, $10::timestamptz, coalesce($11::timestamptz, now()), now(), now()
+  WHERE NOT EXISTS (SELECT FROM read_only)
+  ON CONFLICT (organization_id, table_name, key) DO UPDATE SET ${REPLACE_ON_CONFLICT}`;
+
 /** Whether the returned row was created by this statement (inserted, or an expired one revived). */
 export const WAS_CREATED = `(xmax = 0 OR created_at = now())`;
 
@@ -125,15 +136,16 @@ export const WAS_CREATED = `(xmax = 0 OR created_at = now())`;
  * "readOnlyShareId" (nothing was written); or one row of nulls when nothing
  * was written otherwise (an insert whose key is taken).
  */
-const writeStatement = (name: string, conflictCondition: string, returning: string): PreparedStatement => ({
+const writeStatement = (name: string, write: string, conflictCondition: string, returning: string): PreparedStatement => ({
   name,
   text: `WITH ${READ_ONLY_SHARE}, ${ENSURE_TABLE},
-  written AS (${WRITE_ROWS} ${conflictCondition} RETURNING ${returning})
+  written AS (${write} ${conflictCondition} RETURNING ${returning})
   SELECT w.*, s.id AS "readOnlyShareId" FROM (SELECT (SELECT id FROM read_only) AS id) s LEFT JOIN written w ON true`,
 });
-const UPSERT = writeStatement('data_store_upsert', '', `${COLUMNS}, ${WAS_CREATED} AS created`);
+const UPSERT = writeStatement('data_store_upsert', WRITE_ROWS, '', `${COLUMNS}, ${WAS_CREATED} AS created`);
+const UPSERT_ONE = writeStatement('data_store_upsert_one', WRITE_ONE_ROW, '', `${COLUMNS}, ${WAS_CREATED} AS created`);
 /** A live record keeps its key: only an expired one is replaced. */
-const INSERT = writeStatement('data_store_insert', 'WHERE r.expires_at <= now()', COLUMNS);
+const INSERT = writeStatement('data_store_insert', WRITE_ROWS, 'WHERE r.expires_at <= now()', COLUMNS);
 
 /** What a write did: the rows it wrote, or nothing because the name is a read-only shared table (that share's id). */
 export type WriteResult<T> = { written: T[] } | { readOnlyShareId: string };
@@ -164,9 +176,11 @@ export class DataStoresRepository {
     rows: StagedRecord[],
     origin: TableOrigin,
   ): Promise<WriteResult<{ record: StoredRecord; created: boolean }>> {
-    const result = writeResult<StoredRecord & { created: boolean }>(
-      await retryOnDeadlock(() => queryPrepared(this.manager, UPSERT, this.writeParams(organizationId, tableName, rows, origin))),
-    );
+    const [statement, params] =
+      rows.length === 1
+        ? [UPSERT_ONE, this.oneRowParams(organizationId, tableName, rows[0], origin)]
+        : [UPSERT, this.writeParams(organizationId, tableName, rows, origin)];
+    const result = writeResult<StoredRecord & { created: boolean }>(await retryOnDeadlock(() => queryPrepared(this.manager, statement, params)));
     if ('readOnlyShareId' in result) return result;
     return { written: result.written.map(({ created, ...record }) => ({ record, created })) };
   }
@@ -186,6 +200,11 @@ export class DataStoresRepository {
       rows.map((r) => r.expiresAt),
       rows.map((r) => r.recordTimestamp),
     ];
+  }
+
+  /** The parameters of WRITE_ONE_ROW: those of writeParams with the row's fields in place of the arrays. */
+  private oneRowParams(organizationId: string, tableName: string, row: StagedRecord, origin: TableOrigin): unknown[] {
+    return [...registerParams(organizationId, tableName, origin), newId(), newSuid(), row.key, row.valueJson, row.expiresAt, row.recordTimestamp];
   }
 
   async find(organizationId: string, tableName: string, key: string, manager?: EntityManager): Promise<StoredRecord | null> {
