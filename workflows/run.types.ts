@@ -236,6 +236,15 @@ export interface StepThenReturnRequest {
   inlineBudget: number;
 }
 
+/** The return step's request once the step before it ran: that step's output added to its context, the offload limit from the budget left. */
+export function answerAfter({ first, answer, inlineBudget }: StepThenReturnRequest, ran: StepResult): StepRequest {
+  return {
+    ...answer,
+    context: { ...first.context, steps: { ...first.context.steps, [first.step.stepId]: ran.output } },
+    offloadAboveBytes: inlineLimit(inlineBudget - ran.bytes),
+  };
+}
+
 /**
  * The first step's result, and the return step's, or how it failed: that
  * failure is no failure of the activity, which would run the first step

@@ -4,8 +4,8 @@ import type { STEP_TYPES } from '../src/workflows/definition.schemas';
 import { activitiesWith, localActivitiesWith } from './activity-proxies';
 import { runAgentStep } from './agent-loop';
 import {
+  answerAfter,
   HTTP_DEFAULT_TIMEOUT_MS,
-  inlineLimit,
   isLoopItem,
   isOffloaded,
   type RunInput,
@@ -101,21 +101,17 @@ export async function executeStepThenReturn(
     startToCloseTimeout: own.startToCloseTimeout + RETURN_STEP_TIMEOUT_MS,
     summary: `${first.step.stepId} (${first.step.stepType}), then ${answer.step.stepId} (core.return)`,
   };
+  const request: StepThenReturnRequest = { first, answer, inlineBudget };
   let ran: StepThenReturnResult;
   try {
-    ran = await localActivitiesWith(options).stepThenReturn({ first, answer, inlineBudget });
+    ran = await localActivitiesWith(options).stepThenReturn(request);
   } catch (err) {
     throw stepFailure(err, first.step);
   }
   if ('answer' in ran) return ran;
   const { message, type, nonRetryable } = ran.answerFailed;
   if (nonRetryable) throw stepFailure(ApplicationFailure.create({ message, type, nonRetryable }), answer.step);
-  const alone: StepRequest = {
-    ...answer,
-    context: { ...first.context, steps: { ...first.context.steps, [first.step.stepId]: ran.first.output } },
-    offloadAboveBytes: inlineLimit(inlineBudget - ran.first.bytes),
-  };
-  return { first: ran.first, answer: await executeStep(alone, false, {}) };
+  return { first: ran.first, answer: await executeStep(answerAfter(request, ran.first), false, {}) };
 }
 
 /** A step's failure as the run reports it; a cancellation stays one. */

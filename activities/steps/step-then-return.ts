@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import {
-  inlineLimit,
+  answerAfter,
   RUNS_AHEAD_OF_RETURN,
   type StepRequest,
   type StepResult,
@@ -22,17 +22,13 @@ type StepActivity = (request: StepRequest) => Promise<StepResult>;
  */
 export function createStepThenReturn(steps: Record<(typeof RUNS_AHEAD_OF_RETURN)[keyof typeof RUNS_AHEAD_OF_RETURN] | 'returnStep', StepActivity>) {
   return {
-    async stepThenReturn({ first, answer, inlineBudget }: StepThenReturnRequest): Promise<StepThenReturnResult> {
+    async stepThenReturn(request: StepThenReturnRequest): Promise<StepThenReturnResult> {
+      const { first } = request;
       const activity = RUNS_AHEAD_OF_RETURN[first.step.stepType as keyof typeof RUNS_AHEAD_OF_RETURN];
       if (!activity) throw ApplicationFailure.nonRetryable(`A ${first.step.stepType} step does not run ahead of a return step`, 'StepThenReturnMisuse');
       const ran = await steps[activity](first);
-      const request: StepRequest = {
-        ...answer,
-        context: { ...first.context, steps: { ...first.context.steps, [first.step.stepId]: ran.output } },
-        offloadAboveBytes: inlineLimit(inlineBudget - ran.bytes),
-      };
       try {
-        return { first: ran, answer: await steps.returnStep(request) };
+        return { first: ran, answer: await steps.returnStep(answerAfter(request, ran)) };
       } catch (err) {
         // runStep throws ApplicationFailures with masked messages (toFailure); anything else is unexpected, and retried.
         const failure = err instanceof ApplicationFailure ? err : ApplicationFailure.create({ message: (err as Error).message, type: 'StepError' });
