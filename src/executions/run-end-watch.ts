@@ -53,11 +53,6 @@ export class RunEndWatch {
     });
   }
 
-  /** How many runs are watched now (tests and diagnostics). */
-  get size(): number {
-    return this.watched.size;
-  }
-
   private schedule(): void {
     if (this.timer || this.watched.size === 0) return;
     this.timer = setTimeout(() => {

@@ -67,9 +67,4 @@ export class WebhookAdmission {
       },
     };
   }
-
-  /** An organization's runs in flight and calls waiting now (tests and diagnostics). */
-  stats(organizationId: string): { running: number; waiting: number } {
-    return this.scheduler.stats(organizationId);
-  }
 }
