@@ -127,7 +127,7 @@ async function newRun(provider: Provider, tools: Tool[], extra: Record<string, u
     },
   } as unknown as StepRequest['step'];
   // `initial` left out, as the workflow sends it: the activities read it from the execution.
-  return { run: { executionId, organizationId: org.organizationId, environmentId }, step, seq: 1, context: { steps: {} } };
+  return { run: { executionId, organizationId: org.organizationId, environmentId }, step, seq: 1, context: { steps: {}, refs: {} } };
 }
 
 const subSteps = (base: Omit<AgentCall, 'subSeq'>) => deps.executions.subSteps(org.organizationId, base.run.executionId, 'helper');
@@ -234,7 +234,7 @@ describe.each(['openai', 'anthropic'] as const)('%s', (provider) => {
 
     const usage = { inputTokens: turn.usage.inputTokens + answer.usage.inputTokens, outputTokens: turn.usage.outputTokens + answer.usage.outputTokens };
     const result = await agent.agentFinish({ ...base, subSeq: 0, outcome: { status: 'completed' }, iterations: 2, usage });
-    expect(result.output).toEqual({ $offloaded: { stepId: 'helper' } });
+    expect(result).toEqual({ kept: 'record', bytes: expect.any(Number) });
     const [own] = await db.query(`SELECT * FROM execution_steps WHERE execution_id = $1 AND step_id = 'helper'`, [base.run.executionId]);
     expect(own).toMatchObject({ step_type: 'ai.agent', sub_seq: 0, status: 'completed' });
     expect(own.input).toEqual({

@@ -83,7 +83,7 @@ describe('core.workflow', () => {
     const m = mocks([set('inner')]);
     const id = executionId();
     expect(await run(input([call('sub'), set('after')], { agentDepth: 1 }), id, m.activities)).toBe('completed');
-    expect(m.prepared).toEqual([expect.objectContaining({ depth: 1, errorRun: false, context: { steps: {} } })]);
+    expect(m.prepared).toEqual([expect.objectContaining({ depth: 1, errorRun: false, context: { steps: {}, refs: {} } })]);
     expect(m.ran).toEqual([`${id}-child:inner`, `${id}:after`]);
     expect(m.finished).toEqual([expect.objectContaining({ child: { executionId: `${id}-child`, workflow: 'child' }, outcome: { status: 'completed' } })]);
     const child = await w.env.client.workflow.getHandle(`${id}-child`).describe();

@@ -107,10 +107,10 @@ describe('runWorkflowDefinition', () => {
       w.env.client.workflow.execute<typeof runWorkflowDefinition>(INTERPRETER_WORKFLOW, { taskQueue, workflowId: workflowId(), args: [replayInput] }),
     );
     expect(calls.map((c) => c.stepId)).toEqual(['from', 'after']);
-    expect(calls[0].request.context.steps).toEqual({
-      fetch: { $offloaded: { stepId: 'fetch' } },
-      check: { $offloaded: { stepId: 'check' } },
-      no: { $offloaded: { stepId: 'no' } },
+    expect(calls[0].request.context).toEqual({
+      initial: { go: true },
+      steps: {},
+      refs: { fetch: { record: 'fetch' }, check: { record: 'check' }, no: { record: 'no' } },
     });
     // Numbered as the original numbered them: the reused steps keep their places.
     expect(calls.map((c) => c.request.seq)).toEqual([3, 4]);
@@ -163,7 +163,7 @@ describe('runWorkflowDefinition', () => {
     expect(calls[1].request.answersCaller).toBe(true);
     expect(calls[3].request.answersCaller).toBeUndefined();
     // A regular activity's input stays in history, so earlier outputs travel as references.
-    expect(calls[2].request.context).toEqual({ steps: { prepare: { $offloaded: { stepId: 'prepare' } }, answer: { $offloaded: { stepId: 'answer' } } } });
+    expect(calls[2].request.context).toEqual({ steps: {}, refs: { prepare: { record: 'prepare' }, answer: { record: 'answer' } } });
     expect(calls[3].request.endsRun).toBe(true);
     expect(runEnds).toEqual([]);
   });

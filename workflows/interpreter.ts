@@ -28,6 +28,7 @@ import {
   type WaitEndRequest,
   type WebhookResponse,
 } from './run.types';
+import { carryRef, carryResult, type StepContext } from './step-context';
 import { byReference, executeStep, executeStepThenReturn, StepFailed, stepPartActivity } from './step-execution';
 import { LOOP_INLINE_EVENTS, runLoopStep } from './loops';
 import { reusedSteps } from './replay-from-step';
@@ -68,7 +69,7 @@ const CAN_END_RUN = new Set<string>(['core.http', 'core.return', 'core.set', 'co
 export async function runWorkflowDefinition(input: RunInput): Promise<RunResult> {
   const executionId = workflowInfo().workflowId;
   const run = { executionId, organizationId: input.organizationId, environmentId: input.environmentId };
-  const context: StepRequest['context'] = { initial: input.initial, steps: {} };
+  const context: StepContext = { initial: input.initial, steps: {}, refs: {} };
   let answer: CallerReply | undefined;
   let response: WebhookResponse | undefined;
   let seq = 0;
@@ -94,15 +95,17 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   };
 
   /** What a step's result changes for the steps after it; a return step's is the answer. */
-  const took = (step: StepDefinition, endsRun: boolean, { output, bytes, sealedAnswer }: StepResult) => {
+  const took = (step: StepDefinition, endsRun: boolean, result: StepResult) => {
     endRecorded ||= endsRun;
-    inlineBudget -= bytes;
-    context.steps[step.stepId] = output;
+    inlineBudget -= result.bytes;
+    carryResult(context, step.stepId, step.stepId, result);
     if (step.stepType !== 'core.return') return;
-    const reply: CallerReply = { kind: 'response', response: output as WebhookResponse, ...(sealedAnswer ? { sealed: true } : {}) };
+    const sealed = result.sealedAnswer ? { sealed: true } : {};
+    const carried = Object.hasOwn(context.steps, step.stepId) ? (context.steps[step.stepId] as WebhookResponse) : undefined;
+    const reply: CallerReply = carried ? { kind: 'response', response: carried, ...sealed } : { kind: 'response', record: step.stepId, ...sealed };
     waits.tell(reply);
     if (answer === undefined) {
-      response = output as WebhookResponse;
+      response = carried;
       answer = reply;
       announce();
     }
@@ -118,7 +121,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       if (reused?.has(step.stepId)) {
         // A replay takes this step's recorded output (copied into this run) instead of running it: nothing is sent again.
         seq++;
-        context.steps[step.stepId] = { $offloaded: { stepId: step.stepId } };
+        carryRef(context, step.stepId, { record: step.stepId });
         await runSteps(reused.nested(step), last);
         continue;
       }
@@ -138,16 +141,16 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
         ...(typedValues ? { typedValues } : {}),
       };
       if (step.stepType === 'core.loop') {
-        const { output, bytes, inlineEvents } = await runLoopStep(request, answer !== undefined, input, loopInlineEvents);
+        const { inlineEvents, ...result } = await runLoopStep(request, answer !== undefined, input, loopInlineEvents);
         loopInlineEvents = inlineEvents;
-        inlineBudget -= bytes;
-        context.steps[step.stepId] = output;
+        inlineBudget -= result.bytes;
+        carryResult(context, step.stepId, step.stepId, result);
         continue;
       }
       if (step.stepType === 'core.wait') {
-        const { output, bytes, timedOut } = await waitStep(request, answer !== undefined);
-        inlineBudget -= bytes;
-        context.steps[step.stepId] = output;
+        const { timedOut, ...result } = await waitStep(request, answer !== undefined);
+        inlineBudget -= result.bytes;
+        carryResult(context, step.stepId, step.stepId, result);
         if (timedOut && Array.isArray(step.input.onTimeout)) await runSteps(step.input.onTimeout, last);
         continue;
       }

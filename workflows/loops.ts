@@ -1,6 +1,7 @@
 import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
 import type { LoopInputDefinition } from '../src/workflows/definition.schemas';
 import { LOOP_SUB_SEQ_SPAN, type LoopEndRequest, type LoopFailure, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
+import { carryRef, contextOf, type StepContext } from './step-context';
 import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
 
 /**
@@ -126,10 +127,11 @@ async function runItems({ request, from, to, run }: LoopBatchInput, answered: bo
  */
 async function runItem(loop: StepRequest, index: number, positions: Map<string, number>, answered: boolean, run: LoopNesting): Promise<void> {
   const loopId = loop.step.stepId;
-  const steps: Record<string, unknown> = {
-    ...loop.context.steps,
-    item: { $loopItem: { stepId: loopId, index } },
-    index: { $loopItem: { stepId: loopId, index, indexOnly: true } },
+  // contextOf: a batch started before refs existed carries its loop's request as it was then.
+  const outer = contextOf(loop);
+  const context: StepContext = {
+    steps: { ...outer.steps },
+    refs: { ...outer.refs, item: { loopItem: { stepId: loopId, index } }, index: { loopItem: { stepId: loopId, index, indexOnly: true } } },
   };
   const walk = async (body: StepDefinition[]): Promise<void> => {
     for (const step of body) {
@@ -138,14 +140,14 @@ async function runItem(loop: StepRequest, index: number, positions: Map<string, 
         run: loop.run,
         step: { ...step, stepId },
         seq: loop.seq,
-        context: { steps },
+        context,
         offloadAboveBytes: ITEM_INLINE_BYTES,
         parent: { stepId: loopId, subSeq: index * LOOP_SUB_SEQ_SPAN + positions.get(step.stepId)! },
         ...(loop.typedValues ? { typedValues: true } : {}),
       };
       const { output } = await executeStep(request, answered, run);
       // Later steps of the item read it from its record, under the body's id.
-      steps[step.stepId] = { $offloaded: { stepId } };
+      carryRef(context, step.stepId, { record: stepId });
       if (step.stepType === 'core.if') await walk(((output as { result: boolean }).result ? step.input.then : step.input.else) ?? []);
     }
   };

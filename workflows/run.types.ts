@@ -2,6 +2,9 @@
 // the activities: types, the update both sides name, pure helpers. No I/O here.
 import { defineUpdate, type Sinks } from '@temporalio/workflow';
 import type { StepDefinition } from '../src/workflows/definition.schemas';
+import { carryResult, contextOf, type StepContext, type StepResult } from './step-context';
+
+export type { StepResult };
 
 export type { StepDefinition };
 
@@ -103,10 +106,11 @@ export interface WebhookResponse {
 export type CallerReply =
   /**
    * `sealed`: the response holds secrets, so this copy is masked; the caller
-   * gets the sealed original. A large response travels as the reference to
-   * its recorded step output (src/executions/reply-resolver.ts resolves both).
+   * gets the sealed original. A large response stays in its return step's
+   * record, named by `record` instead (src/executions/reply-resolver.ts resolves both).
    */
-  | { kind: 'response'; response: WebhookResponse | OffloadedOutput; sealed?: boolean }
+  | { kind: 'response'; response: WebhookResponse; sealed?: boolean }
+  | { kind: 'response'; record: string; sealed?: boolean }
   | { kind: 'completed' }
   | { kind: 'failed'; stepId?: string; message: string }
   | { kind: 'cancelled' }
@@ -116,15 +120,6 @@ export type CallerReply =
 export interface RunResult {
   response?: WebhookResponse;
   stepsRun: number;
-}
-
-/** A step's output kept outside workflow history because of its size; activities load it by step id. */
-export interface OffloadedOutput {
-  $offloaded: { stepId: string };
-}
-
-export function isOffloaded(value: unknown): value is OffloadedOutput {
-  return value !== null && typeof value === 'object' && '$offloaded' in value;
 }
 
 /**
@@ -142,13 +137,13 @@ export const STEP_INLINE_LIMIT = 128 * 1024;
  */
 export const RUN_INLINE_BUDGET = 1024 * 1024;
 
-/** What each step activity receives. `context.steps` holds earlier outputs (or their offload references). */
+/** What each step activity receives. `context` holds earlier outputs, or where they are (StepContext). */
 export interface StepRequest {
   run: { executionId: string; organizationId: string; environmentId?: string };
   step: StepDefinition;
   seq: number;
   /** `initial` is left out (undefined) where the request itself is kept in history; the activity reads it from the execution. */
-  context: { initial?: Record<string, unknown>; steps: Record<string, unknown> };
+  context: StepContext;
   /** The output is offloaded when its JSON is longer than this (see RUN_INLINE_BUDGET). */
   offloadAboveBytes: number;
   /** A return step whose response is the run's answer (the first one reached): it seals that answer when it holds secrets. */
@@ -186,28 +181,6 @@ export interface LoopEndRequest extends StepRequest {
 
 export type LoopFailure = { kind: 'item'; index: number; message: string } | { kind: 'batch'; from: number; to: number; message: string };
 
-/**
- * A loop item in a step's context: `item`, loaded by the activity from the
- * loop's stored items, or with `indexOnly` its position (`index`). A
- * reference either way, so a request kept in history says where the value
- * is, never what it is.
- */
-export interface LoopItemReference {
-  $loopItem: { stepId: string; index: number; indexOnly?: true };
-}
-
-export function isLoopItem(value: unknown): value is LoopItemReference {
-  return value !== null && typeof value === 'object' && '$loopItem' in value;
-}
-
-export interface StepResult {
-  output: unknown;
-  /** UTF-8 size of `output` as it travels (the reference when offloaded), for the run's inline budget. */
-  bytes: number;
-  /** A return step whose answer held secrets sealed it, unmasked, for the waiting caller. */
-  sealedAnswer?: boolean;
-}
-
 /** The size above which a step's output is offloaded, given what the run's inline budget has left. */
 export const inlineLimit = (budget: number) => Math.max(1024, Math.min(STEP_INLINE_LIMIT, budget));
 
@@ -238,11 +211,10 @@ export interface StepThenReturnRequest {
 
 /** The return step's request once the step before it ran: that step's output added to its context, the offload limit from the budget left. */
 export function answerAfter({ first, answer, inlineBudget }: StepThenReturnRequest, ran: StepResult): StepRequest {
-  return {
-    ...answer,
-    context: { ...first.context, steps: { ...first.context.steps, [first.step.stepId]: ran.output } },
-    offloadAboveBytes: inlineLimit(inlineBudget - ran.bytes),
-  };
+  const context = contextOf(first);
+  const after: StepContext = { ...context, steps: { ...context.steps }, refs: { ...context.refs } };
+  carryResult(after, first.step.stepId, first.step.stepId, ran);
+  return { ...answer, context: after, offloadAboveBytes: inlineLimit(inlineBudget - ran.bytes) };
 }
 
 /**

@@ -6,8 +6,6 @@ import { runAgentStep } from './agent-loop';
 import {
   answerAfter,
   HTTP_DEFAULT_TIMEOUT_MS,
-  isLoopItem,
-  isOffloaded,
   type RunInput,
   type StepDefinition,
   type StepRequest,
@@ -15,6 +13,7 @@ import {
   type StepThenReturnRequest,
   type StepThenReturnResult,
 } from './run.types';
+import type { ValueRef } from './step-context';
 import { runWorkflowStep } from './workflow-step';
 
 // How one step runs as activities: which activity, local or regular, with which timeouts and retries, and how
@@ -150,11 +149,9 @@ export async function stepPartActivity<T>(
  * them. Local activity inputs are not recorded and carry the values.
  */
 export function byReference(request: StepRequest): StepRequest {
-  // A value that is a reference already (a loop item's `item`, or an output recorded under another id) is kept as it is.
-  const steps = Object.fromEntries(
-    Object.entries(request.context.steps).map(([stepId, value]) => [stepId, isOffloaded(value) || isLoopItem(value) ? value : { $offloaded: { stepId } }]),
-  );
-  return { ...request, context: { steps } };
+  // A value the run carries is its step's output, recorded under the same id (values are carried under their own step's id only).
+  const recorded = Object.keys(request.context.steps).map((stepId): [string, ValueRef] => [stepId, { record: stepId }]);
+  return { ...request, context: { steps: {}, refs: { ...request.context.refs, ...Object.fromEntries(recorded) } } };
 }
 
 /** Regular activities heartbeat (step-runner), so a dead worker is noticed in seconds and cancellation reaches them. */

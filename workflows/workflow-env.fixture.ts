@@ -75,4 +75,4 @@ export async function withWorker<T>(
 }
 
 /** A step activity's result for this output, sized as it travels. */
-export const stepResult = (output: unknown): StepResult => ({ output, bytes: Buffer.byteLength(JSON.stringify(output) ?? '') });
+export const stepResult = (output: unknown): StepResult => ({ kept: 'inline', output, bytes: Buffer.byteLength(JSON.stringify(output) ?? '') });

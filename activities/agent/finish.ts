@@ -2,9 +2,9 @@ import type { StepRow } from '../../src/executions/executions.repository';
 import { asText } from '../../src/templates/template-renderer';
 import type { AgentToolDefinition } from '../../src/workflows/definition.schemas';
 import type { AgentFinishRequest } from '../../workflows/agent.types';
-import type { OffloadedOutput, StepResult } from '../../workflows/run.types';
+import type { StepResult } from '../../workflows/run.types';
 import { activityContext } from '../steps/activity-context';
-import { heartbeating, openScope, type StepRunnerDeps } from '../steps/step-runner';
+import { heartbeating, inline, keptInRecord, openScope, type StepRunnerDeps } from '../steps/step-runner';
 import { isModelTurn, isToolCall, loadSubSteps, type ModelTurnOutput, type ToolCallInput } from './sub-steps';
 
 /** How much of a tool result the step's output repeats (the sub-step record has it whole). */
@@ -49,10 +49,9 @@ export function createFinish(deps: StepRunnerDeps) {
           finishedAt: new Date(),
           subSeq: 0,
         });
-        if (outcome.status === 'failed') return { output: null, bytes: 4 };
+        if (outcome.status === 'failed') return inline(null);
         // Always by reference: the output repeats the conversation in brief (arguments, results), which stays out of history.
-        const reference: OffloadedOutput = { $offloaded: { stepId: request.step.stepId } };
-        return { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)) };
+        return keptInRecord(request.step.stepId);
       });
     },
   };

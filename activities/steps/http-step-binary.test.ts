@@ -88,12 +88,12 @@ function fakeDeps(stored: Map<string, unknown> = new Map()) {
   return { rows, httpStep: createHttpStep(deps, outbound).httpStep };
 }
 
-function request(input: Record<string, unknown>, steps: Record<string, unknown> = {}): StepRequest {
+function request(input: Record<string, unknown>, context: Partial<StepRequest['context']> = {}): StepRequest {
   return {
     run: { executionId: 'e', organizationId: 'o', environmentId: 'env' },
     step: { stepId: 'call', stepType: 'core.http', input: { method: 'GET', ...input } },
     seq: 1,
-    context: { initial: {}, steps },
+    context: { initial: {}, steps: {}, refs: {}, ...context },
     offloadAboveBytes: STEP_INLINE_LIMIT,
   };
 }
@@ -118,7 +118,7 @@ describe('core.http: a binary answer', () => {
   test('a 300 KB PDF is offloaded; its record keeps every byte', async () => {
     const { httpStep, rows } = fakeDeps();
     const result = await httpStep(request({ url: url('/report.pdf'), method: 'POST' }));
-    expect(result.output).toEqual({ $offloaded: { stepId: 'call' } });
+    expect(result).toEqual({ kept: 'record', bytes: expect.any(Number) });
     const recorded = rows[0].output as { bodyBase64: string; bytes: number; body: null; text: null };
     expect(sha256(Buffer.from(recorded.bodyBase64, 'base64'))).toBe(sha256(PDF));
     expect(recorded).toMatchObject({ bytes: PDF.length, body: null, text: null });
@@ -145,9 +145,7 @@ describe('core.http: bodyType base64', () => {
     await httpStep(
       request(
         { url: url('/upload'), method: 'PUT', bodyType: 'base64', body: '{{ logo.bodyBase64 }}', headers: { 'Content-Type': 'image/png' } },
-        {
-          logo: { bodyBase64: PNG.toString('base64') },
-        },
+        { steps: { logo: { bodyBase64: PNG.toString('base64') } } },
       ),
     );
     expect(received[0].raw.equals(PNG)).toBe(true);
@@ -168,7 +166,7 @@ describe('core.http: bodyType base64', () => {
           body: '{{ report.bodyBase64 }}',
           headers: { 'content-type': 'application/pdf', Authorization: 'Bearer {{ $env.TOKEN }}' },
         },
-        { report: { $offloaded: { stepId: 'report' } } },
+        { refs: { report: { record: 'report' } } },
       ),
     );
     expect(sha256(received[0].raw)).toBe(sha256(PDF));
@@ -195,7 +193,7 @@ describe('core.http: bodyType base64', () => {
   ])('%s fails the step as InvalidBase64Body without retry; nothing is sent', async (_label, body, message) => {
     const { httpStep, rows } = fakeDeps();
     const failure = await failureOf(
-      httpStep(request({ url: url('/upload'), method: 'PUT', bodyType: 'base64', body, retry: { limit: 3 } }, { report: { text: 'hi' } })),
+      httpStep(request({ url: url('/upload'), method: 'PUT', bodyType: 'base64', body, retry: { limit: 3 } }, { steps: { report: { text: 'hi' } } })),
     );
     expect(failure.type).toBe('InvalidBase64Body');
     expect(failure.nonRetryable).toBe(true);

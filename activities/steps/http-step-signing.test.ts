@@ -102,7 +102,7 @@ function request(input: Record<string, unknown>): StepRequest {
     run: { executionId: 'e', organizationId: 'o', environmentId: 'env' },
     step: { stepId: 'notify', stepType: 'core.http', input: { method: 'POST', url: `http://127.0.0.1:${port}/hook`, ...input } },
     seq: 1,
-    context: { initial: { order: 'o-17', total: 19.99 }, steps: {} },
+    context: { initial: { order: 'o-17', total: 19.99 }, steps: {}, refs: {} },
     offloadAboveBytes: STEP_INLINE_LIMIT,
   };
 }
@@ -136,7 +136,7 @@ describe('core.http with sign', () => {
     const record = JSON.stringify(rows);
     for (const hidden of [SECRET, signature, signature.slice('sha256='.length)]) expect(record).not.toContain(hidden);
     // The echoed signature made the output secret-bearing: later steps get a reference to its sealed copy.
-    expect(result.output).toEqual({ $offloaded: { stepId: 'notify' } });
+    expect(result).toEqual({ kept: 'record', bytes: expect.any(Number) });
     expect(sealed).toHaveLength(1);
   });
 

@@ -129,7 +129,7 @@ function request(input: Record<string, unknown>, context: Partial<StepRequest['c
     run: { executionId: 'e', organizationId: 'o', environmentId: 'env' },
     step: { stepId: 'call', stepType: 'core.http', input: { method: 'GET', ...input } },
     seq: 3,
-    context: { initial: { id: 42, ...context.initial }, steps: { ...context.steps } },
+    context: { initial: { id: 42, ...context.initial }, steps: { ...context.steps }, refs: { ...context.refs } },
     offloadAboveBytes: STEP_INLINE_LIMIT,
   };
 }
@@ -185,7 +185,7 @@ describe('core.http', () => {
     // The echoed header in the recorded output is masked too; the output as it was is sealed for later steps,
     // with the secret they must mask, and the workflow gets a reference, never either copy.
     expect((rows[0].output as { body: { headers: Record<string, string> } }).body.headers['x-api-key']).toBe('[secret]');
-    expect(result.output).toEqual({ $offloaded: { stepId: 'call' } });
+    expect(result).toEqual({ kept: 'record', bytes: expect.any(Number) });
     expect(rows[0].sealedOutput).toBe('sealed-0');
     expect(sealed[0]).toMatchObject({
       output: { body: { headers: { 'x-api-key': 'Token crm-key-0001' } } },
@@ -297,14 +297,13 @@ describe('core.http', () => {
     expect(recorded.body.items).toEqual(BIG_ITEMS);
     expect(recorded.text).toBe(JSON.stringify({ items: BIG_ITEMS }));
     expect(Buffer.byteLength(JSON.stringify(recorded))).toBeGreaterThan(STEP_INLINE_LIMIT);
-    expect(result.output).toEqual({ $offloaded: { stepId: 'call' } });
-    expect(result.bytes).toBe(Buffer.byteLength(JSON.stringify(result.output)));
+    expect(result).toEqual({ kept: 'record', bytes: Buffer.byteLength(JSON.stringify({ record: 'call' })) });
   });
 
   test('an offloaded earlier output is loaded back for templates', async () => {
     const { httpStep, stepOutputsCalls } = fakeDeps(new Map([['fetch', { body: { items: [{ id: 'loaded-7' }] } }]]));
     await httpStep(
-      request({ url: url('/echo/{{ fetch.body.items[0].id }}/{{ small.v }}') }, { steps: { fetch: { $offloaded: { stepId: 'fetch' } }, small: { v: 's' } } }),
+      request({ url: url('/echo/{{ fetch.body.items[0].id }}/{{ small.v }}') }, { steps: { small: { v: 's' } }, refs: { fetch: { record: 'fetch' } } }),
     );
     expect(received[0].url).toBe('/echo/loaded-7/s');
     expect(stepOutputsCalls).toEqual([['o', 'e', ['fetch']]]);

@@ -4,7 +4,8 @@ import type { ExecutionsRepository } from '../../src/executions/executions.repos
 import type { LoopItemsRepository } from '../../src/executions/loop-items.repository';
 import type { StepOutputSeals } from '../../src/executions/step-output-seals';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
-import { isLoopItem, isOffloaded, type OffloadedOutput, type StepRequest, type StepResult } from '../../workflows/run.types';
+import type { StepRequest, StepResult } from '../../workflows/run.types';
+import { contextOf, type ValueRef } from '../../workflows/step-context';
 import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { StepScope, type SecretSources } from './step-scope';
@@ -114,7 +115,7 @@ async function runRecorded(
   // a write already recorded as done is not written twice.
   if (step.stepType === 'data-store.set') {
     const done = await deps.executions.completedStepOutput(run.organizationId, run.executionId, step.stepId);
-    if (done !== undefined) return { output: done, bytes: Buffer.byteLength(JSON.stringify(done)) };
+    if (done !== undefined) return inline(done);
   }
   const scope = await openScope(deps, request);
   const trace: StepTrace = {};
@@ -148,8 +149,7 @@ async function runRecorded(
   }
   const output = scope.mask(raw);
   const sealedAnswer = trace.sealedAnswer ? { sealedAnswer: true } : {};
-  const reference: OffloadedOutput = { $offloaded: { stepId: step.stepId } };
-  const referenced = { output: reference, bytes: Buffer.byteLength(JSON.stringify(reference)), ...sealedAnswer };
+  const referenced: StepResult = { ...keptInRecord(step.stepId), ...sealedAnswer };
   // Masking changed the output (a value built from a secret): the original is sealed, and later steps read it
   // through the record (a reference), never the masked copy; the secret stays out of the record and of history.
   const rawJson = output !== raw && SEALED_WHEN_SECRET(step.stepType) ? (JSON.stringify(raw) ?? '') : undefined;
@@ -159,9 +159,19 @@ async function runRecorded(
     return referenced;
   }
   await record('completed', output, null);
-  const bytes = Buffer.byteLength(JSON.stringify(output ?? null));
-  if (bytes <= request.offloadAboveBytes) return { output, bytes, ...sealedAnswer };
-  return referenced;
+  const carried = inline(output);
+  return carried.bytes <= request.offloadAboveBytes ? { ...carried, ...sealedAnswer } : referenced;
+}
+
+/** A result whose output the run carries in its history. */
+export function inline(output: unknown): StepResult {
+  return { kept: 'inline', output, bytes: Buffer.byteLength(JSON.stringify(output ?? null)) };
+}
+
+/** A result whose output stays in the record of step `recordId`: the run carries where it is (a ValueRef), never what. */
+export function keptInRecord(recordId: string): StepResult {
+  const ref: ValueRef = { record: recordId };
+  return { kept: 'record', bytes: Buffer.byteLength(JSON.stringify(ref)) };
 }
 
 /**
@@ -191,31 +201,34 @@ async function loadInitial(deps: StepRunnerDeps, request: Pick<StepRequest, 'run
   return execution.input;
 }
 
-/** Earlier outputs kept as references, loaded from their records: a sealed one as it was, with the secrets it holds. */
+/**
+ * The values a step reads: those the run carries, as they are (data, whatever
+ * their shape), and those it carries references to (ValueRef), loaded: a
+ * sealed output as it was, with the secrets it holds.
+ */
 async function loadOffloaded(
   deps: StepRunnerDeps,
   request: Pick<StepRequest, 'run' | 'context'>,
 ): Promise<{ steps: Record<string, unknown>; secrets: string[] }> {
-  const steps = { ...request.context.steps };
+  const { steps: carried, refs } = contextOf(request);
+  const steps = { ...carried };
   const { organizationId, executionId } = request.run;
-  // A loop item's steps hold their item as a reference, and their earlier steps under the body's ids (the records' are `<loop>[<i>].<id>`).
-  for (const [name, value] of Object.entries(steps)) {
-    if (!isLoopItem(value)) continue;
-    const { stepId, index, indexOnly } = value.$loopItem;
-    if (indexOnly) steps[name] = index;
+  const records: Array<[string, string]> = [];
+  // A loop item's steps read their item by reference, and their earlier steps under the body's ids (the records' are `<loop>[<i>].<id>`).
+  for (const [name, ref] of Object.entries(refs)) {
+    if ('record' in ref) records.push([name, ref.record]);
+    else if (ref.loopItem.indexOnly) steps[name] = ref.loopItem.index;
     else if (!deps.loopItems) throw new StepError('Loop items cannot be read here', 'LoopItemUnavailable');
-    else steps[name] = await deps.loopItems.item(organizationId, executionId, stepId, index);
+    else steps[name] = await deps.loopItems.item(organizationId, executionId, ref.loopItem.stepId, ref.loopItem.index);
   }
-  const offloaded = Object.entries(steps).filter((entry): entry is [string, OffloadedOutput] => isOffloaded(entry[1]));
   const secrets: string[] = [];
-  if (offloaded.length === 0) return { steps, secrets };
+  if (records.length === 0) return { steps, secrets };
   const outputs = await deps.executions.stepOutputs(
     organizationId,
     executionId,
-    offloaded.map(([, ref]) => ref.$offloaded.stepId),
+    records.map(([, id]) => id),
   );
-  for (const [name, ref] of offloaded) {
-    const id = ref.$offloaded.stepId;
+  for (const [name, id] of records) {
     const stored = outputs.get(id);
     if (stored?.sealed) {
       const opened = await deps.seals.open(organizationId, executionId, id, stored.sealed);

@@ -34,7 +34,7 @@ import { registerSessionRoutes } from '../auth/sessions.routes';
 import { sessionCookies } from '../auth/session-cookie';
 import { registerConsole } from '../console/console.routes';
 import { requestLog } from '../http/request-log';
-import { apiSecurityHeaders } from '../http/security-headers';
+import { apiSecurityHeaders, DOCS_PREFIX } from '../http/security-headers';
 import { assertSafeInput } from '../http/json-guard';
 import type { Services } from './services';
 
@@ -108,7 +108,7 @@ export function createApp(services: Services): Express {
   });
   // swagger-ui-express ships assets from npm (no CDN) and is typed for Express 4; its handlers work on 5.
   app.use(
-    '/docs',
+    DOCS_PREFIX,
     ...(swaggerUi.serve as unknown as RequestHandler[]),
     swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler,
   );

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { isOffloaded, type WebhookResponse } from '../../workflows/run.types';
+import { sendableAnswerHeaders } from '../http/answer-headers';
+import type { WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionsRepository } from './executions.repository';
 import type { SealedResponseVault } from './sealed-response-vault';
 import type { AwaitedReply } from './run-starter';
@@ -10,9 +10,6 @@ export type DeliverableReply = Exclude<AwaitedReply, { kind: 'response' }> | { k
 
 /** What a caller is owed: the run's resolved answer, or for a run nobody waits for, that it started. */
 export type HttpReply = DeliverableReply | { kind: 'started' };
-
-/** Headers a return step may not set: the HTTP server owns framing. */
-const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer']);
 
 /**
  * The response a return step owes its caller. The copy the run carries is
@@ -45,10 +42,9 @@ export class ReplyResolver {
       const original = await this.vault.open(organizationId, executionId, { keep });
       if (original) return original;
     }
-    if (!isOffloaded(answer.response)) return answer.response;
-    const { stepId } = answer.response.$offloaded;
-    const outputs = await this.executions.stepOutputs(organizationId, executionId, [stepId]);
-    return outputs.get(stepId)?.output as WebhookResponse;
+    if ('response' in answer) return answer.response;
+    const outputs = await this.executions.stepOutputs(organizationId, executionId, [answer.record]);
+    return outputs.get(answer.record)?.output as WebhookResponse;
   }
 }
 
@@ -65,7 +61,11 @@ export function sendReply(res: Response, executionId: string, answer: HttpReply)
       return;
     case 'response': {
       const response = answer.response;
-      for (const [name, value] of Object.entries(response.headers ?? {})) if (isSendableHeader(name, value)) res.set(name, value);
+      // The service's security headers (set for every answer before any route runs) stay: a workflow's own policy is added beside them.
+      for (const [name, value] of sendableAnswerHeaders(response.headers)) {
+        if (name.toLowerCase() === 'content-security-policy') res.append('Content-Security-Policy', value);
+        else res.set(name, value);
+      }
       res.status(response.statusCode);
       if (response.body === null || response.body === undefined) res.end();
       else if (typeof response.body === 'string') res.type(res.get('Content-Type') ?? 'text/plain; charset=utf-8').send(response.body);
@@ -91,17 +91,5 @@ export function sendReply(res: Response, executionId: string, answer: HttpReply)
       return;
     case 'failed':
       res.status(500).json({ error: { code: 'run_failed', message: answer.message, executionId, ...(answer.stepId ? { stepId: answer.stepId } : {}) } });
-  }
-}
-
-/** Framing headers and names or values HTTP cannot carry (a rendered newline) are left out rather than failing the answer. */
-function isSendableHeader(name: string, value: string): boolean {
-  if (FRAMING_HEADERS.has(name.toLowerCase())) return false;
-  try {
-    validateHeaderName(name);
-    validateHeaderValue(name, value);
-    return true;
-  } catch {
-    return false;
   }
 }

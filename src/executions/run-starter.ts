@@ -183,7 +183,7 @@ export class RunStarter {
    */
   async answerSoFar(organizationId: string, executionId: string): Promise<AwaitedReply> {
     const stepId = await this.executions.answeringStep(organizationId, executionId);
-    if (stepId) return { kind: 'response', response: { $offloaded: { stepId } }, sealed: true };
+    if (stepId) return { kind: 'response', record: stepId, sealed: true };
     const row = await this.executions.outcome(organizationId, executionId);
     if (!row) return { kind: 'timeout' };
     switch (row.status) {
@@ -278,7 +278,7 @@ export class RunStarter {
     if (closed.kind === 'timeout') return closed;
     const stepId = await this.executions.answeringStep(organizationId, handle.workflowId);
     // A reference to the recorded response, `sealed` for its sealed original when it held secrets (ReplyResolver resolves both).
-    return stepId ? { kind: 'response', response: { $offloaded: { stepId } }, sealed: true } : closed;
+    return stepId ? { kind: 'response', record: stepId, sealed: true } : closed;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { z } from '../openapi/zod';
 import { AGENT_LIMITS } from '../../workflows/agent-limits';
+import { ANSWER_HEADERS, answerHeaderRefusal } from '../http/answer-headers';
 
 /**
  * Step ids are read in templates as `{{ <stepId>.<field> }}`, so they are
@@ -58,11 +59,23 @@ export const HttpInput = z.strictObject({
   timeoutMs: z.number().int().min(100).max(300_000).optional(),
 });
 
+/** Headers a return step sets: ones the service lets a workflow's answer carry (src/http/answer-headers.ts), each refusal naming its header. */
+const AnswerHeaders = StringMap.superRefine((headers, ctx) => {
+  for (const name of Object.keys(headers)) {
+    const refusal = answerHeaderRefusal(name);
+    if (refusal) ctx.addIssue({ code: 'custom', path: [name], message: `${name} ${refusal}` });
+  }
+});
+
 export const ReturnInput = z.strictObject({
   webhookResponse: z.strictObject({
-    statusCode: z.number().int().min(100).max(599),
+    statusCode: z.number().int().min(200).max(599),
     body: z.unknown().optional().openapi({ description: 'Object or template string; templates inside are resolved' }),
-    headers: StringMap.optional(),
+    headers: AnswerHeaders.optional().openapi({
+      description:
+        `Header values may be templates. Names: ${ANSWER_HEADERS.join(', ')}, or an X- header of your own (not one the service sets). ` +
+        "A Content-Security-Policy is sent beside the service's own, which always applies",
+    }),
   }),
 });
 
