@@ -9,9 +9,10 @@ import { createTestOrg, type TestOrg } from './factories';
 
 // Lists and single reads of executions stay small however large the runs' values are.
 
-/** The stand-in for a step value too large to inline. */
+/** Where a step value too large to inline is read (the value itself is null). */
 interface Omitted {
-  $omitted: { part: 'input' | 'output'; bytes: number; href: string };
+  bytes: number;
+  href: string;
 }
 
 /** An input of about `size` bytes: a big string under `blob`, plus small keys. */
@@ -129,28 +130,33 @@ describe('steps with values over the inline limit', () => {
     expect(res.status).toBe(200);
     const fetch = stepOf(res.body, 'fetch');
     expect(fetch.input).toMatchObject({ method: 'GET', url: `${stub.url}/big` });
-    expect(fetch.output).toEqual({ $omitted: { part: 'output', bytes: expect.any(Number), href: `/executions/${executionId}/steps/fetch/output` } });
-    expect(fetch.output.$omitted.bytes).toBeGreaterThan(2 * 300 * 1024);
+    expect(fetch.output).toBeNull();
+    expect(fetch.omitted).toEqual({ output: { bytes: expect.any(Number), href: `/executions/${executionId}/steps/fetch/output` } });
+    expect(fetch.omitted!.output!.bytes).toBeGreaterThan(2 * 300 * 1024);
     const send = stepOf(res.body, 'send');
-    expect(send.input).toEqual({ $omitted: { part: 'input', bytes: expect.any(Number), href: `/executions/${executionId}/steps/send/input` } });
-    expect(send.output).toMatchObject({ $omitted: { part: 'output' } });
+    expect(send.input).toBeNull();
+    expect(send.omitted).toEqual({
+      input: { bytes: expect.any(Number), href: `/executions/${executionId}/steps/send/input` },
+      output: { bytes: expect.any(Number), href: `/executions/${executionId}/steps/send/output` },
+    });
     expect(stepOf(res.body, 'answer').output).toEqual({ statusCode: 200, body: { fine: true } });
+    expect(stepOf(res.body, 'answer')).not.toHaveProperty('omitted');
     // The run's own input (the payload) is inlined; the steps add little beyond it.
     expect(Buffer.byteLength(res.text)).toBeLessThan(Buffer.byteLength(JSON.stringify({ payload })) + 16 * 1024);
     // A run answered with wait shows its steps the same way.
-    expect(stepOf(waited as never, 'fetch').output).toEqual(fetch.output);
+    expect(stepOf(waited as never, 'fetch').omitted).toEqual(fetch.omitted);
   });
 
   test("a reference's route answers the full value, as many bytes as it said", async () => {
     const e = await a.readExecution(executionId);
-    const ref = stepOf(e, 'fetch').output as Omitted;
-    const res = await as(h.app, org.ownerToken).get(ref.$omitted.href);
+    const ref = stepOf(e, 'fetch').omitted!.output as Omitted;
+    const res = await as(h.app, org.ownerToken).get(ref.href);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toMatchObject({ status: 200, body: stubAnswer });
-    expect(Buffer.byteLength(res.text)).toBe(ref.$omitted.bytes);
+    expect(Buffer.byteLength(res.text)).toBe(ref.bytes);
 
-    const input = await as(h.app, org.ownerToken).get((stepOf(e, 'send').input as Omitted).$omitted.href);
+    const input = await as(h.app, org.ownerToken).get(stepOf(e, 'send').omitted!.input!.href);
     expect(input.status).toBe(200);
     expect(input.body).toMatchObject({ method: 'POST', url: `${stub.url}/echo`, body: payload });
   });
@@ -208,14 +214,17 @@ describe('many steps each under the inline limit', () => {
     expect(run.status).toBe(200);
     const res = await as(h.app, org.ownerToken).get(`/executions/${run.body.id}`);
     expect(res.status).toBe(200);
-    const outputs = res.body.steps.map((step: { output: unknown }) => step.output);
-    const firstReference = outputs.findIndex((o: { $omitted?: unknown }) => o && typeof o === 'object' && '$omitted' in o);
+    const omitted = res.body.steps.map((step: { omitted?: { output?: Omitted } }) => step.omitted?.output);
+    const firstReference = omitted.findIndex((o: Omitted | undefined) => o !== undefined);
     expect(firstReference).toBeGreaterThan(25);
     expect(firstReference).toBeLessThan(40);
     // Once the budget is spent, every later value is a reference, however small.
-    for (const output of outputs.slice(firstReference)) expect(output).toHaveProperty('$omitted');
+    for (const [i, reference] of omitted.entries()) {
+      expect(reference !== undefined).toBe(i >= firstReference);
+      if (reference) expect(res.body.steps[i].output).toBeNull();
+    }
     expect(Buffer.byteLength(res.text)).toBeLessThan(4.5 * 1024 * 1024);
-    const last = await as(h.app, org.ownerToken).get(outputs[40].$omitted.href);
+    const last = await as(h.app, org.ownerToken).get(omitted[40].href);
     expect(last.body).toEqual({ statusCode: 200, body: { done: true } });
   });
 });
@@ -269,10 +278,11 @@ describe('the migration on rows written before it', () => {
     const e = (await as(iso.app, other.ownerToken).get(`/executions/${old}`)).body;
     const large = stepOf(e, 'large');
     expect(large.input).toEqual({ url: 'u' });
-    expect(large.output).toMatchObject({ $omitted: { part: 'output', href: `/executions/${old}/steps/large/output` } });
-    const full = await as(iso.app, other.ownerToken).get(large.output.$omitted.href);
+    expect(large.output).toBeNull();
+    expect(large.omitted?.output).toMatchObject({ href: `/executions/${old}/steps/large/output` });
+    const full = await as(iso.app, other.ownerToken).get(large.omitted!.output!.href);
     expect(full.body).toEqual(big);
-    expect(Buffer.byteLength(full.text)).toBe(large.output.$omitted.bytes);
+    expect(Buffer.byteLength(full.text)).toBe(large.omitted!.output!.bytes);
     expect(stepOf(e, 'small')).toMatchObject({ input: null, output: { ok: true } });
     // Not backfilled (the migration stays quick on a large table): the read measured them.
     const [sizes] = await iso.services.db.query(`SELECT input_bytes, output_bytes FROM execution_steps WHERE execution_id = $1 AND step_id = 'small'`, [old]);
@@ -286,6 +296,6 @@ describe('the migration on rows written before it', () => {
     expect(listed).toMatchObject({ inputSummary: null });
     expect(listed).not.toHaveProperty('input');
     const e = (await as(iso.app, other.ownerToken).get(`/executions/${late}`)).body;
-    expect(stepOf(e, 'large').output).toMatchObject({ $omitted: { part: 'output', bytes: expect.any(Number) } });
+    expect(stepOf(e, 'large').omitted).toMatchObject({ output: { bytes: expect.any(Number) } });
   });
 });

@@ -204,12 +204,12 @@ describe('large step outputs', () => {
     expect(execution.status).toBe('completed');
     const read = await as(h.app, org.ownerToken).get(`/executions/${execution.id}`);
     expect(read.status).toBe(200);
-    const reference = stepOf(read.body, 'big').output.$omitted;
-    expect(reference).toMatchObject({ part: 'output', href: `/executions/${execution.id}/steps/big/output` });
+    const reference = stepOf(read.body, 'big').omitted!.output!;
+    expect(reference).toMatchObject({ href: `/executions/${execution.id}/steps/big/output` });
     const full = await as(h.app, org.ownerToken).get(reference.href);
     expect(full.status).toBe(200);
     const output = full.body;
-    expect(output).not.toHaveProperty('$offloaded');
+    expect(output).not.toHaveProperty('record');
     expect(output.status).toBe(200);
     expect(output.body.items).toHaveLength(items.length);
     expect(output.body.items[items.length - 1]).toEqual(items[items.length - 1]);

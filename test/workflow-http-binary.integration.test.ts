@@ -65,8 +65,7 @@ test('a workflow fetches a PDF and PUTs the same bytes on with bodyType base64',
   expect(stepOf(execution, 'upload').output).toMatchObject({ status: 200, body: { received: PDF.length } });
 
   // The report's output is larger than a step record shows inline; its reference answers every byte.
-  const report = stepOf(execution, 'report').output as { $omitted: { href: string } };
-  const full = await as(h.app, org.ownerToken).get(report.$omitted.href);
+  const full = await as(h.app, org.ownerToken).get(stepOf(execution, 'report').omitted!.output!.href);
   expect(full.status).toBe(200);
   expect(full.body).toMatchObject({ status: 200, body: null, text: null, bytes: PDF.length });
   expect(sha256(Buffer.from(full.body.bodyBase64, 'base64'))).toBe(sha256(PDF));

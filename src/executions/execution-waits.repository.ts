@@ -38,7 +38,7 @@ export class ExecutionWaitsRepository {
          INSERT INTO execution_waits (execution_id, step_id, organization_id, event_name, event_schema, link_hash, wakes_at)
          SELECT e.id, $3, e.organization_id, $4, $5::jsonb, $6, $7 FROM executions e WHERE e.id = $2 AND e.organization_id = $1
          ON CONFLICT (execution_id, step_id) DO UPDATE SET event_name = EXCLUDED.event_name, event_schema = EXCLUDED.event_schema,
-           link_hash = EXCLUDED.link_hash, wakes_at = EXCLUDED.wakes_at, started_at = now(), ended_at = NULL, link_claimed_at = NULL
+           link_hash = EXCLUDED.link_hash, wakes_at = EXCLUDED.wakes_at, started_at = now(), ended_at = NULL, event_claimed_at = NULL
          RETURNING execution_id)
        UPDATE executions SET status = 'waiting' WHERE id IN (SELECT execution_id FROM w) AND status = 'running'`,
       [
@@ -76,23 +76,42 @@ export class ExecutionWaitsRepository {
 
   /** The open wait a resume link opens, found by its token's hash; undefined for a link unknown, used, or expired. */
   async byLink(linkHash: Buffer): Promise<WaitRow | undefined> {
-    const rows: WaitRow[] = await this.db.query(`SELECT ${COLUMNS} FROM execution_waits w WHERE w.link_hash = $1 AND w.link_claimed_at IS NULL AND ${OPEN}`, [
+    const rows: WaitRow[] = await this.db.query(`SELECT ${COLUMNS} FROM execution_waits w WHERE w.link_hash = $1 AND w.event_claimed_at IS NULL AND ${OPEN}`, [
       linkHash,
     ]);
     return rows[0];
   }
 
-  /** Takes the link for one caller: true for exactly one of concurrent callers, while the wait is open. */
+  /**
+   * Takes the wait's one event for one sender, a member's (through the API)
+   * or a link holder's alike: true for exactly one of any number of
+   * concurrent claims, while the wait is open. The row is the arbiter: the
+   * run's own check (the update's validator) can accept several events that
+   * arrive in one workflow task.
+   */
+  async claimEvent(organizationId: string, executionId: string, stepId: string): Promise<boolean> {
+    const [, claimed]: [unknown, number] = await this.db.query(
+      `UPDATE execution_waits w SET event_claimed_at = now()
+        WHERE w.organization_id = $1 AND w.execution_id = $2 AND w.step_id = $3 AND w.event_claimed_at IS NULL AND ${OPEN}`,
+      [organizationId, executionId, stepId],
+    );
+    return claimed === 1;
+  }
+
+  /** claimEvent through a resume link: the token's hash finds the wait. */
   async claimLink(linkHash: Buffer): Promise<boolean> {
     const [, claimed]: [unknown, number] = await this.db.query(
-      `UPDATE execution_waits w SET link_claimed_at = now() WHERE w.link_hash = $1 AND w.link_claimed_at IS NULL AND ${OPEN}`,
+      `UPDATE execution_waits w SET event_claimed_at = now() WHERE w.link_hash = $1 AND w.event_claimed_at IS NULL AND ${OPEN}`,
       [linkHash],
     );
     return claimed === 1;
   }
 
-  /** Gives a claimed link back when its event could not be delivered (Temporal unreachable): the holder may try again. */
-  async releaseLink(linkHash: Buffer): Promise<void> {
-    await this.db.query(`UPDATE execution_waits SET link_claimed_at = NULL WHERE link_hash = $1 AND ended_at IS NULL`, [linkHash]);
+  /** Gives a claimed event back when it could not be delivered (Temporal unreachable): the sender may try again. */
+  async releaseEvent(organizationId: string, executionId: string, stepId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE execution_waits SET event_claimed_at = NULL WHERE organization_id = $1 AND execution_id = $2 AND step_id = $3 AND ended_at IS NULL`,
+      [organizationId, executionId, stepId],
+    );
   }
 }

@@ -30,8 +30,22 @@ const tail = (e: Omit<ExecutionRow, 'input'>) => ({
 
 /** A step value left out for its size, as the API shows it: where to read it in full. */
 const reference = (executionId: string, stepId: string, part: StepPart, bytes: number) => ({
-  $omitted: { part, bytes, href: `/executions/${encodeURIComponent(executionId)}/steps/${encodeURIComponent(stepId)}/${part}` },
+  bytes,
+  href: `/executions/${encodeURIComponent(executionId)}/steps/${encodeURIComponent(stepId)}/${part}`,
 });
+
+/** The values of a step record, each null when too large to inline, with where those are read in full beside them. */
+function stepValues(executionId: string, s: ReadStep) {
+  const omitted = {
+    ...(s.inputOmittedBytes === null ? {} : { input: reference(executionId, s.stepId, 'input', s.inputOmittedBytes) }),
+    ...(s.outputOmittedBytes === null ? {} : { output: reference(executionId, s.stepId, 'output', s.outputOmittedBytes) }),
+  };
+  return {
+    input: s.inputOmittedBytes === null ? s.input : null,
+    output: s.outputOmittedBytes === null ? s.output : null,
+    ...(omitted.input || omitted.output ? { omitted } : {}),
+  };
+}
 
 /**
  * An execution as the API shows it, with where its run is in Temporal; step
@@ -70,8 +84,7 @@ export function presentExecution(
             parentStepId: s.parentStepId ?? null,
             status: s.status,
             attempt: s.attempt,
-            input: s.inputOmittedBytes === null ? s.input : reference(e.id, s.stepId, 'input', s.inputOmittedBytes),
-            output: s.outputOmittedBytes === null ? s.output : reference(e.id, s.stepId, 'output', s.outputOmittedBytes),
+            ...stepValues(e.id, s),
             error: s.error,
             startedAt: s.startedAt.toISOString(),
             finishedAt: s.finishedAt.toISOString(),

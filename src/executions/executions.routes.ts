@@ -99,7 +99,7 @@ export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsSe
       permission: 'workflows:view',
       tags,
       params: StepValueParams,
-      summary: `One step's full recorded ${part} (secrets masked), however large: what a StepValueReference points to`,
+      summary: `One step's full recorded ${part} (secrets masked), however large: what a step's omitted.${part} points to`,
       responses: { 200: { description: `The ${part} as stored, any JSON value (null when the step recorded none)`, schema: z.unknown() } },
       handler: async ({ auth, params }, _req, res) => {
         const json = await service.stepValueJson(auth.organizationId, params.id, params.stepId, part);

@@ -1,7 +1,7 @@
 import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
 import { STEP_INLINE_LIMIT } from '../../workflows/run.types';
-import { EXECUTION_MODES, EXECUTION_STATUSES, STEP_PARTS, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
+import { EXECUTION_MODES, EXECUTION_STATUSES, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
 const JsonObject = z.record(z.string(), z.unknown());
 const EnvironmentName = z.string().min(1).openapi({ description: "Environment to run with instead of the workflow's default" });
@@ -60,24 +60,19 @@ export const RerunBody = z
   .openapi('Rerun');
 
 /**
- * Stands in for a step value too large to inline. Named `$omitted` rather than
- * `$ref`: a `$ref` key holding an object confuses JSON Reference and OpenAPI
- * tooling (this document would describe a property named `$ref`).
+ * Where a step value too large to inline is read in full. It sits beside the
+ * value (`omitted`), never in its place: a value is what the step recorded,
+ * whatever its shape, so nothing a run was sent can pass for one of these.
  */
-export const StepValueReference = z
+export const OmittedStepValue = z
   .strictObject({
-    $omitted: z.strictObject({
-      part: z.enum(STEP_PARTS),
-      bytes: z.number().int().openapi({ description: "Size of the value's JSON text, as `href` answers it" }),
-      href: z.string().openapi({ description: 'Path answering the full value (GET, workflows:view)', example: '/executions/0199…/steps/fetch/output' }),
-    }),
+    bytes: z.number().int().openapi({ description: "Size of the value's JSON text, as `href` answers it" }),
+    href: z.string().openapi({ description: 'Path answering the full value (GET, workflows:view)', example: '/executions/0199…/steps/fetch/output' }),
   })
-  .openapi('StepValueReference', { description: `Replaces a step's input or output larger than ${STEP_INLINE_LIMIT} bytes` });
+  .openapi('OmittedStepValue', { description: `A step's input or output larger than ${STEP_INLINE_LIMIT} bytes: its value is null, read it here` });
 
 const stepValue = (what: string) =>
-  z
-    .union([StepValueReference, z.unknown()])
-    .openapi({ description: `${what}; secret values appear as [secret]. Above ${STEP_INLINE_LIMIT} bytes, a StepValueReference` });
+  z.unknown().openapi({ description: `${what}; secret values appear as [secret]. Above ${STEP_INLINE_LIMIT} bytes null, and \`omitted\` says where it is` });
 
 const StepSchema = z.object({
   stepId: z.string(),
@@ -90,6 +85,10 @@ const StepSchema = z.object({
   attempt: z.number().int(),
   input: stepValue('Rendered input'),
   output: stepValue('Output'),
+  omitted: z
+    .strictObject({ input: OmittedStepValue.optional(), output: OmittedStepValue.optional() })
+    .optional()
+    .openapi({ description: 'Present when the input or the output is too large to inline: where each is read in full' }),
   error: z.string().nullable(),
   startedAt: z.string(),
   finishedAt: z.string(),

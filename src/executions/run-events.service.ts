@@ -50,19 +50,28 @@ export class RunEventsService {
     private readonly syncTimeoutMs: number,
   ) {}
 
-  /** Sends a member's event; resolves once the run has taken it (it resumes), before it runs further. */
+  /**
+   * Sends a member's event; resolves once the run has taken it (it resumes),
+   * before it runs further. Of any number of events sent at once for one
+   * wait, by members or through its link, one is taken (claimEvent); the
+   * rest are 409 `not_waiting`.
+   */
   async send(organizationId: string, executionId: string, name: string, payload: unknown): Promise<{ executionId: string; stepId: string; event: string }> {
     // Its status proves the execution is the organization's without reading its input.
     if (!(await this.executions.status(organizationId, executionId))) throw new NotFoundError('Execution');
+    const notWaiting = () => new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
     const wait = (await this.waits.open(organizationId, executionId)).find((w) => w.eventName === name);
-    if (!wait) throw new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
+    if (!wait) throw notWaiting();
     const problems = this.problems(wait, payload);
     if (problems) throw problems;
+    if (!(await this.waits.claimEvent(organizationId, executionId, wait.stepId))) throw notWaiting();
     const event: RunEvent = { name, stepId: wait.stepId, payload, via: 'api' };
     try {
       await this.client.workflow.getHandle(executionId).startUpdate(deliverEventUpdate, { args: [event], waitForStage: WorkflowUpdateStage.ACCEPTED });
     } catch (err) {
-      if (refusedByRun(err)) throw new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
+      if (refusedByRun(err)) throw notWaiting();
+      // Not delivered (Temporal slow or unreachable): the wait takes an event again.
+      await this.waits.releaseEvent(organizationId, executionId, wait.stepId);
       throw err;
     }
     return { executionId, stepId: wait.stepId, event: name };
@@ -75,6 +84,8 @@ export class RunEventsService {
    * Every refusal says only that the link or the payload was refused.
    */
   async resume(token: string, payload: unknown): Promise<{ executionId: string; answer: DeliverableReply }> {
+    // Its size first: it says nothing of the link, and the events route answers the same.
+    if (payloadTooLarge(payload)) throw tooLarge();
     const hash = ResumeLinks.hash(token);
     const wait = await this.waits.byLink(hash);
     if (!wait?.eventName) throw unknownLink();
@@ -91,7 +102,7 @@ export class RunEventsService {
     } catch (err) {
       if (refusedByRun(err)) throw unknownLink();
       // Not delivered (Temporal slow or unreachable): the holder may try again.
-      await this.waits.releaseLink(hash);
+      await this.waits.releaseEvent(wait.organizationId, wait.executionId, wait.stepId);
       throw err;
     }
     const deadline = AbortSignal.timeout(this.syncTimeoutMs);
@@ -101,9 +112,7 @@ export class RunEventsService {
 
   /** The payload's problems against the wait's schema (400 naming the fields), or its size; undefined when it is fine. */
   private problems(wait: WaitRow, payload: unknown): AppError | undefined {
-    if (Buffer.byteLength(JSON.stringify(payload ?? null)) > MAX_EVENT_PAYLOAD_BYTES) {
-      return new AppError(413, 'payload_too_large', `An event payload is at most ${MAX_EVENT_PAYLOAD_BYTES} bytes of JSON`);
-    }
+    if (payloadTooLarge(payload)) return tooLarge();
     if (!wait.eventSchema) return undefined;
     const validate = this.validator(wait.eventSchema);
     if (validate(payload)) return undefined;
@@ -128,6 +137,9 @@ export class RunEventsService {
     return validate;
   }
 }
+
+const payloadTooLarge = (payload: unknown) => Buffer.byteLength(JSON.stringify(payload ?? null)) > MAX_EVENT_PAYLOAD_BYTES;
+const tooLarge = () => new AppError(413, 'payload_too_large', `An event payload is at most ${MAX_EVENT_PAYLOAD_BYTES} bytes of JSON`);
 
 /** The run refused the event (not waiting for it, already has it) or is gone: the caller's problem, not an outage. */
 function refusedByRun(err: unknown): boolean {

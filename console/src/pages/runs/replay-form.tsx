@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
-import { isOmitted, stepsBefore, type ExecutionStep } from './run-model';
+import { stepsBefore, type ExecutionStep } from './run-model';
 
 const asText = (value: unknown) => JSON.stringify(value ?? null, null, 2);
 
@@ -21,8 +21,8 @@ interface Props {
  */
 export function ReplayForm({ executionId, steps, fromStepId, onStarted, onCancel }: Props) {
   const earlier = stepsBefore(steps, fromStepId);
-  // Values too large to inline (`$omitted`) are not offered for editing: they are reused as recorded.
-  const editable = earlier.filter((s) => !isOmitted(s.output));
+  // Values too large to inline (`omitted`) are not offered for editing: they are reused as recorded.
+  const editable = earlier.filter((s) => !s.omitted?.output);
   const [version, setVersion] = useState<'original' | 'current'>('original');
   const [texts, setTexts] = useState<Record<string, string>>(() => Object.fromEntries(editable.map((s) => [s.stepId, asText(s.output)])));
   const [error, setError] = useState<unknown>();
@@ -88,7 +88,7 @@ export function ReplayForm({ executionId, steps, fromStepId, onStarted, onCancel
           {earlier.map((step) => {
             const id = `${idPrefix}-${step.stepId}`;
             const problem = fieldProblem(step.stepId);
-            if (isOmitted(step.output)) {
+            if (step.omitted?.output) {
               return (
                 <p key={step.stepId} className="muted">
                   {step.stepId}: too large to edit here; reused as recorded.

@@ -9,9 +9,10 @@ export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', '
 /** The statuses of an ended run: the only runs a replay may start from. */
 export const ENDED_STATUSES = ['completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
 
-/** Stands in for a step value too large to inline: its full text is at `href`. */
+/** Where a step value too large to inline (null in its place) is read in full. */
 export interface OmittedValue {
-  $omitted: { part: 'input' | 'output'; bytes: number; href: string };
+  bytes: number;
+  href: string;
 }
 
 export interface ExecutionStep {
@@ -22,6 +23,8 @@ export interface ExecutionStep {
   attempt: number;
   input: unknown;
   output: unknown;
+  /** Set when the input or the output is too large to inline (that value is null). */
+  omitted?: { input?: OmittedValue; output?: OmittedValue };
   error: string | null;
   startedAt: string;
   finishedAt: string;
@@ -90,9 +93,6 @@ export interface Page<T> {
   data: T[];
 }
 
-export const isOmitted = (value: unknown): value is OmittedValue =>
-  typeof value === 'object' && value !== null && '$omitted' in value && typeof (value as OmittedValue).$omitted?.href === 'string';
-
 /** Still going: running, or parked at a wait (both refresh, both may be cancelled). */
 export const isFinished = (status: string) => status !== 'running' && status !== 'waiting';
 
@@ -155,16 +155,19 @@ export const toolNameOf = (step: ExecutionStep): string | undefined => (step.inp
  * What the run answered, as its callers (and an agent's workflow tool) see it:
  * the response of its return step, else the output of its last completed step.
  */
-export function runAnswer(steps: ExecutionStep[]): { kind: 'response' | 'output'; stepId: string; statusCode?: number; value: unknown } | undefined {
+export function runAnswer(
+  steps: ExecutionStep[],
+): { kind: 'response' | 'output'; stepId: string; statusCode?: number; value: unknown; omitted?: OmittedValue } | undefined {
   const done = steps.filter((s) => s.parentStepId === null && s.status === 'completed');
   const returned = done.find((s) => s.stepType === 'core.return');
   if (returned) {
+    const omitted = returned.omitted?.output;
+    if (omitted) return { kind: 'response', stepId: returned.stepId, value: null, omitted };
     const output = returned.output as { statusCode?: number; body?: unknown } | null;
-    if (isOmitted(output)) return { kind: 'response', stepId: returned.stepId, value: output };
     return { kind: 'response', stepId: returned.stepId, statusCode: output?.statusCode, value: output?.body ?? output };
   }
   const last = done.at(-1);
-  return last ? { kind: 'output', stepId: last.stepId, value: last.output } : undefined;
+  return last ? { kind: 'output', stepId: last.stepId, value: last.output, omitted: last.omitted?.output } : undefined;
 }
 
 /**

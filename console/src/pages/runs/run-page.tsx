@@ -194,7 +194,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
               ? `Answered by step ${answer.stepId}${answer.statusCode ? ` with HTTP ${answer.statusCode}` : ''}`
               : `Output of the last step, ${answer.stepId}`}
           </p>
-          <StepValue value={answer.value} label="Answer of the run" />
+          <StepValue value={answer.value} omitted={answer.omitted} label="Answer of the run" />
         </section>
       )}
 

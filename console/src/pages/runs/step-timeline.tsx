@@ -121,11 +121,11 @@ function StepRow({ step, span, childSteps = [], nested = false, replayLink }: Ro
           <div className="step-values">
             <div>
               <h3>Input</h3>
-              <StepValue value={step.input} label={`Input of ${step.stepId}`} />
+              <StepValue value={step.input} omitted={step.omitted?.input} label={`Input of ${step.stepId}`} />
             </div>
             <div>
               <h3>Output</h3>
-              <StepValue value={step.output} label={`Output of ${step.stepId}`} />
+              <StepValue value={step.output} omitted={step.omitted?.output} label={`Output of ${step.stepId}`} />
             </div>
           </div>
         </div>

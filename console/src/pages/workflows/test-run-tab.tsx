@@ -91,7 +91,7 @@ function TestOutcome({ execution }: { execution: Execution }) {
       {answer && (
         <>
           <h3>{answer.kind === 'response' ? `Response${answer.statusCode ? ` (HTTP ${answer.statusCode})` : ''}` : `Output of ${answer.stepId}`}</h3>
-          <StepValue value={answer.value} label="Answer of the test run" />
+          <StepValue value={answer.value} omitted={answer.omitted} label="Answer of the test run" />
         </>
       )}
     </section>
