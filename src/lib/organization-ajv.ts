@@ -1,7 +1,7 @@
 import Ajv, { type CodeOptions, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldIssue } from '../errors/errors';
-import { compileLinear, patternProblem, type LinearRegExp } from './linear-regexp';
+import { compileLinear, patternProblem, UnsupportedPattern, type LinearRegExp } from './linear-regexp';
 
 /**
  * The pattern work one check may do, in characters tested times the
@@ -43,10 +43,10 @@ interface Budget {
  * organization's). Each call builds its own Ajv: a shared instance keeps
  * every schema it compiled.
  */
-export function compileOrganizationSchema(schema: Record<string, unknown>, options: { allErrors?: boolean; formats?: boolean } = {}): SchemaCheck {
+export function compileOrganizationSchema(schema: object, options: { allErrors?: boolean; formats?: boolean } = {}): SchemaCheck {
   const budget: Budget = { left: PATTERN_BUDGET, spent: false };
   // `code` is what ajv's standalone code would call; nothing here generates standalone code.
-  const regExp: NonNullable<CodeOptions['regExp']> = Object.assign((pattern: string) => budgeted(compileLinear(pattern), budget), { code: 'compileLinear' });
+  const regExp: NonNullable<CodeOptions['regExp']> = Object.assign((pattern: string) => budgeted(linear(pattern), budget), { code: 'compileLinear' });
   const ajv = new Ajv({ strict: false, allErrors: options.allErrors ?? false, unicodeRegExp: true, code: { regExp } });
   if (options.formats) addFormats(ajv);
   ajv.removeKeyword('uniqueItems');
@@ -83,10 +83,21 @@ export function schemaIssues(schema: Record<string, unknown>, path: string): Fie
   const issues = patternIssues(schema, path);
   if (issues.length) return issues;
   try {
-    compileOrganizationSchema(schema);
+    // With the formats, which event waits use: a known format compiles quietly.
+    compileOrganizationSchema(schema, { formats: true });
     return [];
   } catch (err) {
     return [{ path, message: `is not a valid JSON Schema: ${(err as Error).message}` }];
+  }
+}
+
+/** The pattern compiled for RE2; when it cannot be, an error naming it (ajv's own would not). */
+function linear(pattern: string): LinearRegExp {
+  try {
+    return compileLinear(pattern);
+  } catch (err) {
+    if (err instanceof UnsupportedPattern) throw new Error(`its pattern ${JSON.stringify(pattern)} ${err.message}`, { cause: err });
+    throw err;
   }
 }
 
