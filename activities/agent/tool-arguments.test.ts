@@ -32,6 +32,19 @@ describe('argumentProblems', () => {
     expect(argumentProblems(http, {})).toContain("(arguments) must have required property 'id'");
   });
 
+  test("a tool's patterns run on the linear-time engine: a catastrophic one answers at once", () => {
+    const tool: AgentToolDefinition = { ...http, parameters: { type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } } } };
+    const started = performance.now();
+    // 30 a's: a backtracking engine takes seconds (it doubles with each a), so this fails there rather than hang.
+    expect(argumentProblems(tool, { id: `${'a'.repeat(30)}!` })).toContain('/id must match pattern "^(a+)+$"');
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  test('a pattern saved before the linear-time engine (a backreference) fails the step, not the model', () => {
+    const tool: AgentToolDefinition = { ...http, parameters: { type: 'object', properties: { id: { type: 'string', pattern: '^(a)\\1$' } } } };
+    expect(() => argumentProblems(tool, { id: 'aa' })).toThrow(expect.objectContaining({ status: 400, code: 'invalid_definition' }));
+  });
+
   test('data store tools take fixed arguments: a non-empty key, and for set an object value', () => {
     expect(argumentProblems(store('get'), { key: '' })).toContain('/key must NOT have fewer than 1 characters');
     expect(argumentProblems(store('get'), { key: 'k', extra: 1 })).toContain('must NOT have additional properties');

@@ -1,4 +1,5 @@
-import Ajv from 'ajv';
+import { AppError } from '../../src/errors/errors';
+import { compileOrganizationSchema, type SchemaCheck } from '../../src/lib/organization-ajv';
 import type { AgentToolDefinition } from '../../src/workflows/definition.schemas';
 
 /** The arguments of a data store tool: fixed by its operation. */
@@ -20,8 +21,13 @@ export function argumentSchema(tool: AgentToolDefinition): Record<string, unknow
 
 /** Why the arguments do not fit the tool's schema, in words the model can act on; undefined when they fit. */
 export function argumentProblems(tool: AgentToolDefinition, args: unknown): string | undefined {
-  // A fresh Ajv per call: one shared instance caches every compiled schema forever.
-  const validate = new Ajv({ strict: false, allErrors: true }).compile(argumentSchema(tool));
+  let validate: SchemaCheck;
+  try {
+    validate = compileOrganizationSchema(argumentSchema(tool), { allErrors: true });
+  } catch (err) {
+    // Saved before a rule it breaks (a pattern RE2 cannot run): the definition's fault, not the model's.
+    throw new AppError(400, 'invalid_definition', `The argument schema of tool "${tool.name}" cannot be checked: ${(err as Error).message}`);
+  }
   if (validate(args)) return undefined;
   const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`);
   return `The arguments do not match the tool's schema: ${problems.join('; ')}`;

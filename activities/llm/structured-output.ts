@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, generateObject, jsonSchema, NoObjectGeneratedError, TypeValidationError, type LanguageModel, type ModelMessage } from 'ai';
-import Ajv from 'ajv';
+import { compileOrganizationSchema } from '../../src/lib/organization-ajv';
 import { outputSchemaToJsonSchema, type OutputJsonSchema } from './output-schema';
 
 export interface StructuredOutputRequest {
@@ -114,8 +114,8 @@ function truncate(text: string | undefined, max: number | undefined): { text: st
 
 /** The SDK only parses JSON when given a bare JSON Schema; the schema itself is enforced here. */
 function checkAgainstSchema(schema: OutputJsonSchema, object: unknown): asserts object is Record<string, unknown> {
-  // A fresh Ajv per call: one shared instance caches every compiled schema object forever.
-  const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+  // Built from output_schema (no pattern of the organization's), checked the way every schema of an organization is.
+  const validate = compileOrganizationSchema(schema, { allErrors: true });
   if (validate(object)) return;
   const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
   throw new LlmOutputInvalid(`The model's answer does not match the output schema: ${problems.join('; ')}`);

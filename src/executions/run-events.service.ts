@@ -1,8 +1,7 @@
 import { isGrpcServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import { ajvIssues } from '../errors/ajv-issues';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import { compileOrganizationSchema, refusingCheck, type SchemaCheck } from '../lib/organization-ajv';
 import { deliverEventUpdate, STEP_INLINE_LIMIT, type RunEvent } from '../../workflows/run.types';
 import type { ExecutionWaitsRepository, WaitRow } from './execution-waits.repository';
 import type { ExecutionsRepository } from './executions.repository';
@@ -39,7 +38,7 @@ const VALIDATORS_KEPT = 200;
  * changes nothing.
  */
 export class RunEventsService {
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly validators = new Map<string, SchemaCheck>();
 
   constructor(
     private readonly client: Client,
@@ -123,14 +122,17 @@ export class RunEventsService {
     );
   }
 
-  private validator(schema: Record<string, unknown>): ValidateFunction {
+  /** The schema's check: patterns on RE2 within a work budget (organization-ajv.ts), so no payload stalls the process. */
+  private validator(schema: Record<string, unknown>): SchemaCheck {
     const key = JSON.stringify(schema);
     let validate = this.validators.get(key);
     if (!validate) {
-      // One Ajv per schema: a shared instance would keep every schema it ever compiled.
-      const ajv = new Ajv({ strict: false, allErrors: true });
-      addFormats(ajv);
-      validate = ajv.compile(schema);
+      try {
+        validate = compileOrganizationSchema(schema, { allErrors: true, formats: true });
+      } catch (err) {
+        // Saved before a rule it breaks (a pattern RE2 cannot run): every payload is refused, saying why.
+        validate = refusingCheck(`cannot be checked: the wait step's schema is refused (${(err as Error).message})`);
+      }
       if (this.validators.size >= VALIDATORS_KEPT) this.validators.delete(this.validators.keys().next().value!);
       this.validators.set(key, validate);
     }

@@ -129,6 +129,13 @@ describe('checkDefinition', () => {
       ).toEqual([{ path: 'steps.0.input.tools.0.parameters', message: expect.stringContaining('not a valid JSON Schema') }]);
     });
 
+    test('an argument schema pattern the linear-time engine cannot run names its own field', () => {
+      const parameters = { type: 'object', patternProperties: { '^(?!internal)': { type: 'string' } } };
+      expect(check([agent('helper', { tools: [httpTool({ url: 'https://x.test' }, parameters)] })])).toEqual([
+        { path: 'steps.0.input.tools.0.parameters.patternProperties.^(?!internal)', message: expect.stringContaining('lookahead') },
+      ]);
+    });
+
     test('the schema refuses duplicate tool names, non-object argument schemas and budgets out of range, naming the field', () => {
       const parse = (extra: Record<string, unknown>) => WorkflowDefinition.safeParse({ name: 'w', steps: [agent('helper', extra)] });
       const pathOf = (extra: Record<string, unknown>) => parse(extra).error?.issues[0].path.join('.');
@@ -177,6 +184,16 @@ describe('checkDefinition', () => {
         { path: 'steps.3.input.event.schema', message: expect.stringContaining('is not a valid JSON Schema') },
         { path: 'steps.4.input.until', message: expect.stringContaining('reads "later"') },
       ]);
+    });
+
+    test('a pattern the linear-time engine cannot run is refused at its own field; a catastrophic one runs there', () => {
+      const schema = (pattern: string) => ({ type: 'object', properties: { code: { type: 'string', pattern } } });
+      expect(
+        check([
+          wait('approval', { event: { name: 'ok', schema: schema('^(\\w)\\1$') } }),
+          wait('second', { event: { name: 'again', schema: schema('^(a+)+$') } }),
+        ]),
+      ).toEqual([{ path: 'steps.0.input.event.schema.properties.code.pattern', message: expect.stringContaining('backreference') }]);
     });
 
     test('exactly one of seconds, until and event; timeoutSeconds and onTimeout only with an event', () => {

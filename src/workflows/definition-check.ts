@@ -1,6 +1,6 @@
-import Ajv from 'ajv';
 import type { Liquid } from 'liquidjs';
 import type { FieldIssue } from '../errors/errors';
+import { schemaIssues } from '../lib/organization-ajv';
 import { analyzeTemplate } from '../templates/template-analysis';
 import { isTemplate } from '../templates/template-engine';
 import {
@@ -21,7 +21,7 @@ const ROOTS = new Set(['initial', '$env', '$connections', '$resume']);
  * reads only `initial`, `$env`, `$connections` and steps that run before it
  * (an agent's tool templates also read `args`, the model's arguments),
  * every agent tool's argument schema and every event wait's payload schema
- * compiles, `$resume.<stepId>` names an event wait of the definition, an
+ * compiles (its patterns on RE2: no backreference or lookaround), `$resume.<stepId>` names an event wait of the definition, an
  * HTTP body sent as `bodyType: base64` is a string, and a core.workflow
  * step's input given as a string is one template. (The workflows a
  * definition names are checked against the organization in
@@ -93,13 +93,9 @@ function checkTool(ctx: CheckContext, tool: AgentToolDefinition, path: string, a
   if (tool.type !== 'data-store' && tool.parameters) checkJsonSchema(tool.parameters, `${path}.parameters`, ctx.issues);
 }
 
+/** The schema compiles as runs will compile it: each pattern RE2 cannot run is refused at its own field. */
 function checkJsonSchema(schema: Record<string, unknown>, path: string, issues: FieldIssue[]): void {
-  try {
-    // A fresh Ajv: a shared one would keep every schema ever checked.
-    new Ajv({ strict: false }).compile(schema);
-  } catch (err) {
-    issues.push({ path, message: `is not a valid JSON Schema: ${(err as Error).message}` });
-  }
+  issues.push(...schemaIssues(schema, path));
 }
 
 /** What every check of one definition shares. */

@@ -15,6 +15,8 @@ export class ConnectionTypeCatalog {
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor() {
+    // The service's own schemas, not an organization's, so V8's engine (organization-ajv.ts is for theirs): the
+    // webhook-signing payload layout needs a lookahead, which RE2 lacks; every pattern here is anchored and linear.
     const ajv = new Ajv({ allErrors: true, useDefaults: true, discriminator: true, strict: true, strictRequired: false });
     addFormats(ajv);
     for (const [type, schema] of Object.entries(SCHEMAS)) this.validators.set(type, ajv.compile(schema));
