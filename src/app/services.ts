@@ -84,6 +84,7 @@ import { createOutboundHttp, type OutboundHttp } from '../outbound/outbound-http
 import { OAuthTokens } from '../connections/oauth-tokens';
 import { TokenRefreshLeases } from '../connections/token-refresh-leases.repository';
 import { ProxyService } from '../proxy/proxy.service';
+import { AfterCommit, type Effects, runNow } from '../lib/after-commit';
 
 export interface Infrastructure {
   config: Config;
@@ -189,16 +190,15 @@ export function createServices(infra: Infrastructure) {
   );
   // The API reads the feed sync history; the worker's activities write it as runs begin and end.
   const feedSyncHistory = new FeedSyncHistory(dataSources, new FeedSyncsRepository(infra.db));
-  // A deleted feed source takes its schedule with it.
-  dataSources.onDeleted((source) => dataFeeds.forget(source), infra.logger);
+  const triggerSchedules = new TriggerSchedules(infra.temporal.client, infra.config.temporal.taskQueue);
   const scheduleTriggers = new ScheduleTriggersService(
-    new ScheduleTriggersRepository(infra.db),
+    new ScheduleTriggersRepository(infra.db.manager),
     workflows,
     environments,
-    new TriggerSchedules(infra.temporal.client, infra.config.temporal.taskQueue),
+    triggerSchedules,
     infra.config.schedules.minIntervalSeconds,
   );
-  workflows.beforeDelete((organizationId, workflowId) => scheduleTriggers.deleteSchedulesOfWorkflow(organizationId, workflowId));
+  attachDeleteHooks({ workflows, dataSources }, { scheduleTriggers, dataFeeds }, runNow, infra.logger);
   return {
     ...infra,
     databaseDiagnostics: new DatabaseDiagnostics(infra.db),
@@ -272,7 +272,16 @@ export function createServices(infra: Infrastructure) {
     dashboardReport: new DashboardReportService(dashboards, widgetData),
     dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
     dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
-    packages: new PackagesService(new PackagesRepository(infra.db.manager), packageInstallScope(environments)),
+    packages: new PackagesService(
+      new PackagesRepository(infra.db.manager),
+      packageInstallScope({
+        environments,
+        triggerSchedules,
+        dataFeeds,
+        minScheduleIntervalSeconds: infra.config.schedules.minIntervalSeconds,
+        logger: infra.logger,
+      }),
+    ),
     outboundHttp,
     proxy: new ProxyService(connections, outboundHttp, infra.config.vendors.baseUrls, infra.config.proxy, infra.logger),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db.manager), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
@@ -282,25 +291,66 @@ export function createServices(infra: Infrastructure) {
 export type Services = ReturnType<typeof createServices>;
 
 /**
+ * What deleting a workflow or a data source does outside the database: a
+ * workflow's schedule triggers lose their Temporal Schedules (read before
+ * its rows go, which takes the triggers with them), a feed source its sync
+ * schedule. The one wiring of these hooks, for the process's own services and
+ * for every package install scope alike, so an uninstall deletes what DELETE
+ * /workflows/{id} and DELETE /dashboards/data-sources/{id} delete. `effects`
+ * says when the Temporal calls run: at once on the pool (runNow), after
+ * COMMIT in an install's transaction (AfterCommit), so a rolled-back
+ * uninstall leaves every schedule in place.
+ */
+function attachDeleteHooks(
+  on: { workflows: WorkflowsService; dataSources: DataSourcesService },
+  by: { scheduleTriggers: ScheduleTriggersService; dataFeeds: DataFeedsService },
+  effects: Effects,
+  logger: Logger,
+): void {
+  on.workflows.beforeDelete((organizationId, workflowId) => by.scheduleTriggers.deleteSchedulesOfWorkflow(organizationId, workflowId, effects));
+  on.dataSources.onDeleted((source) => effects(() => by.dataFeeds.forget(source)), logger);
+}
+
+/**
  * What package installs write through: the domains' own services and
  * repositories, built over the install transaction's EntityManager
  * (PackagesRepository.transaction; install-scope.ts says why over it), so one
- * install commits or rolls back whole. Environments are only read (a step's
- * environment by name), through the process's own service.
+ * install commits or rolls back whole, with the process's delete hooks
+ * (attachDeleteHooks), whose Temporal calls wait for the commit. Environments
+ * are only read (a step's environment by name), through the process's own
+ * service; the Temporal clients (trigger and feed schedules) are the
+ * process's too.
  */
-function packageInstallScope(environments: EnvironmentsService): InstallScopeFactory {
+function packageInstallScope(shared: {
+  environments: EnvironmentsService;
+  triggerSchedules: TriggerSchedules;
+  dataFeeds: DataFeedsService;
+  minScheduleIntervalSeconds: number;
+  logger: Logger;
+}): InstallScopeFactory {
   const liquid = createLiquid();
   return (manager) => {
     const stores = dataStoresService(manager);
     const sourcesRepository = new DataSourcesRepository(manager);
     const dataSources = new DataSourcesService(sourcesRepository, stores, new SharesRepository(manager));
+    const workflows = new WorkflowsService(new WorkflowsRepository(manager), shared.environments, liquid);
+    const scheduleTriggers = new ScheduleTriggersService(
+      new ScheduleTriggersRepository(manager),
+      workflows,
+      shared.environments,
+      shared.triggerSchedules,
+      shared.minScheduleIntervalSeconds,
+    );
+    const afterCommit = new AfterCommit(shared.logger);
+    attachDeleteHooks({ workflows, dataSources }, { scheduleTriggers, dataFeeds: shared.dataFeeds }, afterCommit.defer, shared.logger);
     return {
       packages: new PackagesRepository(manager),
-      workflows: new WorkflowsService(new WorkflowsRepository(manager), environments, liquid),
+      workflows,
       dataStores: stores,
       dataSources,
       sourceMembers: new SourceMembersService(dataSources, sourcesRepository),
       dashboards: new DashboardsRepository(manager),
+      afterCommit,
     };
   };
 }
