@@ -4,6 +4,7 @@ import { DataFeedsService } from '../data-feeds/data-feeds.service';
 import { FeedSchedules } from '../data-feeds/feed-schedules';
 import { FeedSyncRuns } from '../data-feeds/feed-sync-runs';
 import { FeedSyncHistory } from '../data-feeds/feed-sync-history';
+import { FeedSyncReconciler } from '../data-feeds/feed-sync-reconciler';
 import { FeedSyncsRepository } from '../data-feeds/feed-syncs.repository';
 import type { Connection as TemporalConnection, Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
@@ -177,19 +178,13 @@ export function createServices(infra: Infrastructure) {
   const taskQueue = infra.config.temporal.taskQueue;
   const sourceMembers = new SourceMembersService(dataSources, dataSourcesRepository);
   const feedSources = new FeedSourcesService(dataSources, dataSourcesRepository);
-  const dataFeeds = new DataFeedsService(
-    dataSources,
-    feedSources,
-    dataStores,
-    connections,
-    new FeedSchedules(infra.temporal.client, taskQueue),
-    new FeedSyncRuns(infra.temporal.client, taskQueue),
-    {
-      defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
-    },
-  );
+  const feedSyncRuns = new FeedSyncRuns(infra.temporal.client, taskQueue);
+  const dataFeeds = new DataFeedsService(dataSources, feedSources, dataStores, connections, new FeedSchedules(infra.temporal.client, taskQueue), feedSyncRuns, {
+    defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
+  });
   // The API reads the feed sync history; the worker's activities write it as runs begin and end.
-  const feedSyncHistory = new FeedSyncHistory(dataSources, new FeedSyncsRepository(infra.db));
+  const feedSyncs = new FeedSyncsRepository(infra.db);
+  const feedSyncHistory = new FeedSyncHistory(dataSources, feedSyncs);
   const triggerSchedules = new TriggerSchedules(infra.temporal.client, infra.config.temporal.taskQueue);
   const scheduleTriggers = new ScheduleTriggersService(
     new ScheduleTriggersRepository(infra.db.manager),
@@ -259,6 +254,8 @@ export function createServices(infra: Infrastructure) {
     feedSources,
     dataFeeds,
     feedSyncHistory,
+    /** Ends sync runs that stopped without recording their end (a terminated workflow); start() it, stop() it. */
+    feedSyncReconciler: new FeedSyncReconciler(feedSyncs, feedSyncRuns, infra.logger, infra.config.vendors.syncReconcile),
     shares,
     cube,
     csvExporter,

@@ -1,4 +1,4 @@
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ConflictError } from '../errors/errors';
 import { DATA_FEED_SYNC_WORKFLOW, feedSyncWorkflowId, type FeedSyncInput, type SyncTrigger, type SyncWindow } from '../../workflows/data-feed-sync.types';
 import { feedSearchAttributes, type FeedSyncTarget } from './feed-schedules';
@@ -49,6 +49,22 @@ export class FeedSyncRuns {
         .describe()
         .catch(() => undefined);
       throw new SyncRunning(workflowId, running?.startTime);
+    }
+  }
+
+  /**
+   * How the latest run of workflow `workflowId` (a source's sync runs all
+   * have its one id) stands in Temporal: null while it runs, else the status
+   * it closed with (TERMINATED, TIMED_OUT…), or NOT_FOUND when Temporal no
+   * longer has it. One describe, within `timeoutMs`.
+   */
+  async closedStatus(workflowId: string, timeoutMs: number): Promise<string | null> {
+    try {
+      const described = await this.client.withDeadline(Date.now() + timeoutMs, () => this.client.workflow.getHandle(workflowId).describe());
+      return described.status.name === 'RUNNING' ? null : described.status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+      throw err;
     }
   }
 
