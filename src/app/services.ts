@@ -178,7 +178,7 @@ export function createServices(infra: Infrastructure) {
   const taskQueue = infra.config.temporal.taskQueue;
   const sourceMembers = new SourceMembersService(dataSources, dataSourcesRepository);
   const feedSources = new FeedSourcesService(dataSources, dataSourcesRepository);
-  const feedSyncRuns = new FeedSyncRuns(infra.temporal.client, taskQueue);
+  const feedSyncRuns = new FeedSyncRuns(infra.temporal.client, taskQueue, infra.config.vendors.syncStartWaitMs);
   const dataFeeds = new DataFeedsService(dataSources, feedSources, dataStores, connections, new FeedSchedules(infra.temporal.client, taskQueue), feedSyncRuns, {
     defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
   });
