@@ -35,7 +35,8 @@ import { ReplayFromStep1763800003200 } from './1763800003200-ReplayFromStep';
 import { ExecutionLoopItems1763800003300 } from './1763800003300-ExecutionLoopItems';
 import { VerifiedWebhooks1763800003400 } from './1763800003400-VerifiedWebhooks';
 import { ExecutionsByDelivery1763800003500 } from './1763800003500-ExecutionsByDelivery';
-import { WaitEventClaims1763800003600 } from './1763800003600-WaitEventClaims';
+import { FeedSyncsRunning1763800003600 } from './1763800003600-FeedSyncsRunning';
+import { WaitEventClaims1763800003700 } from './1763800003700-WaitEventClaims';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -76,5 +77,6 @@ export const migrations = [
   ExecutionLoopItems1763800003300,
   VerifiedWebhooks1763800003400,
   ExecutionsByDelivery1763800003500,
-  WaitEventClaims1763800003600,
+  FeedSyncsRunning1763800003600,
+  WaitEventClaims1763800003700,
 ];

@@ -61,6 +61,7 @@ async function main(mode: Mode): Promise<void> {
       shutdownSteps.unshift(async () => detach());
     }
     services.recordPurger.start();
+    services.feedSyncReconciler.start();
     services.principalCache.start();
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(config.http.port, config.http.host, () => resolve(s));
@@ -74,6 +75,7 @@ async function main(mode: Mode): Promise<void> {
     shutdownSteps.push(
       () => new Promise<void>((r) => server.close(() => r())),
       () => services.recordPurger.stop(),
+      () => services.feedSyncReconciler.stop(),
       () => services.principalCache.close(),
       () => services.cube.shutdown(),
       () => services.csvExporter.close(),

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import type { Config } from '../src/config/config';
 import { as, createConnection, expectStatus, startHarness, type Harness } from './harness';
 import { createTestOrg, eventually, uniqueName, type TestOrg } from './factories';
 import type { OAuthTokenStub } from './stubs/oauth-token-stub';
@@ -20,8 +21,8 @@ export interface FeedStack {
   close(): Promise<void>;
 }
 
-/** `tokens`: an OAuth token endpoint stub both the API and the worker refresh tokens at. */
-export async function startFeedStack(options: { worker?: boolean; tokens?: OAuthTokenStub } = {}): Promise<FeedStack> {
+/** `tokens`: an OAuth token endpoint stub both the API and the worker refresh tokens at; `configure`: more settings of the test's own. */
+export async function startFeedStack(options: { worker?: boolean; tokens?: OAuthTokenStub; configure?: (config: Config) => void } = {}): Promise<FeedStack> {
   const stubs = await startVendorStubs();
   const { tokens } = options;
   const allowList = [...stubs.allowList, ...(tokens ? [tokens.host] : [])];
@@ -32,6 +33,7 @@ export async function startFeedStack(options: { worker?: boolean; tokens?: OAuth
         c.vendors.tokenUrls = { ...tokens.tokenUrls };
         c.steps.httpAllowList = allowList;
       }
+      options.configure?.(c);
     },
   });
   let worker: { stop(): Promise<void> } | undefined;

@@ -356,7 +356,7 @@ describe("Temporal's refusal is the authority when the service's own check lets 
   /** The service with its own check switched off, so each spec reaches Temporal as given. */
   const trustingTemporal = () =>
     new ScheduleTriggersService(
-      new ScheduleTriggersRepository(h.services.db),
+      new ScheduleTriggersRepository(h.services.db.manager),
       h.services.workflows,
       h.services.environments,
       new TriggerSchedules(h.services.temporal.client, h.services.config.temporal.taskQueue),

@@ -109,7 +109,7 @@ export function createActivityDeps(infra: {
     loopItems: new LoopItemsRepository(infra.db),
     resumeLinks,
     workflows,
-    scheduleTriggers: new ScheduleTriggersRepository(infra.db),
+    scheduleTriggers: new ScheduleTriggersRepository(infra.db.manager),
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
     http,

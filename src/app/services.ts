@@ -4,6 +4,7 @@ import { DataFeedsService } from '../data-feeds/data-feeds.service';
 import { FeedSchedules } from '../data-feeds/feed-schedules';
 import { FeedSyncRuns } from '../data-feeds/feed-sync-runs';
 import { FeedSyncHistory } from '../data-feeds/feed-sync-history';
+import { FeedSyncReconciler } from '../data-feeds/feed-sync-reconciler';
 import { FeedSyncsRepository } from '../data-feeds/feed-syncs.repository';
 import type { Connection as TemporalConnection, Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
@@ -84,6 +85,7 @@ import { createOutboundHttp, type OutboundHttp } from '../outbound/outbound-http
 import { OAuthTokens } from '../connections/oauth-tokens';
 import { TokenRefreshLeases } from '../connections/token-refresh-leases.repository';
 import { ProxyService } from '../proxy/proxy.service';
+import { AfterCommit, type Effects, runNow } from '../lib/after-commit';
 
 export interface Infrastructure {
   config: Config;
@@ -176,29 +178,22 @@ export function createServices(infra: Infrastructure) {
   const taskQueue = infra.config.temporal.taskQueue;
   const sourceMembers = new SourceMembersService(dataSources, dataSourcesRepository);
   const feedSources = new FeedSourcesService(dataSources, dataSourcesRepository);
-  const dataFeeds = new DataFeedsService(
-    dataSources,
-    feedSources,
-    dataStores,
-    connections,
-    new FeedSchedules(infra.temporal.client, taskQueue),
-    new FeedSyncRuns(infra.temporal.client, taskQueue),
-    {
-      defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
-    },
-  );
+  const feedSyncRuns = new FeedSyncRuns(infra.temporal.client, taskQueue, infra.config.vendors.syncStartWaitMs);
+  const dataFeeds = new DataFeedsService(dataSources, feedSources, dataStores, connections, new FeedSchedules(infra.temporal.client, taskQueue), feedSyncRuns, {
+    defaultSyncIntervalMinutes: infra.config.vendors.defaultSyncIntervalMinutes,
+  });
   // The API reads the feed sync history; the worker's activities write it as runs begin and end.
-  const feedSyncHistory = new FeedSyncHistory(dataSources, new FeedSyncsRepository(infra.db));
-  // A deleted feed source takes its schedule with it.
-  dataSources.onDeleted((source) => dataFeeds.forget(source), infra.logger);
+  const feedSyncs = new FeedSyncsRepository(infra.db);
+  const feedSyncHistory = new FeedSyncHistory(dataSources, feedSyncs);
+  const triggerSchedules = new TriggerSchedules(infra.temporal.client, infra.config.temporal.taskQueue);
   const scheduleTriggers = new ScheduleTriggersService(
-    new ScheduleTriggersRepository(infra.db),
+    new ScheduleTriggersRepository(infra.db.manager),
     workflows,
     environments,
-    new TriggerSchedules(infra.temporal.client, infra.config.temporal.taskQueue),
+    triggerSchedules,
     infra.config.schedules.minIntervalSeconds,
   );
-  workflows.beforeDelete((organizationId, workflowId) => scheduleTriggers.deleteSchedulesOfWorkflow(organizationId, workflowId));
+  attachDeleteHooks({ workflows, dataSources }, { scheduleTriggers, dataFeeds }, runNow, infra.logger);
   return {
     ...infra,
     databaseDiagnostics: new DatabaseDiagnostics(infra.db),
@@ -259,6 +254,8 @@ export function createServices(infra: Infrastructure) {
     feedSources,
     dataFeeds,
     feedSyncHistory,
+    /** Ends sync runs that stopped without recording their end (a terminated workflow); start() it, stop() it. */
+    feedSyncReconciler: new FeedSyncReconciler(feedSyncs, feedSyncRuns, infra.logger, infra.config.vendors.syncReconcile),
     shares,
     cube,
     csvExporter,
@@ -272,7 +269,16 @@ export function createServices(infra: Infrastructure) {
     dashboardReport: new DashboardReportService(dashboards, widgetData),
     dashboardExport: new DashboardExportService(dashboardsRepository, dataSources),
     dashboardImport: new DashboardImportService(dashboardsRepository, widgetSources),
-    packages: new PackagesService(new PackagesRepository(infra.db.manager), packageInstallScope(environments)),
+    packages: new PackagesService(
+      new PackagesRepository(infra.db.manager),
+      packageInstallScope({
+        environments,
+        triggerSchedules,
+        dataFeeds,
+        minScheduleIntervalSeconds: infra.config.schedules.minIntervalSeconds,
+        logger: infra.logger,
+      }),
+    ),
     outboundHttp,
     proxy: new ProxyService(connections, outboundHttp, infra.config.vendors.baseUrls, infra.config.proxy, infra.logger),
     recordPurger: new RecordPurger(new DataStoresRepository(infra.db.manager), infra.logger, infra.config.dataStores.purgeIntervalSeconds),
@@ -282,25 +288,66 @@ export function createServices(infra: Infrastructure) {
 export type Services = ReturnType<typeof createServices>;
 
 /**
+ * What deleting a workflow or a data source does outside the database: a
+ * workflow's schedule triggers lose their Temporal Schedules (read before
+ * its rows go, which takes the triggers with them), a feed source its sync
+ * schedule. The one wiring of these hooks, for the process's own services and
+ * for every package install scope alike, so an uninstall deletes what DELETE
+ * /workflows/{id} and DELETE /dashboards/data-sources/{id} delete. `effects`
+ * says when the Temporal calls run: at once on the pool (runNow), after
+ * COMMIT in an install's transaction (AfterCommit), so a rolled-back
+ * uninstall leaves every schedule in place.
+ */
+function attachDeleteHooks(
+  on: { workflows: WorkflowsService; dataSources: DataSourcesService },
+  by: { scheduleTriggers: ScheduleTriggersService; dataFeeds: DataFeedsService },
+  effects: Effects,
+  logger: Logger,
+): void {
+  on.workflows.beforeDelete((organizationId, workflowId) => by.scheduleTriggers.deleteSchedulesOfWorkflow(organizationId, workflowId, effects));
+  on.dataSources.onDeleted((source) => effects(() => by.dataFeeds.forget(source)), logger);
+}
+
+/**
  * What package installs write through: the domains' own services and
  * repositories, built over the install transaction's EntityManager
  * (PackagesRepository.transaction; install-scope.ts says why over it), so one
- * install commits or rolls back whole. Environments are only read (a step's
- * environment by name), through the process's own service.
+ * install commits or rolls back whole, with the process's delete hooks
+ * (attachDeleteHooks), whose Temporal calls wait for the commit. Environments
+ * are only read (a step's environment by name), through the process's own
+ * service; the Temporal clients (trigger and feed schedules) are the
+ * process's too.
  */
-function packageInstallScope(environments: EnvironmentsService): InstallScopeFactory {
+function packageInstallScope(shared: {
+  environments: EnvironmentsService;
+  triggerSchedules: TriggerSchedules;
+  dataFeeds: DataFeedsService;
+  minScheduleIntervalSeconds: number;
+  logger: Logger;
+}): InstallScopeFactory {
   const liquid = createLiquid();
   return (manager) => {
     const stores = dataStoresService(manager);
     const sourcesRepository = new DataSourcesRepository(manager);
     const dataSources = new DataSourcesService(sourcesRepository, stores, new SharesRepository(manager));
+    const workflows = new WorkflowsService(new WorkflowsRepository(manager), shared.environments, liquid);
+    const scheduleTriggers = new ScheduleTriggersService(
+      new ScheduleTriggersRepository(manager),
+      workflows,
+      shared.environments,
+      shared.triggerSchedules,
+      shared.minScheduleIntervalSeconds,
+    );
+    const afterCommit = new AfterCommit(shared.logger);
+    attachDeleteHooks({ workflows, dataSources }, { scheduleTriggers, dataFeeds: shared.dataFeeds }, afterCommit.defer, shared.logger);
     return {
       packages: new PackagesRepository(manager),
-      workflows: new WorkflowsService(new WorkflowsRepository(manager), environments, liquid),
+      workflows,
       dataStores: stores,
       dataSources,
       sourceMembers: new SourceMembersService(dataSources, sourcesRepository),
       dashboards: new DashboardsRepository(manager),
+      afterCommit,
     };
   };
 }

@@ -80,6 +80,11 @@ const envSchema = z.object({
   PROXY_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   PROXY_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   FEED_SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  // How often the API looks for sync runs that stopped without recording their end (a terminated workflow), and how old a run must be.
+  FEED_SYNC_RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+  FEED_SYNC_RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  // How long POST .../sync waits for a run that has recorded its end to close (or a queued one to begin) before answering 409.
+  FEED_SYNC_START_WAIT_SECONDS: z.coerce.number().int().min(1).max(120).default(10),
   SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   // Executions and their step records older than this are deleted; unset, each plan's own period (src/organizations/plans.ts).
   EXECUTION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).optional(),
@@ -162,6 +167,10 @@ export interface Config {
     tokenUrls: OAuthTokenUrls;
     /** A data feed's sync interval when the toggle names none. */
     defaultSyncIntervalMinutes: number;
+    /** Sync runs that stopped without recording their end: looked for every `intervalSeconds`, among runs begun more than `afterSeconds` ago. */
+    syncReconcile: { intervalSeconds: number; afterSeconds: number };
+    /** How long a manual sync waits for an open run its source no longer shows running (it has recorded its end) to close. */
+    syncStartWaitMs: number;
   };
   proxy: {
     /** Media streams one organization may have open at once; one more is 429. */
@@ -289,6 +298,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       baseUrls: { twilio: trimSlash(e.TWILIO_API_BASE_URL), github: trimSlash(e.GITHUB_API_BASE_URL), hubspot: trimSlash(e.HUBSPOT_API_BASE_URL) },
       tokenUrls: { github: e.GITHUB_OAUTH_TOKEN_URL, hubspot: e.HUBSPOT_OAUTH_TOKEN_URL },
       defaultSyncIntervalMinutes: e.FEED_SYNC_INTERVAL_MINUTES,
+      syncReconcile: { intervalSeconds: e.FEED_SYNC_RECONCILE_INTERVAL_SECONDS, afterSeconds: e.FEED_SYNC_RECONCILE_AFTER_SECONDS },
+      syncStartWaitMs: e.FEED_SYNC_START_WAIT_SECONDS * 1000,
     },
     proxy: {
       maxStreamsPerOrganization: e.PROXY_MAX_STREAMS_PER_ORGANIZATION,

@@ -32,7 +32,7 @@ export function registerDataFeedRoutes(ctx: RouteContext, service: DataFeedsServ
     params: DataSourceParams,
     body: SyncBody,
     summary:
-      'Queue one sync of a feed-backed source and answer at once. 409 sync_running while one runs; 500 source_disabled, source_without_connection or no_sync_workflow (as the contract says)',
+      'Queue one sync of a feed-backed source and answer at once. 409 sync_running while the source shows one running (syncConfig.lastSyncStatus); 500 source_disabled, source_without_connection or no_sync_workflow (as the contract says)',
     responses: { 201: { description: 'The sync is queued', schema: SyncQueued } },
     handler: async ({ auth, params, body }) => ({ status: 201, body: await service.sync(auth.organizationId, params.dataSourceId, body) }),
   });

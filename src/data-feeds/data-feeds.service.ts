@@ -116,14 +116,17 @@ export class DataFeedsService {
   /**
    * Queues one sync run of the source and answers at once: the window given,
    * else from the end of the last successful sync to now. 409 sync_running
-   * while a sync of the source runs.
+   * while the source shows a sync running (syncConfig.lastSyncStatus, read
+   * again as the start is decided: FeedSyncRuns.start), never once it shows
+   * the last one ended.
    */
   async sync(organizationId: string, dataSourceId: string, body: SyncBody): Promise<{ message: string; workflowId: string }> {
     const source = await this.dataSources.get(organizationId, dataSourceId);
     const { target, feed } = await this.syncTarget(source);
     const window = this.windowOf(feed, source.syncConfig, body);
     const trigger = body.startDate !== undefined || body.endDate !== undefined ? 'backfill' : 'manual';
-    const workflowId = await this.runs.start(target, window, trigger);
+    const showsRunning = async () => (await this.dataSources.get(organizationId, dataSourceId)).syncConfig?.lastSyncStatus === 'running';
+    const workflowId = await this.runs.start(target, window, trigger, showsRunning);
     return {
       message: `Sync of "${source.name}" queued for ${window.startDate} to ${window.endDate} (workflow ${workflowId}); syncConfig.lastSyncStatus follows it`,
       workflowId,

@@ -54,9 +54,55 @@ const FINISH = `UPDATE feed_syncs SET status = $3, records_created = $4, records
   WHERE organization_id = $1 AND id = $2 AND status = 'running'`;
 
 /**
+ * Runs still `running` that began before $1, after ($2, $3) in (started_at, id)
+ * order, $4 of them (the partial index feed_syncs_running), across
+ * organizations: the reconciler's scan. `superseded`: a later run of the same
+ * source has begun, which Temporal admits only once this one's workflow had
+ * closed (every run of a source has its one workflow id).
+ */
+const OPEN_RUNS = `SELECT f.id, f.organization_id AS "organizationId", f.workflow_id AS "workflowId", f.started_at AS "startedAt",
+    EXISTS (SELECT FROM feed_syncs n WHERE n.organization_id = f.organization_id AND n.data_source_id = f.data_source_id
+            AND (n.started_at, n.id) > (f.started_at, f.id)) AS superseded
+  FROM feed_syncs f
+  WHERE f.status = 'running' AND f.started_at < $1 AND ($2::timestamptz IS NULL OR (f.started_at, f.id) > ($2::timestamptz, $3::uuid))
+  ORDER BY f.started_at, f.id LIMIT $4`;
+
+/**
+ * A run that stopped without recording its end, as `failed` with $3 (unless
+ * it has ended meanwhile), and its source's syncConfig the same way when it
+ * still describes that run (running since the run's start: a later run has
+ * not begun), in one statement.
+ */
+const END_STOPPED = `WITH ended AS (
+    UPDATE feed_syncs SET status = 'failed', error = $3::text, finished_at = $4::text::timestamptz
+    WHERE organization_id = $1 AND id = $2 AND status = 'running'
+    RETURNING data_source_id, started_at),
+  source AS (
+    UPDATE data_sources s
+    SET sync_config = s.sync_config || jsonb_build_object('lastSyncStatus', 'failed', 'lastSyncError', $3::text, 'lastSyncAt', $4::text),
+      updated_at = now()
+    FROM ended
+    WHERE s.organization_id = $1 AND s.id = ended.data_source_id
+      AND s.sync_config ->> 'lastSyncStatus' = 'running' AND (s.sync_config ->> 'lastSyncAt')::timestamptz = ended.started_at
+    RETURNING s.id)
+  SELECT (SELECT count(*) FROM ended)::int AS ended`;
+
+/** A run the history still shows `running`, as the reconciler reads it (FeedSyncsRepository.openRuns). */
+export interface OpenRun {
+  id: string;
+  organizationId: string;
+  workflowId: string;
+  startedAt: Date;
+  /** A later run of the same source has begun since. */
+  superseded: boolean;
+}
+
+/**
  * The sync history of feed-backed sources (feed_syncs). The worker's
- * activities write it as runs begin and end; the API reads it. Every
- * statement names the organization.
+ * activities write it as runs begin and end; the API reads it; the API's
+ * reconciler ends runs that stopped without recording their end. Every
+ * statement names the organization, but the reconciler's scan (openRuns),
+ * which is the service's own upkeep, like the purge of expired records.
  */
 export class FeedSyncsRepository {
   constructor(private readonly db: DataSource) {}
@@ -93,6 +139,21 @@ export class FeedSyncsRepository {
       outcome.error,
       outcome.finishedAt,
     ]);
+  }
+
+  /** Runs still `running` that began before `startedBefore`, oldest first, after `after` (a keyset cursor), `limit` of them. */
+  openRuns(startedBefore: Date, after: { startedAt: Date; id: string } | null, limit: number): Promise<OpenRun[]> {
+    return this.db.query(OPEN_RUNS, [startedBefore, after?.startedAt ?? null, after?.id ?? null, limit]);
+  }
+
+  /**
+   * Ends a run that stopped without recording its end (its workflow was
+   * terminated, say) as `failed` with `error`, and its source's syncConfig
+   * when it still describes that run. False when the run had ended already.
+   */
+  async endStopped(organizationId: string, id: string, error: string, finishedAt: string): Promise<boolean> {
+    const [{ ended }]: Array<{ ended: number }> = await this.db.query(END_STOPPED, [organizationId, id, error, finishedAt]);
+    return ended > 0;
   }
 
   /** A page of the source's runs, newest first, and how many it has. */

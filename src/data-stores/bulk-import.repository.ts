@@ -3,18 +3,10 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { EntityManager } from 'typeorm';
+import { isDeadlock } from '../db/database-errors';
 import { allowLongStatements } from '../db/statement-timeouts';
 import { newId, newSuid } from '../ids';
-import {
-  DEADLOCK_DETECTED,
-  REGISTER_TABLE,
-  registerParams,
-  REPLACE_ON_CONFLICT,
-  type StagedRecord,
-  TABLE_LOCK,
-  tableLockKey,
-  WAS_CREATED,
-} from './data-stores.repository';
+import { REGISTER_TABLE, registerParams, REPLACE_ON_CONFLICT, type StagedRecord, TABLE_LOCK, tableLockKey, WAS_CREATED } from './data-stores.repository';
 import { Semaphore } from '../lib/semaphore';
 
 /** A record of an import and where it sits in the file (line or item number, increasing), for error reports. */
@@ -122,7 +114,7 @@ export class BulkImportRepository {
       // A connection too broken to roll back is already closed; the pool drops closed clients.
       await runner.rollbackTransaction().catch(() => undefined);
       void rows.return?.().catch(() => undefined);
-      if ((err as { code?: string }).code === DEADLOCK_DETECTED) throw new ImportDeadlocked();
+      if (isDeadlock(err)) throw new ImportDeadlocked();
       throw err;
     } finally {
       await runner.release();

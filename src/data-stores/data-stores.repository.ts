@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { isDeadlock } from '../db/database-errors';
 import { type PreparedStatement, queryPrepared } from '../db/prepared-statement';
 import { allowLongStatements } from '../db/statement-timeouts';
 import type { Page } from '../http/pagination';
@@ -180,7 +181,7 @@ export class DataStoresRepository {
       rows.length === 1
         ? [UPSERT_ONE, this.oneRowParams(organizationId, tableName, rows[0], origin)]
         : [UPSERT, this.writeParams(organizationId, tableName, rows, origin)];
-    const result = writeResult<StoredRecord & { created: boolean }>(await retryOnDeadlock(() => queryPrepared(this.manager, statement, params)));
+    const result = writeResult<StoredRecord & { created: boolean }>(await retryOnDeadlock(this.manager, () => queryPrepared(this.manager, statement, params)));
     if ('readOnlyShareId' in result) return result;
     return { written: result.written.map(({ created, ...record }) => ({ record, created })) };
   }
@@ -391,20 +392,23 @@ export class DataStoresRepository {
   }
 }
 
-export const DEADLOCK_DETECTED = '40P01';
-
 /**
  * Runs a single-statement write again when PostgreSQL aborted it to break a
- * deadlock (an import holding rows in file order, say): the statement is
- * idempotent and the other party has moved on by then.
+ * deadlock (an import holding rows in file order, say): on the pool the
+ * statement is a transaction of its own, it is idempotent, and the other
+ * party has moved on by then. Not inside a caller's transaction (`manager`
+ * of a package install): PostgreSQL has aborted that whole transaction, and
+ * every statement after it would only fail with "current transaction is
+ * aborted". The deadlock goes up as it is, to the owner of the transaction,
+ * which runs its whole unit again (PackagesRepository.transaction).
  */
-async function retryOnDeadlock<T>(write: () => Promise<T>, attempts = 3): Promise<T> {
+async function retryOnDeadlock<T>(manager: EntityManager, write: () => Promise<T>, attempts = 3): Promise<T> {
+  if (manager.queryRunner) return write();
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (err) {
-      const code = (err as { driverError?: { code?: string } }).driverError?.code;
-      if (code !== DEADLOCK_DETECTED || attempt >= attempts) throw err;
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
     }
   }
 }

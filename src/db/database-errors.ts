@@ -22,3 +22,12 @@ export function isUnstorableText(err: unknown): boolean {
   const pg = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string } | undefined;
   return pg?.code === '22021' || pg?.code === '22P05';
 }
+
+/** PostgreSQL's deadlock_detected: it aborted this transaction to break a deadlock with another one. */
+export const DEADLOCK_DETECTED = '40P01';
+
+/** True when `err` is PostgreSQL aborting the transaction to break a deadlock (40P01), from TypeORM or straight from pg. */
+export function isDeadlock(err: unknown): boolean {
+  const pg = (err instanceof QueryFailedError ? err.driverError : err) as { code?: string } | undefined;
+  return pg?.code === DEADLOCK_DETECTED;
+}

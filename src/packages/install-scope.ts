@@ -3,6 +3,7 @@ import type { DashboardsRepository } from '../dashboards/dashboards.repository';
 import type { DataSourcesService } from '../data-sources/data-sources.service';
 import type { SourceMembersService } from '../data-sources/source-members.service';
 import type { DataStoresService } from '../data-stores/data-stores.service';
+import type { AfterCommit } from '../lib/after-commit';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { PackagesRepository } from './packages.repository';
 
@@ -21,6 +22,11 @@ import type { PackagesRepository } from './packages.repository';
  * repository has no other way to the database. Their own `transaction()`
  * calls become savepoints in it (TypeORM nests a transaction on a
  * transactional EntityManager as a SAVEPOINT).
+ *
+ * Deleting a workflow or a source goes through the same hooks as the routes'
+ * deletes (src/app/services.ts attachDeleteHooks): what they do outside the
+ * database, deleting Temporal Schedules, is queued in `afterCommit`, which
+ * PackagesService runs once the transaction has committed.
  */
 export interface InstallScope {
   packages: PackagesRepository;
@@ -29,6 +35,8 @@ export interface InstallScope {
   dataSources: DataSourcesService;
   sourceMembers: SourceMembersService;
   dashboards: DashboardsRepository;
+  /** Work outside the database the transaction's deletes bring (schedules to delete): run after COMMIT, dropped on ROLLBACK. */
+  afterCommit: AfterCommit;
 }
 
 /** Builds the scope over a transaction's EntityManager; the composition root (src/app/services.ts) supplies it. */

@@ -1,4 +1,5 @@
 import { type EntityManager, In } from 'typeorm';
+import { isDeadlock } from '../db/database-errors';
 import { allowLongStatements } from '../db/statement-timeouts';
 import { ConflictError } from '../errors/errors';
 import { uniqueNameIndex } from '../db/unique-violation';
@@ -7,6 +8,9 @@ import { PackageItem, type PackageItemKind } from './package-item.entity';
 import { InstalledPackage } from './package.entity';
 
 const uniqueName = uniqueNameIndex('packages_org_name_key', 'package');
+
+/** How many times an install or uninstall runs in all when PostgreSQL keeps aborting it to break deadlocks. */
+export const UNIT_ATTEMPTS = 3;
 
 /**
  * Installed packages and their items. Every method takes the organization.
@@ -26,8 +30,31 @@ export class PackagesRepository {
    * waiting on a pooled connection while the first builds serving relations.
    * Statements then get the long timeout: an install builds the serving
    * relations of its data sources.
+   *
+   * When PostgreSQL breaks a deadlock with another transaction by aborting
+   * this one, the whole transaction has rolled back (no statement of it can
+   * be retried on its own), so `work` runs again from the start in a new one,
+   * up to UNIT_ATTEMPTS times; then 409 write_conflict, nothing written.
+   * `work` must therefore keep nothing outside its transaction between
+   * attempts (install-scope.ts: work outside the database waits for the commit).
    */
-  transaction<T>(organizationId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async transaction<T>(organizationId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(organizationId, work);
+      } catch (err) {
+        if (!isDeadlock(err)) throw err;
+        if (attempt >= UNIT_ATTEMPTS) {
+          throw new ConflictError(
+            `Other writes to the same rows deadlocked with this package install or uninstall ${UNIT_ATTEMPTS} times; nothing was changed, try again`,
+            'write_conflict',
+          );
+        }
+      }
+    }
+  }
+
+  private attempt<T>(organizationId: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.manager.transaction(async (m) => {
       const [{ locked }] = await m.query(`SELECT pg_try_advisory_xact_lock(hashtextextended('packages:' || $1::text, 0)) AS locked`, [organizationId]);
       if (!locked)

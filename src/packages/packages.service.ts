@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
-import type { InstallScopeFactory } from './install-scope';
+import type { InstallScope, InstallScopeFactory } from './install-scope';
 import { type Actor, emptyReport, installPackage, removeItems } from './package-installer';
 import type { PackageItem } from './package-item.entity';
 import { resolveInstall, type Uploaded } from './package-resolution';
@@ -49,8 +49,7 @@ export class PackagesService {
    * workflow, source or dashboard of a package breaks, named at its field.
    */
   install(actor: Actor, upload: PackageUpload) {
-    return this.repository.transaction(actor.organizationId, async (manager) => {
-      const s = this.scopeOf(manager);
+    return this.inTransaction(actor.organizationId, async (s) => {
       const installed = await s.packages.all(actor.organizationId, MAX_INSTALLED_PACKAGES + 1);
       const node = (content: Package, at: string): Uploaded<Package> => ({ at, content, ...content.manifest });
       const plan = resolveInstall(
@@ -87,8 +86,7 @@ export class PackagesService {
    */
   uninstall(actor: Actor, id: string) {
     const { organizationId } = actor;
-    return this.repository.transaction(organizationId, async (manager) => {
-      const s = this.scopeOf(manager);
+    return this.inTransaction(organizationId, async (s) => {
       const pkg = await s.packages.find(organizationId, id);
       if (!pkg) throw new NotFoundError('Package');
       const dependents = await s.packages.dependentsOf(organizationId, pkg.name);
@@ -115,5 +113,18 @@ export class PackagesService {
       }
       return { uninstalled, ...report };
     });
+  }
+
+  /**
+   * Runs `work` in one transaction (PackagesRepository.transaction, which may
+   * run it again from the start), through a scope built over it; once it has
+   * committed, the work its deletes left for after the commit (deleting
+   * Temporal Schedules) runs, that of the attempt that committed only.
+   */
+  private async inTransaction<T>(organizationId: string, work: (s: InstallScope) => Promise<T>): Promise<T> {
+    let scope: InstallScope | undefined;
+    const result = await this.repository.transaction(organizationId, (manager) => work((scope = this.scopeOf(manager))));
+    await scope!.afterCommit.run();
+    return result;
   }
 }

@@ -1,4 +1,4 @@
-import { type DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { uniqueNameIndex } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { ScheduleTrigger } from './schedule-trigger.entity';
@@ -13,16 +13,21 @@ export interface TriggerRun {
   finishedAt: Date | null;
 }
 
-/** Every method takes the organization: there is no unscoped read. */
+/**
+ * Every method takes the organization: there is no unscoped read. Built over
+ * the pool's EntityManager, or a transaction's (a package uninstall reads a
+ * workflow's triggers inside its own transaction; `transaction` is then a
+ * savepoint of it).
+ */
 export class ScheduleTriggersRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly manager: EntityManager) {}
 
-  private repo(manager: EntityManager = this.db.manager) {
+  private repo(manager: EntityManager = this.manager) {
     return manager.getRepository(ScheduleTrigger);
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return this.manager.transaction(work);
   }
 
   async list(organizationId: string, filter: { workflowId?: string }, page: Page): Promise<{ total: number; data: ScheduleTrigger[] }> {
@@ -56,7 +61,7 @@ export class ScheduleTriggersRepository {
 
   /** The trigger's latest runs, newest first. */
   lastRuns(organizationId: string, triggerId: string, limit: number): Promise<TriggerRun[]> {
-    return this.db.query(
+    return this.manager.query(
       `SELECT id, status, started_at AS "startedAt", finished_at AS "finishedAt" FROM executions
        WHERE organization_id = $1 AND trigger_id = $2 ORDER BY started_at DESC, id DESC LIMIT $3`,
       [organizationId, triggerId, limit],

@@ -1,6 +1,7 @@
 import type { EnvironmentsService } from '../environments/environments.service';
 import { NotFoundError, ValidationError } from '../errors/errors';
 import { newId, newSuid } from '../ids';
+import { type Effects, runNow } from '../lib/after-commit';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import { type CheckedSchedule, checkSchedule, type ScheduleSpec } from './schedule-spec';
 import { ScheduleTrigger } from './schedule-trigger.entity';
@@ -121,9 +122,18 @@ export class ScheduleTriggersService {
     return trigger;
   }
 
-  /** Before a workflow is deleted (its rows go with it by cascade): its triggers' schedules. */
-  async deleteSchedulesOfWorkflow(organizationId: string, workflowId: string): Promise<void> {
-    for (const id of await this.repo.idsOfWorkflow(organizationId, workflowId)) await this.schedules.delete(id);
+  /**
+   * Before a workflow is deleted (its trigger rows go with it by cascade): its
+   * triggers' schedules. The ids are read now, while the rows are there;
+   * `effects` runs the Temporal deletions: at once by default, after COMMIT
+   * when the delete is part of a longer transaction (a package uninstall).
+   */
+  async deleteSchedulesOfWorkflow(organizationId: string, workflowId: string, effects: Effects = runNow): Promise<void> {
+    const ids = await this.repo.idsOfWorkflow(organizationId, workflowId);
+    if (ids.length === 0) return;
+    await effects(async () => {
+      for (const id of ids) await this.schedules.delete(id);
+    });
   }
 
   /** The spec in its canonical form (the zone's IANA name), or a 400 `invalid_schedule` naming each field at fault. */

@@ -7,8 +7,8 @@ import { type MigrationInterface, type QueryRunner } from 'typeorm';
  * stays for a version still running beside this one during an upgrade; a
  * later migration drops it.
  */
-export class WaitEventClaims1763800003600 implements MigrationInterface {
-  name = 'WaitEventClaims1763800003600';
+export class WaitEventClaims1763800003700 implements MigrationInterface {
+  name = 'WaitEventClaims1763800003700';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE execution_waits ADD COLUMN event_claimed_at timestamptz`);
