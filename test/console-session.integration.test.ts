@@ -71,35 +71,81 @@ test('the console pages carry a strict CSP and refuse framing; a cookie write wi
   await page.context().close();
 });
 
-test("a webhook's HTML reply opened in the signed-in browser runs no script on the console's origin", async () => {
-  const hook = await workflowApi(stack.harness.app, org).createHook(
-    [
-      {
-        stepId: 'reply',
-        stepType: 'core.return',
-        input: {
-          webhookResponse: {
-            statusCode: 200,
-            headers: { 'content-type': 'text/html' },
-            body: '<title>bait</title><script>document.title = "ran"; fetch("/session").then(() => (document.title = "read the session"))</script>',
-          },
-        },
-      },
-    ],
-    { method: 'GET' },
-  );
-  const page = await stack.signedInPage(org.tokens.owner);
-  const sessionCalls: string[] = [];
-  page.on('request', (r) => {
-    if (new URL(r.url()).pathname === '/session') sessionCalls.push(r.method());
+/**
+ * Another organization's page, served by its workflow from this origin: it reads the signed-in person's CSRF
+ * cookie and session, and mints a token of their organization. Its own policy would let inline script run.
+ */
+const TAKEOVER = `<title>bait</title><script>
+document.title = 'ran';
+const csrf = (document.cookie.match(/flowbase_csrf=([^;]+)/) || [])[1];
+fetch('/session').then(() => fetch('/tokens', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, body: '{"name":"taken"}' }))
+  .then((r) => (document.title = 'took over ' + r.status));
+</script>`;
+const TAKEOVER_HEADERS = { 'Content-Type': 'text/html', 'Content-Security-Policy': "script-src 'unsafe-inline'" };
+
+describe("another organization's HTML answer opened by a signed-in person (issue 37, findings 1 and 2)", () => {
+  let attacker: TestOrg;
+  beforeAll(async () => {
+    attacker = await createTestOrg(stack.harness.services);
   });
-  await page.goto(hook.path);
-  await page.waitForLoadState('load');
-  expect(await page.title()).toBe('bait');
-  expect(sessionCalls).toEqual([]);
-  // Whatever the browser said about the script it refused is expected here, not a fault of the console's pages.
-  stack.takeProblems();
-  await page.context().close();
+
+  /** The victim's tokens as the API lists them: what a takeover would add to. */
+  const victimTokens = async () => (await as(stack.harness.app, org.ownerToken).get('/tokens')).body;
+
+  /** Opens `navigate` in the victim's signed-in browser; answers what the answer's page did: its title and the API calls it made. */
+  async function openAsVictim(navigate: (page: import('playwright-core').Page) => Promise<unknown>) {
+    const page = await stack.signedInPage(org.ownerToken);
+    const calls: string[] = [];
+    page.on('request', (r) => {
+      const { pathname } = new URL(r.url());
+      if (pathname === '/session' || pathname === '/tokens') calls.push(`${r.method()} ${pathname}`);
+    });
+    await navigate(page);
+    await page.waitForLoadState('load');
+    // Time for the page's script to run, if it could.
+    await page.waitForTimeout(500);
+    const title = await page.title();
+    await page.context().close();
+    // Whatever the browser said about the script it refused is expected here, not a fault of the console's pages.
+    stack.takeProblems();
+    return { title, calls };
+  }
+
+  test("a webhook's answer: no script runs, no request is made, the victim's tokens stay as they were", async () => {
+    const hook = await workflowApi(stack.harness.app, attacker).createHook(
+      [{ stepId: 'page', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, headers: TAKEOVER_HEADERS, body: TAKEOVER } } }],
+      { method: 'GET' },
+    );
+    const before = await victimTokens();
+    const seen = await openAsVictim((page) => page.goto(hook.path));
+    expect(seen).toEqual({ title: 'bait', calls: [] });
+    expect(await victimTokens()).toEqual(before);
+  });
+
+  test("a resume link's answer, posted by the victim's browser: the same", async () => {
+    const hook = await workflowApi(stack.harness.app, attacker).createHook([
+      // The attacker, who started the run, is handed the link; the victim is led to post it.
+      { stepId: 'link', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { link: '{{ $resume.approval }}' } } } },
+      { stepId: 'approval', stepType: 'core.wait', input: { event: { name: 'approved' } } },
+      { stepId: 'page', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, headers: TAKEOVER_HEADERS, body: TAKEOVER } } },
+    ]);
+    const started = await request(stack.harness.app).post(hook.path).send({});
+    expect(started.status).toBe(200);
+    const link = new URL(started.body.link as string).pathname;
+    const before = await victimTokens();
+    const seen = await openAsVictim(async (page) => {
+      // A form can only post form encodings, which the link refuses (415); the post is sent as JSON, as a client that
+      // shows the answer (a chat app's preview, an API tool) would, so the answer renders as a page of this origin.
+      await page.route(`${stack.baseUrl}${link}`, (route) =>
+        route.continue({ headers: { ...route.request().headers(), 'content-type': 'application/json' }, postData: '{}' }),
+      );
+      await page.goto('about:blank');
+      await page.setContent(`<form method="post" action="${stack.baseUrl}${link}"><button>Approve</button></form>`);
+      await Promise.all([page.waitForURL(`${stack.baseUrl}${link}`), page.getByRole('button', { name: 'Approve' }).click()]);
+    });
+    expect(seen).toEqual({ title: 'bait', calls: [] });
+    expect(await victimTokens()).toEqual(before);
+  });
 });
 
 test('an invitation link opened by someone with an account: sign in, accept, and the console switches to the new organization', async () => {

@@ -35,6 +35,7 @@ import { sessionCookies } from '../auth/session-cookie';
 import { registerConsole } from '../console/console.routes';
 import { requestLog } from '../http/request-log';
 import { apiSecurityHeaders, DOCS_PREFIX } from '../http/security-headers';
+import { separateAnswerHost } from '../http/answer-host';
 import { assertSafeInput } from '../http/json-guard';
 import type { Services } from './services';
 
@@ -59,6 +60,7 @@ export function createApp(services: Services): Express {
   app.set('query parser', 'simple');
   app.use(requestLog(services.logger));
   app.use(apiSecurityHeaders);
+  if (services.config.http.answersHost) app.use(separateAnswerHost(services.config.http.answersHost));
 
   const router = Router();
   const cookies = sessionCookies(services.config.http.publicBaseUrl);

@@ -56,5 +56,14 @@ describe('loadConfig', () => {
       'https://temporal.example.com/ui',
     );
     expect(() => loadConfig({ TEMPORAL_UI_URL: 'javascript:alert(1)' })).toThrow(/TEMPORAL_UI_URL/);
+    // In production the UI shows every organization's runs: executions link to one only when an operator names it (docs/operations.md).
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://u:p@db/f',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
+    };
+    expect(loadConfig(production).temporal.uiUrl).toBeUndefined();
+    expect(loadConfig({ ...production, EMBEDDED_TEMPORAL_UI_PORT: '8233' }).temporal.uiUrl).toBeUndefined();
   });
 });

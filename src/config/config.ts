@@ -110,7 +110,19 @@ export type Env = z.input<typeof envSchema>;
 
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
-  http: { host: string; port: number; bodyLimit: string; publicBaseUrl?: string; webhookBaseUrl: string };
+  http: {
+    host: string;
+    port: number;
+    bodyLimit: string;
+    publicBaseUrl?: string;
+    webhookBaseUrl: string;
+    /**
+     * The host (`name[:port]`) of WEBHOOK_BASE_URL when it differs from the
+     * console's: webhook and resume answers are then served there only, and
+     * nothing else is (src/http/answer-host.ts).
+     */
+    answersHost?: string;
+  };
   logLevel: string;
   dataDir: string;
   console: { assetsDir: string };
@@ -246,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyLimit: e.BODY_LIMIT,
       publicBaseUrl: e.PUBLIC_BASE_URL,
       webhookBaseUrl: e.WEBHOOK_BASE_URL ?? e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
+      ...answersHost(e.WEBHOOK_BASE_URL, e.PUBLIC_BASE_URL),
     },
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
@@ -316,4 +329,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     runWorker: e.RUN_WORKER,
   };
+}
+
+/**
+ * WEBHOOK_BASE_URL's host, when both base URLs are given and name different
+ * hosts (see Config.http.answersHost). With only one given, one host serves
+ * everything, as before: a deployment that set WEBHOOK_BASE_URL to its one
+ * public URL keeps its console there.
+ */
+function answersHost(webhookBaseUrl: string | undefined, publicBaseUrl: string | undefined): { answersHost?: string } {
+  if (!webhookBaseUrl || !publicBaseUrl) return {};
+  const hooks = new URL(webhookBaseUrl).host.toLowerCase();
+  return hooks === new URL(publicBaseUrl).host.toLowerCase() ? {} : { answersHost: hooks };
 }
