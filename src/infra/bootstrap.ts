@@ -6,7 +6,7 @@ import type { MasterKeyring } from '../crypto/master-keyring';
 import { openDatabase } from '../db/data-source';
 import type { Logger } from '../logging/logger';
 import { embeddedPostgresUrl, runningPostgres, startEmbeddedPostgres } from './embedded-postgres';
-import { alreadyRunningMessage, embeddedPorts, runningTemporal } from './embedded-ports';
+import { alreadyRunningMessage, embeddedPorts, PORTS_FILE, runningTemporal } from './embedded-ports';
 import { StartupError } from './startup-error';
 import { startTemporalDevServer } from './temporal-dev-server';
 
@@ -83,6 +83,7 @@ export async function startBackends(config: Config, logger: Logger, options: { t
       temporalAddress = temporal.address;
       temporalUiUrl = temporal.uiUrl;
     }
+    if (servers.length > 0) logger.info({ ...ports, file: path.join(config.dataDir, PORTS_FILE) }, 'Embedded servers listening on the ports of this DATA_DIR');
     const keyring = loadMasterKeyring(config, logger);
     const db = await openDatabase(databaseUrl, { timeouts: config.database });
     stops.push(() => db.destroy());
