@@ -50,22 +50,19 @@ async function main(mode: Mode): Promise<void> {
 async function serve(mode: Mode, config: Config, logger: Logger, backends: Backends, shutdownSteps: Array<() => Promise<void>>): Promise<void> {
   // Before anything polls or starts runs: a run or schedule setting an attribute its namespace lacks is refused.
   await checkSearchAttributes(backends.temporalAddress, config.temporal.namespace, logger);
-  // Loaded once the ports and the data directory are settled: a refused start (a port in use) need not wait seconds of loading.
-  // import() of the CommonJS modules (.js: Node's ESM resolution, which tsx maps to the sources).
-  const [{ createActivityDeps }, { createApp }, { createServices }, { Client }, { connectTemporal }, { createWorker }, { ensureRetentionSchedule }] =
-    await Promise.all([
-      import('./app/activity-deps.js'),
-      import('./app/app.js'),
-      import('./app/services.js'),
-      import('@temporalio/client'),
-      import('./temporal/client.js'),
-      import('./temporal/worker.js'),
-      import('./executions/retention-schedule.js'),
-    ]);
+  // Each half's modules are loaded once the ports and the data directory are settled (a refused start need not wait
+  // seconds of loading), and only by the processes that run it. import() of the CommonJS modules: `.js`, Node's ESM
+  // resolution, which tsx maps to the sources.
 
   // The worker first: the API beside it starts webhook runs on it (eager start) and takes their replies from it.
   let local: LocalWorker | undefined;
   if (mode !== 'api' && config.runWorker) {
+    const [{ createActivityDeps }, { Client }, { createWorker }, { ensureRetentionSchedule }] = await Promise.all([
+      import('./app/activity-deps.js'),
+      import('@temporalio/client'),
+      import('./temporal/worker.js'),
+      import('./executions/retention-schedule.js'),
+    ]);
     const deps = createActivityDeps({ db: backends.db, logger, keyring: backends.keyring, config });
     const { worker, connection, replies } = await createWorker({
       address: backends.temporalAddress,
@@ -89,6 +86,11 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
   }
 
   if (mode !== 'worker') {
+    const [{ createApp }, { createServices }, { connectTemporal }] = await Promise.all([
+      import('./app/app.js'),
+      import('./app/services.js'),
+      import('./temporal/client.js'),
+    ]);
     const temporal = await connectTemporal(backends.temporalAddress, config.temporal.namespace);
     const services = createServices({ config, logger, db: backends.db, keyring: backends.keyring, temporal });
     const app = createApp(services);
