@@ -24,15 +24,6 @@ async function main(mode: Mode): Promise<void> {
   // Unless TEMPORAL_UI_URL names one, executions link to the embedded dev server's UI, on the port this DATA_DIR gave it.
   const config = { ...loaded, temporal: { ...loaded.temporal, uiUrl: loaded.temporal.uiUrl ?? backends.temporalUiUrl } };
   const shutdownSteps: Array<() => Promise<void>> = [];
-  try {
-    await serve(mode, config, logger, backends, shutdownSteps);
-  } catch (err) {
-    // A start that failed half way leaves nothing running behind it (the embedded servers above all).
-    for (const step of shutdownSteps) await step().catch(() => undefined);
-    await backends.close();
-    throw err;
-  }
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -42,8 +33,19 @@ async function main(mode: Mode): Promise<void> {
     await backends.close();
     process.exit(0);
   };
+  // From here on, while the worker and the API still load too: the embedded servers would outlive this process.
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  try {
+    await serve(mode, config, logger, backends, shutdownSteps);
+  } catch (err) {
+    // A start stopped half way fails as it stops: nothing to say.
+    if (stopping) return;
+    // A start that failed half way leaves nothing running behind it (the embedded servers above all).
+    for (const step of shutdownSteps) await step().catch(() => undefined);
+    await backends.close();
+    throw err;
+  }
 }
 
 /** Starts the worker and the API the mode asks for, pushing how to stop each onto `shutdownSteps`. */
