@@ -55,8 +55,8 @@ function guardedJsonBody(parse: RequestHandler): RequestHandler {
 /** The management API: every domain's routes, the OpenAPI document and its reference page. */
 export function createApp(services: Services): Express {
   const app = express();
-  // Paths match as written: /RESUME/<token> or /WORKFLOWS is an unknown path (404), not another spelling of a route
-  // (a credential in a path must not slip past what matches it exactly, the request log's redaction say).
+  // Paths match as written: /RESUME/<token> or /WORKFLOWS is an unknown path (404), not another spelling of a route, so
+  // a credential in a path reaches its route only as the rest of the code spells it (the request log's redaction, say).
   // Set before anything is mounted: the app's router takes it when it is made. Strict routing stays off: a trailing slash is tolerated.
   app.set('case sensitive routing', true);
   app.disable('x-powered-by');
