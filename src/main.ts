@@ -1,35 +1,70 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { createActivityDeps } from './app/activity-deps';
-import { createApp } from './app/app';
-import { createServices } from './app/services';
-import { ConfigError, loadConfig } from './config/config';
-import { startBackends } from './infra/bootstrap';
-import { createLogger } from './logging/logger';
-import { Client } from '@temporalio/client';
-import { connectTemporal } from './temporal/client';
+import { type Config, ConfigError, loadConfig } from './config/config';
+import { type Backends, startBackends } from './infra/bootstrap';
+import { describePortHolder, portInUseMessage } from './infra/embedded-ports';
+import { canListen } from './infra/free-port';
+import { StartupError } from './infra/startup-error';
+import { createLogger, type Logger } from './logging/logger';
 import type { LocalWorker } from './executions/run-starter';
-import { createWorker } from './temporal/worker';
-import { ensureRetentionSchedule } from './executions/retention-schedule';
 import { checkSearchAttributes, SearchAttributesMissingError } from './temporal/search-attribute-check';
 
 type Mode = 'all' | 'api' | 'worker';
 
 /** `tsx src/main.ts [all|api|worker]` (built: `node dist/src/main.js …`): the API, the Temporal worker, or both in one process. */
 async function main(mode: Mode): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel);
-  const backends = await startBackends(config, logger);
+  const loaded = loadConfig();
+  const logger = createLogger(loaded.logLevel);
+  // The API's port, like the embedded servers' (startBackends), is checked before anything starts.
+  const { port, host } = loaded.http;
+  if (mode !== 'worker' && port !== 0 && !(await canListen(port, host))) {
+    throw new StartupError(portInUseMessage(port, 'PORT', 'API', describePortHolder(port)));
+  }
+  const backends = await startBackends(loaded, logger);
+  // Unless TEMPORAL_UI_URL names one, executions link to the embedded dev server's UI, on the port this DATA_DIR gave it.
+  const config = { ...loaded, temporal: { ...loaded.temporal, uiUrl: loaded.temporal.uiUrl ?? backends.temporalUiUrl } };
   const shutdownSteps: Array<() => Promise<void>> = [];
-  // Before anything polls or starts runs: a run or schedule setting an attribute its namespace lacks is refused.
-  await checkSearchAttributes(backends.temporalAddress, config.temporal.namespace, logger).catch(async (err: unknown) => {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const step of shutdownSteps) await step().catch((err) => logger.warn({ err: String(err) }, 'shutdown step failed'));
+    await backends.close();
+    process.exit(0);
+  };
+  // From here on, while the worker and the API still load too: the embedded servers would outlive this process.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  try {
+    await serve(mode, config, logger, backends, shutdownSteps);
+  } catch (err) {
+    // A start stopped half way fails as it stops: nothing to say.
+    if (stopping) return;
+    // A start that failed half way leaves nothing running behind it (the embedded servers above all).
+    for (const step of shutdownSteps) await step().catch(() => undefined);
     await backends.close();
     throw err;
-  });
+  }
+}
+
+/** Starts the worker and the API the mode asks for, pushing how to stop each onto `shutdownSteps`. */
+async function serve(mode: Mode, config: Config, logger: Logger, backends: Backends, shutdownSteps: Array<() => Promise<void>>): Promise<void> {
+  // Before anything polls or starts runs: a run or schedule setting an attribute its namespace lacks is refused.
+  await checkSearchAttributes(backends.temporalAddress, config.temporal.namespace, logger);
+  // Each half's modules are loaded once the ports and the data directory are settled (a refused start need not wait
+  // seconds of loading), and only by the processes that run it. import() of the CommonJS modules: `.js`, Node's ESM
+  // resolution, which tsx maps to the sources.
 
   // The worker first: the API beside it starts webhook runs on it (eager start) and takes their replies from it.
   let local: LocalWorker | undefined;
   if (mode !== 'api' && config.runWorker) {
+    const [{ createActivityDeps }, { Client }, { createWorker }, { ensureRetentionSchedule }] = await Promise.all([
+      import('./app/activity-deps.js'),
+      import('@temporalio/client'),
+      import('./temporal/worker.js'),
+      import('./executions/retention-schedule.js'),
+    ]);
     const deps = createActivityDeps({ db: backends.db, logger, keyring: backends.keyring, config });
     const { worker, connection, replies } = await createWorker({
       address: backends.temporalAddress,
@@ -53,6 +88,11 @@ async function main(mode: Mode): Promise<void> {
   }
 
   if (mode !== 'worker') {
+    const [{ createApp }, { createServices }, { connectTemporal }] = await Promise.all([
+      import('./app/app.js'),
+      import('./app/services.js'),
+      import('./temporal/client.js'),
+    ]);
     const temporal = await connectTemporal(backends.temporalAddress, config.temporal.namespace);
     const services = createServices({ config, logger, db: backends.db, keyring: backends.keyring, temporal });
     const app = createApp(services);
@@ -63,8 +103,13 @@ async function main(mode: Mode): Promise<void> {
     services.recordPurger.start();
     services.feedSyncReconciler.start();
     services.principalCache.start();
-    const server: Server = await new Promise((resolve) => {
-      const s = app.listen(config.http.port, config.http.host, () => resolve(s));
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.listen(config.http.port, config.http.host, (err?: Error) => {
+        if (!err) return resolve(s);
+        // Taken since the check at start.
+        const busy = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        reject(busy ? new StartupError(portInUseMessage(config.http.port, 'PORT', 'API', describePortHolder(config.http.port))) : err);
+      });
     });
     // Node cuts every request at 5 minutes by default; a large import may stream for longer.
     // A connection that stops sending for 2 minutes is still closed.
@@ -83,18 +128,6 @@ async function main(mode: Mode): Promise<void> {
       () => temporal.connection.close(),
     );
   }
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    for (const step of shutdownSteps) await step().catch((err) => logger.warn({ err: String(err) }, 'shutdown step failed'));
-    await backends.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 const mode = (process.argv[2] ?? 'all') as Mode;
@@ -103,7 +136,7 @@ if (!['all', 'api', 'worker'].includes(mode)) {
   process.exit(2);
 }
 main(mode).catch((err) => {
-  if (err instanceof ConfigError || err instanceof SearchAttributesMissingError) {
+  if (err instanceof ConfigError || err instanceof SearchAttributesMissingError || err instanceof StartupError) {
     console.error(err.message);
     process.exit(78);
   }

@@ -30,6 +30,8 @@ const KNOWN_INFO = new Set(['sh', 'bash', 'sh no-run', 'bash no-run', 'json', 't
 const NO_RUN = [
   { file: 'README.md', first: 'npm start   # installs everything, then runs PostgreSQL, a Temporal dev server (Web UI), the API and the worker' },
   { file: 'README.md', first: 'npx jest test/data-stores-records.integration.test.ts' },
+  { file: 'docs/operations.md', first: 'DATA_DIR=.data-b PORT=3001 npm start              # other embedded ports, chosen and recorded in .data-b/' },
+  { file: 'docs/operations.md', first: 'npm start -- api &' },
   { file: 'docs/operations.md', first: 'npm run build                   # dist/: compiled JavaScript and the prebuilt workflow bundle' },
 ];
 

@@ -99,6 +99,21 @@ describe('one error body shape', () => {
     }
   });
 
+  test('paths match as written: another case is an unknown route, while a trailing slash still finds its route', async () => {
+    for (const res of [
+      await as(h.app, org.ownerToken).get('/WORKFLOWS'),
+      await as(h.app, org.ownerToken).get('/Environments'),
+      await as(h.app, org.ownerToken).post('/Session').send({ token: org.ownerToken }),
+      await request(h.app).get('/OPENAPI.json'),
+      await request(h.app).get('/Console/'),
+    ]) {
+      expectErrorBody(res, 404, 'route_not_found');
+    }
+    // Strict routing stays off.
+    expect((await as(h.app, org.ownerToken).get('/workflows/')).status).toBe(200);
+    expect((await request(h.app).get('/openapi.json/')).status).toBe(200);
+  });
+
   test('a path whose percent-encoding does not decode is 400 invalid_path, not a 500', async () => {
     for (const url of ['/data-stores/tables/t1/records/%E0%A4%A', '/connections/%ED%A0%80']) {
       expectErrorBody(await as(h.app, org.ownerToken).get(url), 400, 'invalid_path');

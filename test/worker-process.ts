@@ -15,6 +15,7 @@ export interface ServiceProcess extends WorkerProcess {
   output(): string;
   /** Its exit code once it exited (null when a signal ended it). */
   exited: Promise<number | null>;
+  pid?: number;
 }
 
 const ROOT = path.join(__dirname, '..');
@@ -69,7 +70,7 @@ export async function startServiceProcess(args: string[], options: { env: NodeJS
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM'), output: () => output, exited };
+  return { kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM'), output: () => output, exited, pid: child.pid };
 }
 
 function waitForLine(child: ChildProcess, output: () => string, text: string, timeoutMs: number): Promise<void> {

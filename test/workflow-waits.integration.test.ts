@@ -204,6 +204,12 @@ describe('resume links', () => {
     expect(forged.status).toBe(404);
     expect(forged.body.error).toMatchObject({ code: 'not_found', message: 'Not found' });
 
+    // Paths match as written: the link in capitals is an unknown path, and the run still waits for the real one.
+    const shouted = await request(h.app).post(link.pathname.replace('/resume/', '/RESUME/')).send({ approved: false, by: 'shouting' });
+    expect(shouted.status).toBe(404);
+    expect(shouted.body.error).toMatchObject({ code: 'route_not_found' });
+    expect((await a.readExecution(id)).status).toBe('waiting');
+
     // Concurrent callers: one resumes the run, the others find the link used.
     const calls = await Promise.all([1, 2, 3].map(() => request(h.app).post(link.pathname).send({ approved: true, by: 'link' })));
     const winners = calls.filter((c) => c.status === 201);

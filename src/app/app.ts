@@ -56,13 +56,18 @@ function guardedJsonBody(parse: RequestHandler): RequestHandler {
 /** The management API: every domain's routes, the OpenAPI document and its reference page. */
 export function createApp(services: Services): Express {
   const app = express();
+  // Paths match as written: /RESUME/<token> or /WORKFLOWS is an unknown path (404), not another spelling of a route, so
+  // a credential in a path reaches its route only as the rest of the code spells it (the request log's redaction, say).
+  // Set before anything is mounted: the app's router takes it when it is made. Strict routing stays off: a trailing slash is tolerated.
+  app.set('case sensitive routing', true);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestLog(services.logger));
   app.use(apiSecurityHeaders);
   if (services.config.http.answersHost) app.use(separateAnswerHost(services.config.http.answersHost));
 
-  const router = Router();
+  // A router of its own does not take the app's settings.
+  const router = Router({ caseSensitive: true });
   const cookies = sessionCookies(services.config.http.publicBaseUrl);
   const registry = createRegistry();
   const jsonParser = (limit: string) => express.json({ limit, strict: false }) as RequestHandler;

@@ -15,10 +15,16 @@ export class ConsoleSessionsRepository {
   /**
    * A new session for a live token, in one transaction that also forgets the
    * token's ended and expired sessions and ends its oldest live ones beyond
-   * MAX_SESSIONS_PER_TOKEN. The session never outlives its token.
+   * MAX_SESSIONS_PER_TOKEN. The session never outlives its token. Undefined
+   * when the token is no longer live (revoked or deleted since it was checked).
    */
-  async create(session: { id: string; tokenId: string; sessionHash: string; lifetimeMs: number }): Promise<Date> {
-    const { expiresAt, endedOthers } = await this.db.transaction(async (m) => {
+  async create(session: { id: string; tokenId: string; sessionHash: string; lifetimeMs: number }): Promise<Date | undefined> {
+    const outcome = await this.db.transaction(async (m) => {
+      // The token's row first, locked: sign-ins with one token take turns, so each counts the sessions the one before
+      // committed (the limit holds exactly) and none ends sessions another is ending in another order (a deadlock, a 500).
+      // NO KEY UPDATE does not block the foreign key checks of other tokens' sessions, nor reads.
+      const locked: unknown[] = await m.query(`SELECT 1 FROM access_tokens t WHERE t.id = $1 AND ${LIVE_TOKEN} FOR NO KEY UPDATE`, [session.tokenId]);
+      if (locked.length === 0) return undefined;
       const [row]: Array<{ expiresAt: Date }> = await m.query(
         `INSERT INTO console_sessions (id, token_id, session_hash, expires_at)
          SELECT $1, t.id, $3, LEAST(now() + make_interval(secs => $4::double precision / 1000), COALESCE(t.expires_at, 'infinity'))
@@ -36,8 +42,8 @@ export class ConsoleSessionsRepository {
       return { expiresAt: row.expiresAt, endedOthers: ended.length > 0 };
     });
     // Only an ended live session concerns the caches; a sign-in alone changes no principal.
-    if (endedOthers) this.ended();
-    return expiresAt;
+    if (outcome?.endedOthers) this.ended();
+    return outcome?.expiresAt;
   }
 
   /** The principal of a live session over a live token and a current membership; undefined otherwise. */

@@ -50,6 +50,8 @@ export class SessionsService {
     if (previous !== undefined) await this.sessions.endByHash(hashToken(previous));
     const secret = generateToken('fbs_');
     const expiresAt = await this.sessions.create({ id: newId(), tokenId: principal.tokenId, sessionHash: secret.hash, lifetimeMs: SESSION_LIFETIME_MS });
+    // Revoked in the meantime.
+    if (!expiresAt) throw new UnauthorizedError('Access token is invalid, expired or revoked');
     return { secret: secret.token, session: await this.current(principal, secret.token, expiresAt) };
   }
 

@@ -93,7 +93,8 @@ async function main(argv: string[]): Promise<unknown> {
   const planArgs = command === 'set-plan' ? SetPlanArgs.safeParse(values) : undefined;
   if (planArgs && !planArgs.success) throw new UsageError(planArgs.error.issues.map((i) => i.message).join('; '));
 
-  const backends = await startBackends(config, logger, { temporal: false });
+  // Beside `npm start`, its DATA_DIR's PostgreSQL (the port it recorded there); alone, one of its own on that port.
+  const backends = await startBackends(config, logger, { temporal: false, shareRunning: true });
   try {
     const keys = new OrganizationKeys(new OrganizationKeysRepository(backends.db), backends.keyring);
     const orgs = new OrganizationsRepository(backends.db);

@@ -8,6 +8,12 @@ describe('loadConfig', () => {
     expect(config.http.port).toBe(3000);
   });
 
+  test("embedded ports: only those set are in the configuration; the others are the data directory's own", () => {
+    expect(loadConfig({}).embeddedPorts).toEqual({});
+    expect(loadConfig({ EMBEDDED_POSTGRES_PORT: '15433', EMBEDDED_TEMPORAL_UI_PORT: '18233' }).embeddedPorts).toEqual({ postgres: 15433, temporalUi: 18233 });
+    expect(() => loadConfig({ EMBEDDED_TEMPORAL_PORT: '70000' })).toThrow(/EMBEDDED_TEMPORAL_PORT/);
+  });
+
   test('names every bad variable at once', () => {
     try {
       loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'nohost', MASTER_KEY: 'short' });
@@ -48,9 +54,9 @@ describe('loadConfig', () => {
     );
   });
 
-  test("the Temporal Web UI executions link to: the embedded dev server's, the one given, or none beside a real cluster", () => {
-    expect(loadConfig({}).temporal.uiUrl).toBe('http://127.0.0.1:8233');
-    expect(loadConfig({ EMBEDDED_TEMPORAL_UI_PORT: '18233' }).temporal.uiUrl).toBe('http://127.0.0.1:18233');
+  test("the Temporal Web UI executions link to: the one given, else none yet (the embedded dev server's is known once its port is)", () => {
+    expect(loadConfig({}).temporal.uiUrl).toBeUndefined();
+    expect(loadConfig({ EMBEDDED_TEMPORAL_UI_PORT: '18233' }).temporal.uiUrl).toBeUndefined();
     expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.uiUrl).toBeUndefined();
     expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_UI_URL: 'https://temporal.example.com/ui/' }).temporal.uiUrl).toBe(
       'https://temporal.example.com/ui',

@@ -18,15 +18,16 @@ const envSchema = z.object({
   /** The console's built files (scripts/run.mjs builds them at install time). */
   CONSOLE_DIR: z.string().default('console/dist'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5433),
+  // Unset: the ports recorded in DATA_DIR, else chosen at first start (EMBEDDED_PORT_DEFAULTS when free); see src/infra/embedded-ports.ts.
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^:\s]+:\d+$/, 'expected host:port')
     .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('flowbase'),
-  EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
-  EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   EMBEDDED_TEMPORAL_JOURNAL: z.enum(['wal', 'wal-normal', 'rollback']).default('wal'),
   // Where an execution links to its run in the Temporal Web UI; unset: the embedded dev server's UI, or no link with TEMPORAL_ADDRESS set.
   TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -108,6 +109,19 @@ const envSchema = z.object({
 
 export type Env = z.input<typeof envSchema>;
 
+/** The servers embedded mode starts that listen on a port of their own. */
+export type EmbeddedServer = 'postgres' | 'temporal' | 'temporalUi';
+
+/** The setting that fixes each embedded server's port. */
+export const EMBEDDED_PORT_SETTINGS = {
+  postgres: 'EMBEDDED_POSTGRES_PORT',
+  temporal: 'EMBEDDED_TEMPORAL_PORT',
+  temporalUi: 'EMBEDDED_TEMPORAL_UI_PORT',
+} as const satisfies Record<EmbeddedServer, keyof Env>;
+
+/** The ports a data directory's embedded servers take at their first start when these are free (the README's URLs). */
+export const EMBEDDED_PORT_DEFAULTS: Record<EmbeddedServer, number> = { postgres: 5433, temporal: 7233, temporalUi: 8233 };
+
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
   http: {
@@ -126,9 +140,10 @@ export interface Config {
   logLevel: string;
   dataDir: string;
   console: { assetsDir: string };
+  /** Embedded servers' ports set explicitly (EMBEDDED_PORT_SETTINGS); the others are DATA_DIR's own (src/infra/embedded-ports.ts). */
+  embeddedPorts: Partial<Record<EmbeddedServer, number>>;
   database: {
     url?: string;
-    embeddedPort: number;
     /** Every statement of the service's own pool ends after this. */
     statementTimeoutMs: number;
     /** Statements that legitimately run long (migrations, serving-relation builds, bulk imports) end after this. */
@@ -138,9 +153,10 @@ export interface Config {
     address?: string;
     namespace: string;
     taskQueue: string;
-    embeddedPort: number;
-    embeddedUiPort: number;
-    /** The Temporal Web UI's base URL (no trailing slash) that executions link to; undefined: no link. */
+    /**
+     * The Temporal Web UI's base URL (no trailing slash) that executions link to: TEMPORAL_UI_URL. Unset, the
+     * embedded dev server's, once its port is known (src/main.ts); beside a real cluster none, and no link.
+     */
     uiUrl?: string;
     /** How the embedded dev server's SQLite file commits (SQLITE_JOURNALS in infra/temporal-dev-server.ts). */
     embeddedJournal: 'wal' | 'wal-normal' | 'rollback';
@@ -263,9 +279,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
     console: { assetsDir: path.resolve(e.CONSOLE_DIR) },
+    embeddedPorts: Object.fromEntries(
+      Object.entries(EMBEDDED_PORT_SETTINGS).flatMap(([server, setting]) => (e[setting] === undefined ? [] : [[server, e[setting]]])),
+    ),
     database: {
       url: e.DATABASE_URL,
-      embeddedPort: e.EMBEDDED_POSTGRES_PORT,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       longStatementTimeoutMs: e.DATABASE_LONG_STATEMENT_TIMEOUT_MS,
     },
@@ -273,10 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
-      embeddedPort: e.EMBEDDED_TEMPORAL_PORT,
-      embeddedUiPort: e.EMBEDDED_TEMPORAL_UI_PORT,
-      // The embedded dev server serves its UI on 127.0.0.1 (src/infra/temporal-dev-server.ts); a real cluster's UI is only known if given.
-      uiUrl: e.TEMPORAL_UI_URL ? trimSlash(e.TEMPORAL_UI_URL) : e.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${e.EMBEDDED_TEMPORAL_UI_PORT}`,
+      uiUrl: e.TEMPORAL_UI_URL ? trimSlash(e.TEMPORAL_UI_URL) : undefined,
       embeddedJournal: e.EMBEDDED_TEMPORAL_JOURNAL,
     },
     crypto: {

@@ -3,11 +3,29 @@ import type { RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
 import { RESUME_PATH } from '../executions/resume-links';
 
-/** A resume link's token is its credential: the log names the route, never the token. */
-const RESUME_TOKEN = new RegExp(`^${RESUME_PATH}/[^/]+`);
+/** The first path segment and the one after it: past an absolute-form target's scheme and host (`POST http://host/resume/…` is routed too), and any repeated slashes. */
+const SECOND_SEGMENT = /^((?:[a-z][a-z\d+.-]*:\/\/[^/]*)?\/+([^/]*)\/+)[^/]+/i;
+const RESUME_SEGMENT = RESUME_PATH.slice(1).toLowerCase();
 
-/** The path a request line logs: without the query string (it may carry secrets), a resume link's token replaced. */
-export const loggedPath = (originalUrl: string) => originalUrl.split('?')[0].replace(RESUME_TOKEN, `${RESUME_PATH}/:token`);
+/**
+ * The path a request line logs: without the query string (it may carry secrets), a resume link's token replaced.
+ * The token is a credential, so it goes whatever the spelling of `/resume` (case, percent-encoding): such a request
+ * is a 404, but the token it carries may be a live one all the same.
+ */
+export function loggedPath(originalUrl: string): string {
+  const path = originalUrl.split('?')[0];
+  const match = SECOND_SEGMENT.exec(path);
+  if (!match || decoded(match[2]).toLowerCase() !== RESUME_SEGMENT) return path;
+  return `${match[1]}:token${path.slice(match[0].length)}`;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 /**
  * Gives every request an id (`X-Request-Id`, and `requestId` in error

@@ -13,6 +13,17 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether this process could listen on the port right now (nothing else listens there, on that address or on all). */
+export function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** Whether something accepts TCP connections on the port. */
 export function portInUse(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });

