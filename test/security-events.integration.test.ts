@@ -1,13 +1,15 @@
 import request from 'supertest';
-import { as, type Harness } from './harness';
+import { as, expectError, type Harness } from './harness';
 import { eventually, type TestOrg, uniqueName } from './factories';
 import { echo, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { httpStep, returnStep, startWorkflowHarness, stepOf, type Execution, type WorkflowApi } from './workflow-api';
 
 /**
- * What callers send to a run is data, and a wait takes one event: tried as an
- * outsider holding a resume link and as a member, on the real PostgreSQL and
- * Temporal (issue 37, findings 3 and 5, and the resume payload's size).
+ * What callers send to a run's waits, tried as an outsider holding a resume
+ * link and as a member, on the real PostgreSQL and Temporal (issue 37): it is
+ * data (finding 3), a wait takes one of any number sent at once (5), its
+ * schema checks it in bounded time (4: patterns on a linear-time engine,
+ * src/lib/organization-ajv.ts), and its size is bounded alike on both routes.
  */
 
 let h: Harness;
@@ -204,5 +206,116 @@ describe('one event per wait', () => {
     const taken = await request(h.app).post(link).send({ by: 'ada' });
     expect(taken.status).toBe(200);
     expect(taken.body).toEqual({ by: 'ada' });
+  });
+});
+
+/** What the finding measured: 1.1 to 1.5 s for /healthz at 28 a's on a backtracking engine, doubling with each one. */
+const CATASTROPHIC = '^(a+)+$';
+/** Generous for a real PostgreSQL and Temporal on two cores; a stall of the old engine at 28 a's is over a second. */
+const HEALTHZ_BOUND_MS = 500;
+
+const codeSchema = (pattern: string) => ({ type: 'object', required: ['code'], properties: { code: { type: 'string', pattern } } });
+const waitFor = (stepId: string, input: Record<string, unknown>) => ({ stepId, stepType: 'core.wait', input });
+
+/** /healthz asked again and again until stopped, each answer's time kept. */
+function probeHealthz() {
+  const latencies: number[] = [];
+  let stopped = false;
+  let answered: () => void = () => {};
+  const loop = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      const res = await request(h.app).get('/healthz');
+      latencies.push(performance.now() - started);
+      expect(res.status).toBe(200);
+      answered();
+    }
+  })();
+  return {
+    latencies,
+    worst: () => Math.max(0, ...latencies),
+    /** Resolves when the next /healthz answer arrives (one asked during what came before, so a stall shows). */
+    nextAnswer: () => new Promise<void>((resolve) => (answered = resolve)),
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+describe('event schemas check in bounded time (finding 4)', () => {
+  test('a catastrophic pattern checks member and resume-link payloads without stalling /healthz, and still refuses what does not match', async () => {
+    const { path } = await a.createHook([
+      httpStep('notify', { url: `${stub.url}/notify`, method: 'POST', body: { link: '{{ $resume.approval }}' } }),
+      waitFor('approval', { event: { name: 'code', schema: codeSchema(CATASTROPHIC) } }),
+      returnStep('answer', { code: '{{ approval.code }}' }),
+    ]);
+    const call = await request(h.app).post(path).send({});
+    expect(call.status).toBe(202);
+    const id = call.body.executionId as string;
+    await eventually(
+      () => a.readExecution(id),
+      (e) => e.status === 'waiting',
+      20_000,
+    );
+    const link = new URL((JSON.parse(stub.calls('/notify').at(-1)!.body) as { link: string }).link).pathname;
+
+    // Once before measuring: the first event compiles the schema and warms both routes up.
+    const warmUp = { code: 'b' };
+    expect((await as(h.app, org.ownerToken).post(`/executions/${id}/events/code`).send(warmUp)).status).toBe(400);
+    expect((await request(h.app).post(link).send(warmUp)).status).toBe(400);
+
+    const probe = probeHealthz();
+    await probe.nextAnswer();
+    const sizes = [20, 24, 28, 32, 40, 40, 1000, 100_000];
+    const refused: Array<{ n: number; via: string; status: number; code: string }> = [];
+    try {
+      for (const n of sizes) {
+        // A backtracking engine stalls from about 28 on and never ends at 40: stop at the first stall so the test fails in seconds.
+        if (probe.worst() >= HEALTHZ_BOUND_MS) break;
+        const payload = { code: `${'a'.repeat(n)}!` };
+        const [member, holder] = await Promise.all([
+          as(h.app, org.ownerToken).post(`/executions/${id}/events/code`).send(payload),
+          request(h.app).post(link).send(payload),
+        ]);
+        refused.push(
+          { n, via: 'member', status: member.status, code: member.body.error?.code },
+          { n, via: 'link', status: holder.status, code: holder.body.error?.code },
+        );
+        if (n === 40) expect(member.body.error.details).toEqual([{ path: 'payload.code', message: `must match pattern "${CATASTROPHIC}"` }]);
+        await probe.nextAnswer();
+      }
+    } finally {
+      await probe.stop();
+    }
+
+    expect(probe.worst()).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(refused).toEqual(sizes.flatMap((n) => ['member', 'link'].map((via) => ({ n, via, status: 400, code: 'invalid_payload' }))));
+
+    // The pattern still means what it says: a matching payload, by the link (unused so far), resumes the run.
+    const matching = await request(h.app).post(link).send({ code: 'aaaa' });
+    expect(matching.status).toBe(200);
+    expect(matching.body).toEqual({ code: 'aaaa' });
+  });
+
+  test('a pattern the linear-time engine cannot run is refused when the definition is saved, naming its field', async () => {
+    const save = (steps: unknown[]) =>
+      as(h.app, org.ownerToken)
+        .post('/workflows')
+        .send({ name: `patterns-${Date.now()}`, steps });
+
+    const res = await save([
+      waitFor('first', { event: { name: 'a', schema: codeSchema('^(\\w+)-\\1$') } }),
+      waitFor('second', { event: { name: 'b', schema: { type: 'object', patternProperties: { '^(?!internal)': { type: 'string' } } } } }),
+      waitFor('third', { event: { name: 'c', schema: codeSchema(CATASTROPHIC) } }),
+    ]);
+    expectError(res, 400, 'invalid_definition');
+    expect(res.body.error.details).toEqual([
+      { path: 'steps.0.input.event.schema.properties.code.pattern', message: expect.stringContaining('backreference') },
+      { path: 'steps.1.input.event.schema.patternProperties.^(?!internal)', message: expect.stringContaining('lookahead') },
+    ]);
+
+    // What RE2 runs is saved as it is.
+    expect((await save([waitFor('third', { event: { name: 'c', schema: codeSchema(CATASTROPHIC) } })])).status).toBe(201);
   });
 });
