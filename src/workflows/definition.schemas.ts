@@ -300,10 +300,9 @@ export const WaitInput: z.ZodType<WaitInputDefinition> = z
         event: z
           .strictObject({
             name: EventName,
-            schema: z
-              .record(z.string(), z.unknown())
-              .optional()
-              .openapi({ description: "JSON Schema of the event's payload, checked before the run hears of it (patterns on RE2: no backreference or lookaround)" }),
+            schema: z.record(z.string(), z.unknown()).optional().openapi({
+              description: "JSON Schema of the event's payload, checked before the run hears of it (patterns on RE2: no backreference or lookaround)",
+            }),
           })
           .optional()
           .openapi({ description: 'Wait for this event: POST /executions/{id}/events/{name}, or the resume link {{ $resume.<stepId> }}' }),
