@@ -1,7 +1,7 @@
 // What a step reads of the steps before it, and how the run keeps it: values
 // apart from references, so a value is data whatever its shape. Pure
-// functions: the workflow (interpreter, loops), the activities and the API
-// read contexts and results through here only.
+// functions: the workflow (interpreter, loops) and the activities read
+// contexts and results through here only.
 
 /**
  * Where a value a step reads is, when the run does not carry it: the output
