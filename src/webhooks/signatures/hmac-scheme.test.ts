@@ -1,10 +1,8 @@
 import fc from 'fast-check';
-import { createHmac } from 'node:crypto';
 import { VerificationConfig, type VerificationConfigInput } from './scheme-config';
 import { signDelivery } from './sign-delivery';
 import { verifyDelivery, type SignedDelivery } from './verify-delivery';
 
-// No vendor here: node's crypto, called directly, is the oracle for what the generic scheme signs.
 const secret = 'generic-secret-Ω';
 const body = Buffer.from(JSON.stringify({ order: 17, note: 'naïve café' }));
 const t = 1_760_000_000;
@@ -16,11 +14,30 @@ function delivery(headers: Record<string, string>, payload: Buffer = body): Sign
   return { body: payload, header: (name) => lower.get(name.toLowerCase()), url: 'https://hooks.example.com/w/@o/generic' };
 }
 
-const digest = (algorithm: string, encoding: 'hex' | 'base64', ...pieces: Array<string | Buffer>) => {
-  const mac = createHmac(algorithm, secret);
-  for (const piece of pieces) mac.update(piece);
-  return mac.digest(encoding);
-};
+/*
+ * Known-good signatures, computed once outside this code with OpenSSL (UTF-8
+ * shell), B='{"order":17,"note":"naïve café"}' (the body above), K='generic-secret-Ω':
+ *   printf '%s' "$B" | openssl dgst -sha256 -hmac "$K" -hex                 (-binary | base64 for base64; -sha512 likewise)
+ *   printf '%s' "1760000000.$B" | openssl dgst -sha256 -hmac "$K" -hex      (the default timestamp layout)
+ *   printf '%s' "v1:1760000000:$B:end" | openssl dgst -sha256 -hmac "$K" -binary | base64
+ *   printf '%s' '1760000000.{timestamp}{body}' | openssl dgst -sha256 -hmac "$K" -hex
+ *   printf '%s' "$B" | openssl dgst -sha256 -hmac '' -hex                   (an empty key)
+ * and checked against node's createHmac. Literals, so a change in what is signed fails here.
+ */
+const SIGNED_BODY = {
+  sha256: {
+    hex: 'f00febf48548a97df2c9eb00b1df8a5565a38bcf1787cdae2dcda98fd16e1fa1',
+    base64: '8A/r9IVIqX3yyesAsd+KVWWji88Xh82uLc2pj9FuH6E=',
+  },
+  sha512: {
+    hex: '905cb3ac552df03573ff651b3918a11a7298871909fe0f86b279042670e800b529f6096345d1b61d15f07588fc96f3b6d60477bbf0f70cd2ded5dd11c6933803',
+    base64: 'kFyzrFUt8DVz/2UbORihGnKYhxkJ/g+GsnkEJnDoALUp9gljRdG2HRXwdYj8lvO21gR3u/D3DNLe1d0RxpM4Aw==',
+  },
+} as const;
+const SIGNED_TIMESTAMP_DOT_BODY = '87b67ce7ce46cc3cea90a5f4cbaec9fdfddc99a3c350b43e5da0089d8c7f416c';
+const SIGNED_CUSTOM_LAYOUT = 'Hd8gGxbT/kIflN8wAtyxKCOBFTkRnG2g0gCHjnx7VWM=';
+const SIGNED_PLACEHOLDER_BODY = '091716f1dba32e71db22d8c35f61d3fb7f7d410f75ffb20b552309452e024096';
+const SIGNED_WITH_EMPTY_KEY = 'c8f6d6bcbef64311afcb93ccb90d4f1bd3fec7d582692018063c799714f58e93';
 
 describe('hmac scheme', () => {
   test.each([
@@ -28,17 +45,17 @@ describe('hmac scheme', () => {
     ['sha256', 'base64'],
     ['sha512', 'hex'],
     ['sha512', 'base64'],
-  ] as const)('%s in %s: signs the body as crypto does, and verifies it', (algorithm, encoding) => {
+  ] as const)('%s in %s: signs the body to its known signature, and verifies it', (algorithm, encoding) => {
     const config = parse({ scheme: 'hmac', header: 'X-Signature', algorithm, encoding });
     const headers = signDelivery(config, secret, body, {});
-    expect(headers).toEqual({ 'X-Signature': digest(algorithm, encoding, body) });
+    expect(headers).toEqual({ 'X-Signature': SIGNED_BODY[algorithm][encoding] });
     expect(verifyDelivery(config, [secret], delivery(headers), at(t))).toEqual({ ok: true });
     expect(verifyDelivery(config, ['other'], delivery(headers), at(t))).toEqual({ ok: false, code: 'invalid_signature' });
   });
 
   test('a prefix is written before the signature, and a value without it is refused', () => {
     const config = parse({ scheme: 'hmac', header: 'X-Hook-Signature', prefix: 'sha256=' });
-    const signature = digest('sha256', 'hex', body);
+    const signature = SIGNED_BODY.sha256.hex;
     expect(signDelivery(config, secret, body, {})).toEqual({ 'X-Hook-Signature': `sha256=${signature}` });
     expect(verifyDelivery(config, [secret], delivery({ 'x-hook-signature': `sha256=${signature}` }), at(t))).toEqual({ ok: true });
     expect(verifyDelivery(config, [secret], delivery({ 'X-Hook-Signature': signature }), at(t))).toEqual({ ok: false, code: 'invalid_signature' });
@@ -47,14 +64,14 @@ describe('hmac scheme', () => {
   test('a signed timestamp: the default layout, a custom one, and the tolerance', () => {
     const config = parse({ scheme: 'hmac', header: 'X-Signature', timestampHeader: 'X-Timestamp', toleranceSeconds: 60 });
     const headers = signDelivery(config, secret, body, { timestampSeconds: t });
-    expect(headers).toEqual({ 'X-Signature': digest('sha256', 'hex', `${t}.`, body), 'X-Timestamp': String(t) });
+    expect(headers).toEqual({ 'X-Signature': SIGNED_TIMESTAMP_DOT_BODY, 'X-Timestamp': '1760000000' });
     expect(verifyDelivery(config, [secret], delivery(headers), at(t + 60))).toEqual({ ok: true });
     expect(verifyDelivery(config, [secret], delivery(headers), at(t + 61))).toEqual({ ok: false, code: 'timestamp_out_of_tolerance' });
     expect(verifyDelivery(config, [secret], delivery({ ...headers, 'X-Timestamp': String(t + 1) }), at(t))).toEqual({ ok: false, code: 'invalid_signature' });
     expect(verifyDelivery(config, [secret], delivery({ 'X-Signature': headers['X-Signature'] }), at(t))).toEqual({ ok: false, code: 'invalid_signature' });
 
     const custom = parse({ scheme: 'hmac', header: 'X-Signature', encoding: 'base64', timestampHeader: 'X-Timestamp', payload: 'v1:{timestamp}:{body}:end' });
-    const signed = { 'X-Signature': digest('sha256', 'base64', `v1:${t}:`, body, ':end'), 'X-Timestamp': String(t) };
+    const signed = { 'X-Signature': SIGNED_CUSTOM_LAYOUT, 'X-Timestamp': '1760000000' };
     expect(signDelivery(custom, secret, body, { timestampSeconds: t })).toEqual(signed);
     expect(verifyDelivery(custom, [secret], delivery(signed), at(t))).toEqual({ ok: true });
   });
@@ -63,7 +80,7 @@ describe('hmac scheme', () => {
     const config = parse({ scheme: 'hmac', header: 'X-Signature', timestampHeader: 'X-Timestamp' });
     const tricky = Buffer.from('{timestamp}{body}');
     const headers = signDelivery(config, secret, tricky, { timestampSeconds: t });
-    expect(headers['X-Signature']).toBe(digest('sha256', 'hex', `${t}.{timestamp}{body}`));
+    expect(headers['X-Signature']).toBe(SIGNED_PLACEHOLDER_BODY);
     expect(verifyDelivery(config, [secret], delivery(headers, tricky), at(t))).toEqual({ ok: true });
   });
 
@@ -79,7 +96,7 @@ describe('hmac scheme', () => {
     const config = parse({ scheme: 'hmac', header: 'X-Signature' });
     expect(verifyDelivery(config, ['new', secret], delivery(signDelivery(config, secret, body, {})), at(t))).toEqual({ ok: true });
     expect(verifyDelivery(config, [secret, 'new'], delivery(signDelivery(config, 'new', body, {})), at(t))).toEqual({ ok: true });
-    const unkeyed = { 'X-Signature': createHmac('sha256', '').update(body).digest('hex') };
+    const unkeyed = { 'X-Signature': SIGNED_WITH_EMPTY_KEY };
     expect(verifyDelivery(config, [''], delivery(unkeyed), at(t))).toEqual({ ok: false, code: 'invalid_signature' });
     expect(() => signDelivery(config, '', body, {})).toThrow('Cannot sign with an empty secret');
   });
