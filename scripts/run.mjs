@@ -58,8 +58,25 @@ function newestMtime(target) {
   return Math.max(0, ...fs.readdirSync(target).map((name) => newestMtime(path.join(target, name))));
 }
 
+/**
+ * The console's API types (console/src/api/schema.gen.ts, not committed), generated from the OpenAPI document
+ * the code builds, whenever the server's sources changed since they were last generated. The stamp lives
+ * outside console/src so that regenerating identical types does not rebuild the console.
+ */
+function generateConsoleApiTypes() {
+  const stamp = path.join(root, 'node_modules/.cache/flowbase/console-api-types.stamp');
+  const target = path.join(root, 'console/src/api/schema.gen.ts');
+  const inputs = ['src', 'scripts/console-api-types.ts', 'package-lock.json'];
+  const newest = Math.max(...inputs.map((p) => newestMtime(path.join(root, p))));
+  if (fs.existsSync(target) && fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= newest) return;
+  run(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/console-api-types.ts']);
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(stamp, '');
+}
+
 /** The web console (console/): built with Vite when its sources, or the chart module it shares with the server, changed since the last build. */
 function buildConsole() {
+  generateConsoleApiTypes();
   const stamp = path.join(root, 'console/dist/.built');
   const inputs = ['console/src', 'console/index.html', 'console/vite.config.mts', 'src/dashboards/charts', 'package-lock.json'];
   const newest = Math.max(...inputs.map((p) => newestMtime(path.join(root, p))));
