@@ -101,9 +101,8 @@ describe("another organization's HTML answer opened by a signed-in person (issue
       if (pathname === '/session' || pathname === '/tokens') calls.push(`${r.method()} ${pathname}`);
     });
     await navigate(page);
-    await page.waitForLoadState('load');
-    // Time for the page's script to run, if it could.
-    await page.waitForTimeout(500);
+    // The page's inline script would have set its title before `load`; its requests would have gone out before the network is idle.
+    await page.waitForLoadState('networkidle');
     const title = await page.title();
     await page.context().close();
     // Whatever the browser said about the script it refused is expected here, not a fault of the console's pages.

@@ -25,7 +25,7 @@ export interface StepContext {
 }
 
 /** `name` now reads `value`, carried by the run. */
-export function carryValue(context: StepContext, name: string, value: unknown): void {
+function carryValue(context: StepContext, name: string, value: unknown): void {
   delete context.refs[name];
   context.steps[name] = value;
 }

@@ -186,7 +186,7 @@ export async function openScope(
 ): Promise<StepScope> {
   // Loaded when a template reads it: a loop's item steps mostly read `item`, and reloading a large input per item costs.
   const initial = request.context.initial ?? (() => loadInitial(deps, request));
-  const { steps, secrets } = await loadOffloaded(deps, request);
+  const { steps, secrets } = await loadValues(deps, request);
   const lone = request.typedValues ? 'values' : 'objects';
   const scope = new StepScope(deps.renderer, deps.secrets, request.run, { initial, steps: { ...steps, ...extra } }, lone);
   // Secrets inside sealed outputs this step reads: whatever it records of them is masked too.
@@ -206,10 +206,7 @@ async function loadInitial(deps: StepRunnerDeps, request: Pick<StepRequest, 'run
  * their shape), and those it carries references to (ValueRef), loaded: a
  * sealed output as it was, with the secrets it holds.
  */
-async function loadOffloaded(
-  deps: StepRunnerDeps,
-  request: Pick<StepRequest, 'run' | 'context'>,
-): Promise<{ steps: Record<string, unknown>; secrets: string[] }> {
+async function loadValues(deps: StepRunnerDeps, request: Pick<StepRequest, 'run' | 'context'>): Promise<{ steps: Record<string, unknown>; secrets: string[] }> {
   const { steps: carried, refs } = contextOf(request);
   const steps = { ...carried };
   const { organizationId, executionId } = request.run;

@@ -1,3 +1,4 @@
+import { PeriodicTask } from '../lib/periodic-task';
 import type { Logger } from '../logging/logger';
 import type { FeedSyncRuns } from './feed-sync-runs';
 import type { FeedSyncsRepository } from './feed-syncs.repository';
@@ -38,8 +39,7 @@ export function stoppedRunError(how: string): string {
  * run it at once: ending a run that has ended is a no-op.
  */
 export class FeedSyncReconciler {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly task: PeriodicTask<number>;
   /** Where the last pass stopped, when it ran out of time; null: from the oldest. */
   private cursor: { startedAt: Date; id: string } | null = null;
 
@@ -48,26 +48,21 @@ export class FeedSyncReconciler {
     private readonly runs: Pick<FeedSyncRuns, 'closedStatus'>,
     private readonly logger: Logger,
     private readonly settings: { intervalSeconds: number; afterSeconds: number },
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      void this.reconcileNow().catch((err: Error) => this.logger.warn({ err: err.message }, 'feed sync reconciliation failed'));
-    }, this.settings.intervalSeconds * 1000);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask(() => this.pass(), { intervalSeconds: settings.intervalSeconds, logger, failure: 'feed sync reconciliation failed' });
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass; answers how many runs it ended. One pass at a time. */
   reconcileNow(): Promise<number> {
-    this.running ??= this.pass().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.task.runNow();
   }
 
   private async pass(): Promise<number> {

@@ -29,8 +29,8 @@ export class FeedSyncRuns {
   constructor(
     private readonly client: Client,
     private readonly taskQueue: string,
-    /** How long start() waits for an open run that the source does not show running (see start). */
-    private readonly startWaitMs = 10_000,
+    /** How long start() waits for an open run that the source does not show running (see start): FEED_SYNC_START_WAIT_SECONDS. */
+    private readonly startWaitMs: number,
   ) {}
 
   /**

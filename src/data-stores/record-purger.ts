@@ -1,3 +1,4 @@
+import { PeriodicTask } from '../lib/periodic-task';
 import type { Logger } from '../logging/logger';
 import type { DataStoresRepository } from './data-stores.repository';
 
@@ -9,33 +10,27 @@ const BATCH = 5000;
  * at once: each batch skips rows another has locked.
  */
 export class RecordPurger {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly task: PeriodicTask<number>;
 
   constructor(
     private readonly records: DataStoresRepository,
     private readonly logger: Logger,
-    private readonly intervalSeconds: number,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      void this.purgeNow().catch((err: Error) => this.logger.warn({ err: err.message }, 'data store purge failed'));
-    }, this.intervalSeconds * 1000);
-    this.timer.unref();
+    intervalSeconds: number,
+  ) {
+    this.task = new PeriodicTask(() => this.purgeAll(), { intervalSeconds, logger, failure: 'data store purge failed' });
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Purges until nothing expired is left; returns how many records went. One pass at a time. */
   purgeNow(): Promise<number> {
-    this.running ??= this.purgeAll().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.task.runNow();
   }
 
   private async purgeAll(): Promise<number> {

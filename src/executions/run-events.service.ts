@@ -61,7 +61,8 @@ export class RunEventsService {
     const notWaiting = () => new ConflictError(`The execution is not waiting for event "${name}"`, 'not_waiting');
     const wait = (await this.waits.open(organizationId, executionId)).find((w) => w.eventName === name);
     if (!wait) throw notWaiting();
-    const problems = this.problems(wait, payload);
+    if (payloadTooLarge(payload)) throw tooLarge();
+    const problems = this.schemaProblems(wait, payload);
     if (problems) throw problems;
     if (!(await this.waits.claimEvent(organizationId, executionId, wait.stepId))) throw notWaiting();
     const event: RunEvent = { name, stepId: wait.stepId, payload, via: 'api' };
@@ -88,7 +89,7 @@ export class RunEventsService {
     const hash = ResumeLinks.hash(token);
     const wait = await this.waits.byLink(hash);
     if (!wait?.eventName) throw unknownLink();
-    if (this.problems(wait, payload)) throw new ResumeLinkRefused(400, 'invalid_payload', 'The payload was refused');
+    if (this.schemaProblems(wait, payload)) throw new ResumeLinkRefused(400, 'invalid_payload', 'The payload was refused');
     if (!(await this.waits.claimLink(hash))) throw unknownLink();
     const event: RunEvent = { name: wait.eventName, stepId: wait.stepId, payload, via: 'link' };
     const run = this.client.workflow.getHandle(wait.executionId);
@@ -109,9 +110,8 @@ export class RunEventsService {
     return { executionId: wait.executionId, answer: await this.replies.resolve(wait.organizationId, wait.executionId, answer) };
   }
 
-  /** The payload's problems against the wait's schema (400 naming the fields), or its size; undefined when it is fine. */
-  private problems(wait: WaitRow, payload: unknown): AppError | undefined {
-    if (payloadTooLarge(payload)) return tooLarge();
+  /** The payload's problems against the wait's schema (400 naming the fields); undefined when it is fine. Its size is checked before. */
+  private schemaProblems(wait: WaitRow, payload: unknown): AppError | undefined {
     if (!wait.eventSchema) return undefined;
     const validate = this.validator(wait.eventSchema);
     if (validate(payload)) return undefined;

@@ -1,14 +1,12 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { RESUME_PATH } from '../executions/resume-links';
 import { notFoundRoute } from './error-middleware';
 
 /** The paths whose answers workflows write: webhook calls and resume links. */
 const isAnswerPath = (path: string) => path.startsWith('/w/') || path.startsWith(`${RESUME_PATH}/`);
 
-/** The request's host as a URL's `host` reads it: lower case, a default port left out. */
-function requestHost(req: Request): string {
-  return (req.get('host') ?? '').toLowerCase().replace(/:(80|443)$/, '');
-}
+/** A host as both sides are compared: lower case, a default port (80, 443) left out. */
+const hostKey = (host: string) => host.toLowerCase().replace(/:(80|443)$/, '');
 
 /**
  * Webhook and resume answers on a host of their own (PUBLIC_BASE_URL and
@@ -20,9 +18,9 @@ function requestHost(req: Request): string {
  * decides, so a proxy in front must pass it through.
  */
 export function separateAnswerHost(answersHost: string): RequestHandler {
-  const expected = answersHost.toLowerCase().replace(/:(80|443)$/, '');
+  const expected = hostKey(answersHost);
   return (req, res, next) => {
-    const onAnswersHost = requestHost(req) === expected;
+    const onAnswersHost = hostKey(req.get('host') ?? '') === expected;
     if (isAnswerPath(req.path) === onAnswersHost || (onAnswersHost && req.path === '/healthz')) return next();
     notFoundRoute(req, res, next);
   };

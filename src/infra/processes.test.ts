@@ -35,3 +35,10 @@ test('processInfo: undefined once a process has ended', () => {
   // Above the kernel's largest pid (4194304).
   expect(processInfo(2 ** 22 + 1)).toBeUndefined();
 });
+
+test('describeProcess leaves secrets of a command line out of the message', () => {
+  const command = ['psql', 'postgres://app:hunter2@db:5432/x', '--password', 'hunter3', 'DB_TOKEN=hunter4', '-v', 'ON_ERROR_STOP=1'];
+  const described = describeProcess({ pid: 42, command });
+  for (const secret of ['hunter2', 'hunter3', 'hunter4']) expect(described).not.toContain(secret);
+  expect(described).toBe('process 42 (psql postgres://***@db:5432/x --password *** DB_TOKEN=*** -v ON_ERROR_STOP=1)');
+});

@@ -64,9 +64,28 @@ export function describeProcess(info: ProcessInfo): string {
     const what = info.embedded.server === 'postgres' ? 'the embedded PostgreSQL' : 'the embedded Temporal dev server';
     return `${what} of the Flowbase instance with DATA_DIR=${info.embedded.dataDir} (pid ${info.pid})`;
   }
-  const command = info.command.map((arg) => (arg.includes(' ') ? JSON.stringify(arg) : arg)).join(' ');
+  const command = redacted(info.command)
+    .map((arg) => (arg.includes(' ') ? JSON.stringify(arg) : arg))
+    .join(' ');
   if (!command) return `process ${info.pid}`;
   return `process ${info.pid} (${command.length > 160 ? `${command.slice(0, 157)}...` : command})`;
+}
+
+/** What names a secret in a command line: `--password`, `DB_TOKEN=…`, `-secret-key`. */
+const SECRET_NAME = /pass|secret|token|key|auth|credential/i;
+
+/**
+ * A command line as a message may show it (it goes to the terminal and the
+ * log): the value of an argument named like a secret (`--password=x`, or
+ * the argument after `--token`) and a URL's credentials are left out.
+ */
+function redacted(command: string[]): string[] {
+  return command.map((arg, i) => {
+    if (i > 0 && /^-/.test(command[i - 1]) && !command[i - 1].includes('=') && SECRET_NAME.test(command[i - 1])) return '***';
+    const withoutCredentials = arg.replace(/(\w+:\/\/)[^/@\s]+@/g, '$1***@');
+    const [name, value] = withoutCredentials.split(/=(.*)/s);
+    return value !== undefined && SECRET_NAME.test(name) ? `${name}=***` : withoutCredentials;
+  });
 }
 
 /** `postgres -D <DATA_DIR>/postgres …` or `temporal server start-dev … --db-filename <DATA_DIR>/temporal.sqlite`, as src/infra starts them. */
