@@ -2,7 +2,8 @@ import request from 'supertest';
 import { reply, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { httpStep as baseHttpStep, returnStep, workflowApi } from './workflow-api';
 import { startHarness, type Harness } from './harness';
-import { createTestOrg, eventually, type TestOrg } from './factories';
+import type { FairScheduler } from '../src/lib/fair-scheduler';
+import { createTestOrg, eventually, waitFor, type TestOrg } from './factories';
 
 /**
  * Admission of webhook runs: past the runs in flight one API process takes,
@@ -38,6 +39,10 @@ async function executions(org: TestOrg): Promise<number> {
   const [{ n }] = await h.services.db.query(`SELECT count(*)::int AS n FROM executions WHERE organization_id = $1`, [org.organizationId]);
   return n;
 }
+
+/** The organization's calls waiting for a place in this API process, as the admission counts them (it has no public view of them). */
+const waitingCalls = (org: TestOrg) =>
+  (h.services.webhookHost as unknown as { admission: { scheduler: FairScheduler } }).admission.scheduler.stats(org.organizationId).waiting;
 
 /** A call sent now (supertest sends on `then`), its answer awaited later. */
 const send = (path: string) => request(h.app).post(path).send({ n: 1 }).then();
@@ -83,11 +88,14 @@ test('a call waiting for its turn gets it when a place frees up before its deadl
   const first = send(path);
   await gate.arrived;
   const waiting = send(path);
-  await new Promise((r) => setTimeout(r, 300));
+  // Seen in the queue, not merely sent: without admission it would have started a run instead.
+  await waitFor(() => waitingCalls(org) === 1, { timeoutMs: 10_000, intervalMs: 20, what: 'the second call waiting for a place' });
+  expect(await executions(org)).toBe(1);
   gate.open();
   expect((await first).status).toBe(200);
   expect((await waiting).status).toBe(200);
   expect(await executions(org)).toBe(2);
+  expect(waitingCalls(org)).toBe(0);
 });
 
 describe('a run answered at once (202) keeps its place until it ends', () => {
