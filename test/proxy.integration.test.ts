@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createApp } from '../src/app/app';
 import { createLogger } from '../src/logging/logger';
 import { as, createConnection, expectError, startHarness, type Harness } from './harness';
-import { createTestOrg, eventually, uniqueName, type TestOrg } from './factories';
+import { createTestOrg, eventually, uniqueName, waitFor, type TestOrg } from './factories';
 import { startVendorStubs, type VendorStubs } from './stubs/vendor-apis';
 
 const MB = 1024 * 1024;
@@ -315,10 +315,13 @@ describe('open streams', () => {
   let base: string;
   let big: string;
   const opened: http.ClientRequest[] = [];
+  /** The proxy's answers on `server`, in order of arrival, to see whether one is held up by its caller. */
+  const answers: http.ServerResponse[] = [];
 
   beforeAll(async () => {
     big = stubs.twilio.addRecording({ body: randomBytes(16 * MB), contentType: 'audio/mpeg' }).sid;
     server = http.createServer(app);
+    server.on('request', (_req, res: http.ServerResponse) => answers.push(res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -366,7 +369,10 @@ describe('open streams', () => {
   test('a caller leaving mid-stream releases the upstream request and its slot', async () => {
     // Paused after its first bytes, the caller holds the stream: 16 MB cannot all sit in socket buffers, so it cannot end by itself.
     const { req } = await openStream(orgB);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answer = answers.at(-1)!;
+    // Back-pressure reached the proxy: it has written all the caller takes and waits for room, the upstream stream still open.
+    await waitFor(() => answer.writableNeedDrain, { timeoutMs: 10_000, what: 'the proxy waiting for the paused caller' });
+    expect(answer.writableFinished).toBe(false);
     expect(running(orgB)).toBe(1);
     req.destroy();
     await eventually(
