@@ -1,7 +1,7 @@
 import { as, expectError, expectStatus } from './harness';
-import { eventually, sleep } from './factories';
+import { eventually, type TestOrg } from './factories';
 import { historyText } from './workflow-api';
-import { twilioCalls } from '../src/data-feeds/feeds/twilio-calls';
+import { DataSourcesRepository } from '../src/data-sources/data-sources.repository';
 import {
   callListRequests,
   getSource,
@@ -45,6 +45,14 @@ async function feedSource() {
   return { org, id, table: source.dataStoreTableName as string };
 }
 
+/**
+ * Records that the source's last success ended at `at`, a fixed instant in the past: a source last synced long ago,
+ * so the next window's start is a known literal and calls within it are already in the past (no waiting for the clock).
+ */
+async function setSyncedThrough(org: TestOrg, id: string, at: string) {
+  expect(await new DataSourcesRepository(stack.h.services.db.manager).mergeSyncConfig(org.organizationId, id, { syncedThrough: at })).toBe(true);
+}
+
 const inWindow = (records: Array<Record<string, any>>, w: { startDate: string; endDate: string }) =>
   records.filter((r) => r.value.startTime >= w.startDate && r.value.startTime < w.endDate);
 
@@ -79,36 +87,37 @@ describe('manual sync', () => {
     // A backfill of old dates never moves the next sync's start backwards.
     expect(synced.syncConfig.syncedThrough).toBe(throughBefore);
 
-    // Without dates: from where the last success ended, less Twilio's day of look-back, to now.
-    const through = synced.syncConfig.syncedThrough as string;
-    const from = new Date(Date.parse(through) - twilioCalls.lookbackMinutes * 60_000).toISOString();
-    const later = new Date(Date.parse(through) + 1_000);
-    stack.stubs.twilio.addCalls(2, { start: later, spacingSeconds: 1, status: 'no-answer' });
-    await sleep(Math.max(0, later.getTime() + 2_000 - Date.now())); // both calls are in the past
+    // Without dates: from where the last success ended, less Twilio's day of look-back, to now. Two calls that started
+    // within that day before it, added since, are read again.
+    await setSyncedThrough(org, id, '2025-06-15T12:00:00.000Z');
+    stack.stubs.twilio.addCalls(2, { start: new Date('2025-06-15T08:00:00.000Z'), spacingSeconds: 1, status: 'no-answer' });
     const mark = callListRequests(stack.stubs).length;
     const sentAt = Date.now();
     expectStatus(await sync(app, org, id, {}), 201);
     expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
     const next = callListRequests(stack.stubs).slice(mark)[0];
-    expect(next.query['StartTime>']).toBe(from.replace(/\.\d{3}Z$/, 'Z'));
+    expect(next.query['StartTime>']).toBe('2025-06-14T12:00:00Z'); // 24 h before syncedThrough
     const end = Date.parse(next.query['StartTime<']);
     expect(end).toBeGreaterThanOrEqual(Math.floor(sentAt / 1000) * 1000 - 1000);
     const after = await getSource(app, org, id);
-    expect(after.syncConfig.lastSyncWindow.startDate).toBe(from);
+    expect(after.syncConfig.lastSyncWindow.startDate).toBe('2025-06-14T12:00:00.000Z');
     expect(after.syncConfig.lastSyncRecords.created).toBe(2);
   });
 
   it('syncedThrough never jumps a gap, and an endDate in the future is capped at now', async () => {
     const { app } = stack.h;
     const { org, id } = await feedSource();
-    const through = (await getSource(app, org, id)).syncConfig.syncedThrough as string;
-    // A later window than syncedThrough (a gap between): synced, but syncedThrough stays.
-    const gapStart = new Date(Date.parse(through) + 1_000);
-    await sleep(Math.max(0, gapStart.getTime() + 2_000 - Date.now()));
-    const later = { startDate: gapStart.toISOString(), endDate: new Date().toISOString() };
+    const through = '2025-07-01T00:00:00.000Z';
+    await setSyncedThrough(org, id, through);
+    // A later window than syncedThrough (a day's gap between): synced, but syncedThrough stays.
+    const later = { startDate: '2025-07-02T00:00:00.000Z', endDate: '2025-07-03T00:00:00.000Z' };
     expectStatus(await sync(app, org, id, later), 201);
     expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
-    expect((await getSource(app, org, id)).syncConfig).toMatchObject({ lastSyncStatus: 'success', syncedThrough: through });
+    expect((await getSource(app, org, id)).syncConfig).toMatchObject({
+      lastSyncStatus: 'success',
+      lastSyncWindow: later,
+      syncedThrough: '2025-07-01T00:00:00.000Z',
+    });
 
     // An endDate a year ahead: the window ends now, and syncedThrough never passes when the run began.
     const sentAt = Date.now();
@@ -116,6 +125,7 @@ describe('manual sync', () => {
     expectStatus(res, 201);
     expect(await syncRunClosed(stack.h, id)).toBe('COMPLETED');
     const after = (await getSource(app, org, id)).syncConfig;
+    expect(after.lastSyncWindow.startDate).toBe('2025-07-01T00:00:00.000Z');
     expect(Date.parse(after.lastSyncWindow.endDate)).toBeLessThanOrEqual(Date.now());
     expect(Date.parse(after.syncedThrough)).toBeGreaterThanOrEqual(sentAt - 1_000);
     expect(Date.parse(after.syncedThrough)).toBeLessThanOrEqual(Date.now());
