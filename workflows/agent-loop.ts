@@ -31,6 +31,21 @@ const BUDGET_NAMES: Record<AgentBudget, string> = {
   timeoutSeconds: 'time (timeoutSeconds)',
 };
 
+/** What an agent step ran, counted as it runs: its calls (model, tool, and the finishing one) and its tools' child runs. */
+export interface AgentTally {
+  calls: number;
+  childRuns: number;
+}
+
+/** The step's budgets of model and tool calls and tokens, its own or the defaults. */
+export function agentBudgets(input: StepRequest['step']['input']): { maxIterations: number; maxToolCalls: number; maxTotalTokens: number } {
+  return {
+    maxIterations: (input.maxIterations as number | undefined) ?? AGENT_LIMITS.maxIterations.default,
+    maxToolCalls: (input.maxToolCalls as number | undefined) ?? AGENT_LIMITS.maxToolCalls.default,
+    maxTotalTokens: (input.maxTotalTokens as number | undefined) ?? AGENT_LIMITS.maxTotalTokens.default,
+  };
+}
+
 interface AgentTool {
   name: string;
   type: 'http' | 'data-store' | 'workflow';
@@ -49,14 +64,15 @@ interface AgentTool {
  * says which budget); without it, the step fails naming the budget. A
  * natural answer with `output_schema` is shaped by that same last call.
  */
-export async function runAgentStep(request: StepRequest, agentDepth: number, errorRun = false): Promise<StepResult> {
+export async function runAgentStep(
+  request: StepRequest,
+  agentDepth: number,
+  errorRun = false,
+  tally: AgentTally = { calls: 0, childRuns: 0 },
+): Promise<StepResult> {
   const input = request.step.input;
   const stepId: string = request.step.stepId;
-  const limits = {
-    maxIterations: (input.maxIterations as number | undefined) ?? AGENT_LIMITS.maxIterations.default,
-    maxToolCalls: (input.maxToolCalls as number | undefined) ?? AGENT_LIMITS.maxToolCalls.default,
-    maxTotalTokens: (input.maxTotalTokens as number | undefined) ?? AGENT_LIMITS.maxTotalTokens.default,
-  };
+  const limits = agentBudgets(input);
   // Workflow time: deterministic on replay.
   const deadline = Date.now() + ((input.timeoutSeconds as number | undefined) ?? AGENT_LIMITS.timeoutSeconds.default) * 1000;
   const tools = new Map<string, AgentTool>((input.tools as AgentTool[]).map((t) => [t.name, t]));
@@ -70,6 +86,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number, err
   const modelCall = async (iteration: number, final?: AgentModelCallRequest['final']): Promise<AgentModelCallResult> => {
     const call: AgentModelCallRequest = { ...base, subSeq: ++subSeq, iteration, ...(final ? { final } : {}) };
     const summary = final ? `${stepId}: final answer` : `${stepId}: model call ${iteration}`;
+    tally.calls++;
     const result = await activitiesWith({ ...MODEL_CALL, activityId: `${request.seq}-${stepId}-model-${iteration}`, summary }).agentModelCall(call);
     usage.inputTokens += result.usage.inputTokens;
     usage.outputTokens += result.usage.outputTokens;
@@ -79,7 +96,9 @@ export async function runAgentStep(request: StepRequest, agentDepth: number, err
   const toolCall = (modelIteration: number, callId: string, toolName: string): Promise<void> => {
     const call: AgentToolCallRequest = { ...base, subSeq: ++subSeq, modelIteration, callId, tool: toolName, toolCallNumber: ++toolCalls };
     const tool = tools.get(toolName);
-    if (tool?.type === 'workflow') return workflowToolCall({ ...call, depth: agentDepth, childRunNumber: ++childRuns, ...(errorRun ? { errorRun } : {}) });
+    tally.calls++;
+    if (tool?.type === 'workflow')
+      return workflowToolCall({ ...call, depth: agentDepth, childRunNumber: ++childRuns, ...(errorRun ? { errorRun } : {}) }, tally);
     return activitiesWith({
       // An HTTP tool waits as long as its request may; the activity records any failure of the tool itself for the model.
       startToCloseTimeout: (tool?.request?.timeoutMs ?? HTTP_DEFAULT_TIMEOUT_MS) + 10_000,
@@ -101,6 +120,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number, err
 
   const finish = (outcome: AgentFinishRequest['outcome']) => {
     const call: AgentFinishRequest = { ...base, subSeq: 0, outcome, iterations, usage };
+    tally.calls++;
     return activitiesWith({ ...BOOKKEEPING, activityId: `${request.seq}-${stepId}-finish`, summary: `${stepId}: result` }).agentFinish(call);
   };
 
@@ -144,7 +164,7 @@ export async function runAgentStep(request: StepRequest, agentDepth: number, err
  * result. The child's input is not in its start event: its steps read it
  * from its execution record, so the arguments stay out of history.
  */
-async function workflowToolCall(call: AgentChildPrepareRequest): Promise<void> {
+async function workflowToolCall(call: AgentChildPrepareRequest, tally: AgentTally): Promise<void> {
   const stepId: string = call.step.stepId;
   const options = (what: string) => ({ ...BOOKKEEPING, activityId: `${call.seq}-${stepId}-tool-${call.toolCallNumber}-${what}` });
   const prepared = await activitiesWith({
@@ -152,6 +172,7 @@ async function workflowToolCall(call: AgentChildPrepareRequest): Promise<void> {
     summary: `${stepId}: tool ${call.tool} (call ${call.toolCallNumber}), child run prepared`,
   }).agentChildPrepare(call);
   if (prepared.kind === 'refused') return;
+  tally.childRuns++;
   const origin = `tool ${call.tool} (call ${call.toolCallNumber}) of agent step ${stepId} in execution ${call.run.executionId}`;
   const outcome = await awaitChildRun(prepared, { mode: 'agent', origin });
   const finish: AgentChildFinishRequest = { ...call, executionId: prepared.executionId, outcome };

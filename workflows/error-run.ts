@@ -1,14 +1,9 @@
 import { CancellationScope, log, patched } from '@temporalio/workflow';
+import { PATCHES } from './patches';
 import { activitiesWith } from './activity-proxies';
 import { startDetachedRun } from './child-run';
 import type { ErrorRunPrepareRequest } from './child-run.types';
 import type { RunInput } from './run.types';
-
-/**
- * Runs failing or cancelled since this patch ask for their workflow's error
- * workflow; histories recorded before it replay ending as they did.
- */
-const ERROR_WORKFLOWS = 'error-workflows';
 
 /**
  * The run failed or was cancelled: when its definition names an
@@ -19,10 +14,11 @@ const ERROR_WORKFLOWS = 'error-workflows';
  * descendants (RunInput.errorRun), so error workflows do not start one
  * another. Whatever goes wrong here is logged, never the run's outcome: the
  * run's own failure is what it reports. An operator's terminate runs no
- * workflow code, so a terminated run starts nothing.
+ * workflow code, so a terminated run starts nothing. Runs begun before the
+ * `errorWorkflows` patch replay ending as they did.
  */
 export async function startErrorRun(input: RunInput, ended: ErrorRunPrepareRequest): Promise<void> {
-  if (input.errorRun || !patched(ERROR_WORKFLOWS)) return;
+  if (input.errorRun || !patched(PATCHES.errorWorkflows.id)) return;
   await CancellationScope.nonCancellable(async () => {
     try {
       const prepared = await activitiesWith({

@@ -2,7 +2,8 @@
 // and types from activities/, so Temporal's sandbox can replay it deterministically.
 export { diagnosticsWorkflow } from './diagnostics';
 export { runWorkflowDefinition } from './interpreter';
-export { runLoopBatch } from './loops';
+export { runLoopBatch } from './loop-batch';
+export { runAgentChild } from './agent-step';
 export { dataFeedScheduledSync, dataFeedSync } from './data-feed-sync';
 export { runScheduledTrigger } from './scheduled-run';
 export { pruneExpiredExecutions } from './retention';

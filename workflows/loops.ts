@@ -1,24 +1,28 @@
 import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
 import type { LoopInputDefinition } from '../src/workflows/definition.schemas';
-import { LOOP_SUB_SEQ_SPAN, type LoopEndRequest, type LoopFailure, type RunInput, type StepDefinition, type StepRequest, type StepResult } from './run.types';
+import { HistoryBudget, LOCAL_CALL_EVENTS, REGULAR_CALL_EVENTS } from './history-budget';
+import { LOOP_SUB_SEQ_SPAN, type LoopEndRequest, type LoopFailure, type RunInput, type StepDefinition, type StepRequest } from './run.types';
 import { carryRef, contextOf, type StepContext } from './step-context';
-import { byReference, executeStep, StepFailed, stepPartActivity } from './step-execution';
+import { byReference, StepFailed, stepPartActivity } from './step-execution';
+import type { StepOutcome, StepScope } from './step-scope';
 
 /**
- * Where a loop leaves its run's own history, counted in history events.
- * Temporal warns past 10,240 events in one history and ends a run at
- * 51,200. A step run costs about 2 events as a local activity (its marker,
- * and its share of workflow tasks) and about 6 as a regular one (scheduled,
- * started, completed, and a workflow task of three events to take the
- * result). A run keeps at most LOOP_INLINE_EVENTS of loop items in its own
- * history, over all its loops together; a loop past what is left runs in
- * child workflows (`runLoopBatch`) of at most LOOP_BATCH_EVENTS each, one
- * after another, and the run's history holds one child per batch. So a
- * definition of any number of loops of up to 10,000 items stays far from both
- * limits in every history (`npm run bench:engine` prints the events of each).
+ * Where a loop leaves its run's own history: a run keeps loop items in its
+ * own history while they fit its history budget (history-budget.ts), which
+ * its loops and agents share; a loop past what is left runs in child
+ * workflows (`runLoopBatch`, loop-batch.ts) of at most LOOP_BATCH_EVENTS
+ * each, one after another, and the run's history holds one child per batch.
+ * So a definition of any number of loops of up to 10,000 items stays far
+ * from both of Temporal's limits in every history (`npm run bench:engine`
+ * prints the events of each).
  */
-export const LOOP_INLINE_EVENTS = 3_000;
 export const LOOP_BATCH_EVENTS = 6_000;
+
+/** The workflow type of a loop's batches (loop-batch.ts); named, not imported: the batch runs its items through the step handlers, which run loops. */
+const LOOP_BATCH_WORKFLOW = 'runLoopBatch';
+
+/** Runs one step of an item (the step handlers' table, given by whoever runs the items). */
+export type RunBodyStep = (request: StepRequest, scope: StepScope) => Promise<StepOutcome>;
 
 /** An item step's output stays in history only when this small; larger ones travel as references to their record. */
 const ITEM_INLINE_BYTES = 1024;
@@ -40,35 +44,27 @@ export interface LoopBatchResult {
 }
 
 /**
- * A `core.loop` step: `loopBegin` stores the items, the items run (here or
- * in batches), `loopEnd` records the output from what each item recorded.
- * Each item's steps are sub-steps of the loop, `<loop>[<index>].<stepId>`.
- * `inlineEvents` is what the run has left of LOOP_INLINE_EVENTS; answers
- * the step's result and what is left after it.
+ * A `core.loop` step: `loopBegin` stores the items, the items run (here,
+ * when they fit the run's history budget, or in batches), `loopEnd` records
+ * the output from what each item recorded. Each item's steps are sub-steps
+ * of the loop, `<loop>[<index>].<stepId>`.
  */
-export async function runLoopStep(
-  request: StepRequest,
-  answered: boolean,
-  run: LoopNesting,
-  inlineEvents: number,
-): Promise<StepResult & { inlineEvents: number }> {
+export async function runLoopStep(request: StepRequest, { answered, nesting: run, history }: StepScope, runStep: RunBodyStep): Promise<StepOutcome> {
   const loopId = request.step.stepId;
   const begun = await stepPartActivity(request, answered, 'begin', (a) => a.loopBegin(answered ? byReference(request) : request));
   const items = byReference(request);
   // Only what the items need: the run's input and definition stay out of the batches' start events.
   const nesting: LoopNesting = { ...(run.agentDepth ? { agentDepth: run.agentDepth } : {}), ...(run.errorRun ? { errorRun: true } : {}) };
   const body = (request.step.input as LoopInputDefinition).steps;
-  const inlineCost = begun.count * itemEvents(body, answered);
   let failed: LoopFailure | undefined;
-  if (inlineCost <= inlineEvents) {
-    inlineEvents -= inlineCost;
-    ({ failed } = await runItems({ request: items, from: 0, to: begun.count, run: nesting }, answered));
+  if (history.take(begun.count * itemEvents(body, answered))) {
+    ({ failed } = await runItems({ request: items, from: 0, to: begun.count, run: nesting }, answered, runStep));
   } else {
     const size = Math.max(1, Math.floor(LOOP_BATCH_EVENTS / itemEvents(body, false)));
     for (let from = 0; from < begun.count && !failed; from += size) {
       const to = Math.min(begun.count, from + size);
       try {
-        ({ failed } = await executeChild(runLoopBatch, {
+        ({ failed } = await executeChild<(input: LoopBatchInput) => Promise<LoopBatchResult>>(LOOP_BATCH_WORKFLOW, {
           workflowId: `${begun.batchName}.${from}`,
           args: [{ request: items, from, to, run: nesting }],
           // Cancelling the run cancels the batch in progress.
@@ -83,13 +79,7 @@ export async function runLoopStep(
     }
   }
   const end: LoopEndRequest = { ...items, begunAt: begun.begunAt, count: begun.count, ...(failed ? { failed } : {}) };
-  const result = await stepPartActivity(request, true, 'end', (a) => a.loopEnd(end));
-  return { ...result, inlineEvents };
-}
-
-/** A child workflow running one batch of a large loop's items (see LOOP_INLINE_EVENTS); its steps are local activities where they can be. */
-export async function runLoopBatch(input: LoopBatchInput): Promise<LoopBatchResult> {
-  return runItems(input, false);
+  return { result: await stepPartActivity(request, true, 'end', (a) => a.loopEnd(end)) };
 }
 
 /**
@@ -98,17 +88,19 @@ export async function runLoopBatch(input: LoopBatchInput): Promise<LoopBatchResu
  * from starting (those in progress finish) and is returned; with `continue`,
  * a failed item's record says so and the others go on.
  */
-async function runItems({ request, from, to, run }: LoopBatchInput, answered: boolean): Promise<LoopBatchResult> {
+export async function runItems({ request, from, to, run }: LoopBatchInput, answered: boolean, runStep: RunBodyStep): Promise<LoopBatchResult> {
   const input = request.step.input as LoopInputDefinition;
   const stopOnError = (input.onItemError ?? 'fail') === 'fail';
   const positions = bodyPositions(input.steps);
+  // Items draw nothing more from a history budget: the loop counted their events as a whole (itemEvents), or a batch holds them.
+  const scope: StepScope = { answered, nesting: run, history: new HistoryBudget(0) };
   let failed: LoopBatchResult['failed'];
   let next = from;
   const lane = async () => {
     while (next < to && !failed) {
       const index = next++;
       try {
-        await runItem(request, index, positions, answered, run);
+        await runItem(request, index, positions, scope, runStep);
       } catch (err) {
         if (!(err instanceof StepFailed)) throw err;
         if (stopOnError) failed ??= { kind: 'item', index, message: err.message };
@@ -125,7 +117,7 @@ async function runItems({ request, from, to, run }: LoopBatchInput, answered: bo
  * the item's steps read is a reference (to the stored item, or to a record),
  * so a request is the same whether a local or a regular activity runs it.
  */
-async function runItem(loop: StepRequest, index: number, positions: Map<string, number>, answered: boolean, run: LoopNesting): Promise<void> {
+async function runItem(loop: StepRequest, index: number, positions: Map<string, number>, scope: StepScope, runStep: RunBodyStep): Promise<void> {
   const loopId = loop.step.stepId;
   // contextOf: a batch started before refs existed carries its loop's request as it was then.
   const outer = contextOf(loop);
@@ -145,10 +137,10 @@ async function runItem(loop: StepRequest, index: number, positions: Map<string, 
         parent: { stepId: loopId, subSeq: index * LOOP_SUB_SEQ_SPAN + positions.get(step.stepId)! },
         ...(loop.typedValues ? { typedValues: true } : {}),
       };
-      const { output } = await executeStep(request, answered, run);
+      const { then } = await runStep(request, scope);
       // Later steps of the item read it from its record, under the body's id.
       carryRef(context, step.stepId, { record: stepId });
-      if (step.stepType === 'core.if') await walk(((output as { result: boolean }).result ? step.input.then : step.input.else) ?? []);
+      if (then) await walk(then);
     }
   };
   await walk(loop.step.input.steps);
@@ -171,7 +163,7 @@ function itemEvents(body: StepDefinition[], answered: boolean): number {
   let events = 0;
   const count = (steps: StepDefinition[]) => {
     for (const step of steps) {
-      events += answered || step.stepType === 'ai.llm-call' ? 6 : 2;
+      events += answered || step.stepType === 'ai.llm-call' ? REGULAR_CALL_EVENTS : LOCAL_CALL_EVENTS;
       if (step.stepType === 'core.if') {
         count(step.input.then);
         count(step.input.else ?? []);

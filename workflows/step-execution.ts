@@ -1,12 +1,9 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { STEP_TYPES } from '../src/workflows/definition.schemas';
 import { activitiesWith, localActivitiesWith } from './activity-proxies';
-import { runAgentStep } from './agent-loop';
 import {
   answerAfter,
   HTTP_DEFAULT_TIMEOUT_MS,
-  type RunInput,
   type StepDefinition,
   type StepRequest,
   type StepResult,
@@ -14,30 +11,12 @@ import {
   type StepThenReturnResult,
 } from './run.types';
 import type { ValueRef } from './step-context';
-import { runWorkflowStep } from './workflow-step';
 
-// How one step runs as activities: which activity, local or regular, with which timeouts and retries, and how
-// its failure is told. The interpreter (interpreter.ts) and a loop's items (loops.ts) run steps through here.
+// How a step runs as activities: which kind, local or regular, with which timeouts and retries, and how its
+// failure is told. The step handlers (step-handlers.ts) run every step type through here.
 
-type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'setStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
-
-/**
- * The activity of each step type; `ai.agent` is a loop of activities (agent-loop.ts),
- * `core.wait` begins with `waitBegin` and ends with `waitEnd` (waits.ts parks between),
- * `core.workflow` is two activities around a child run (workflow-step.ts), `core.loop`
- * two around its items (loops.ts).
- * Names of `Activities`, called through its typed proxies: a renamed activity, or one
- * that stops taking a StepRequest, fails to compile.
- */
-const ACTIVITY_OF: Record<Exclude<(typeof STEP_TYPES)[number], 'ai.agent' | 'core.loop' | 'core.wait' | 'core.workflow'>, StepActivity> = {
-  'core.http': 'httpStep',
-  'core.if': 'ifStep',
-  'core.return': 'returnStep',
-  'core.set': 'setStep',
-  'ai.llm-call': 'llmCallStep',
-  'data-store.get': 'dataStoreGetStep',
-  'data-store.set': 'dataStoreSetStep',
-};
+/** The activities that run a whole step of one type each (step-handlers.ts says which type). */
+export type StepActivity = keyof Pick<Activities, 'httpStep' | 'ifStep' | 'returnStep' | 'setStep' | 'llmCallStep' | 'dataStoreGetStep' | 'dataStoreSetStep'>;
 
 /** Raised (inside the workflow only) when a step fails; carries the step for the run's error. */
 export class StepFailed extends Error {
@@ -50,33 +29,42 @@ export class StepFailed extends Error {
 }
 
 /**
- * Runs one step. After the answer is out, steps are regular activities: a
- * local activity holds the workflow task open, and with it the delivery of
- * the answer to the waiting caller.
+ * Runs a step that is one activity. After the answer is out, steps are
+ * regular activities: a local activity holds the workflow task open, and
+ * with it the delivery of the answer to the waiting caller.
  */
-export async function executeStep(
-  request: StepRequest,
-  answered: boolean,
-  { agentDepth = 0, errorRun = false }: Pick<RunInput, 'agentDepth' | 'errorRun'>,
-): Promise<StepResult> {
+export async function runStepActivity(activity: StepActivity, request: StepRequest, answered: boolean): Promise<StepResult> {
   const { step } = request;
-  const activity = ACTIVITY_OF[step.stepType as keyof typeof ACTIVITY_OF];
   const summary = `${step.stepId} (${step.stepType})`;
-  const activityId = `${request.seq}-${step.stepId}`;
   try {
-    const result: StepResult =
-      step.stepType === 'ai.agent'
-        ? await runAgentStep(byReference(request), agentDepth, errorRun)
-        : step.stepType === 'core.workflow'
-          ? await runWorkflowStep(byReference(request), agentDepth, errorRun)
-          : step.stepType === 'ai.llm-call'
-            ? await activitiesWith({ ...MODEL_CALL, activityId, summary })[activity](byReference(request))
-            : answered
-              ? await activitiesWith({ ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId, summary })[activity](byReference(request))
-              : await localActivitiesWith({ ...stepOptions(step), summary })[activity](request);
-    return result;
+    return answered
+      ? await activitiesWith({ ...stepOptions(step), heartbeatTimeout: HEARTBEAT, activityId: `${request.seq}-${step.stepId}`, summary })[activity](
+          byReference(request),
+        )
+      : await localActivitiesWith({ ...stepOptions(step), summary })[activity](request);
   } catch (err) {
     throw stepFailure(err, step);
+  }
+}
+
+/** Runs a step whose activity is a model call: always a regular activity, which may take minutes. */
+export async function runModelCallActivity(activity: StepActivity, request: StepRequest): Promise<StepResult> {
+  const { step } = request;
+  try {
+    return await activitiesWith({ ...MODEL_CALL, activityId: `${request.seq}-${step.stepId}`, summary: `${step.stepId} (${step.stepType})` })[activity](
+      byReference(request),
+    );
+  } catch (err) {
+    throw stepFailure(err, step);
+  }
+}
+
+/** Runs a step made of more than one activity or workflow (`run`), its failure told as any step's. */
+export async function runCompositeStep(request: StepRequest, run: (request: StepRequest) => Promise<StepResult>): Promise<StepResult> {
+  try {
+    return await run(byReference(request));
+  } catch (err) {
+    throw stepFailure(err, request.step);
   }
 }
 
@@ -110,7 +98,7 @@ export async function executeStepThenReturn(
   if ('answer' in ran) return ran;
   const { message, type, nonRetryable } = ran.answerFailed;
   if (nonRetryable) throw stepFailure(ApplicationFailure.create({ message, type, nonRetryable }), answer.step);
-  return { first: ran.first, answer: await executeStep(answerAfter(request, ran.first), false, {}) };
+  return { first: ran.first, answer: await runStepActivity('returnStep', answerAfter(request, ran.first), false) };
 }
 
 /** A step's failure as the run reports it; a cancellation stays one. */
