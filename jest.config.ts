@@ -9,25 +9,36 @@ const shared = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true }, target: 'es2022' } }],
   },
   testTimeout: 60_000,
+  // Dynamic imports name the compiled file (`import('./engine.js')`, as node16 module resolution asks); Jest runs the source.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 } satisfies Project;
 
 /**
- * Two tiers (`npx jest --selectProjects unit|integration`; `npm test` runs both).
- * A project's global setup runs only when one of its files is selected, so
- * `npx jest --selectProjects unit` or `npx jest src/db` never start the stack.
+ * Three tiers (`npx jest --selectProjects unit|workflow|integration`; `npm test` runs all):
+ * - unit: next to the code, starts nothing;
+ * - workflow: workflows/*.test.ts, the real workflow bundle on a Temporal dev server, activities mocked;
+ * - integration: test/, against a real PostgreSQL and a real Temporal dev server.
+ * A project's global setup runs only when one of its files is selected, so `npx jest --selectProjects unit`
+ * or `npx jest src/db` start nothing; when both run, they share one dev server and one workflow bundle.
  */
 const config: Config = {
   projects: [
     {
       ...shared,
-      // Next to the code, no database: seconds. workflows/ tests start a Temporal dev server of their own (workflow-env.fixture.ts).
       displayName: 'unit',
-      roots: ['<rootDir>/src', '<rootDir>/activities', '<rootDir>/workflows', '<rootDir>/cube'],
+      roots: ['<rootDir>/src', '<rootDir>/activities', '<rootDir>/cube'],
       testMatch: ['**/*.test.ts'],
     },
     {
       ...shared,
-      // Against a real PostgreSQL and a real Temporal dev server, started once per jest run.
+      displayName: 'workflow',
+      roots: ['<rootDir>/workflows'],
+      testMatch: ['**/*.test.ts'],
+      globalSetup: '<rootDir>/test/workflow-global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+    {
+      ...shared,
       displayName: 'integration',
       roots: ['<rootDir>/test'],
       // Files are named *.integration.test.ts; any *.test.ts under test/ still runs here, so a misnamed file is never skipped.

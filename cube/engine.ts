@@ -104,6 +104,8 @@ export class CubeEngine implements SemanticLayer {
     return this.call('meta', context, {});
   }
 
+  async preload(): Promise<void> {}
+
   async shutdown(): Promise<void> {
     await this.core.shutdown();
     await this.driver?.release();

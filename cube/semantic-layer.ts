@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { dateParser } from '@cubejs-backend/api-gateway/dist/src/dateParser';
 import type { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
-import { CubeEngine } from './engine';
 import type { SemanticLayer, SemanticLayerOptions } from './semantic-layer.types';
 
 /**
@@ -27,9 +25,25 @@ export type {
   SemanticLayerOptions,
 } from './semantic-layer.types';
 
-/** The semantic layer: Cube embedded as a library (cube/engine.ts), one model per organization. */
+/**
+ * The semantic layer: Cube embedded as a library (cube/engine.ts), one model per organization. Cube's packages take
+ * seconds to load, so they load on the layer's first call (or `preload()`), not when the process starts: a worker, a
+ * CLI or a test that never queries analytics does not pay for them.
+ */
 export function createSemanticLayer(options: SemanticLayerOptions): SemanticLayer {
-  return new CubeEngine(options);
+  let engine: Promise<SemanticLayer> | undefined;
+  const loaded = () => (engine ??= import('./engine.js').then(({ CubeEngine }) => new CubeEngine(options)));
+  return {
+    preload: async () => {
+      await loaded();
+    },
+    meta: async (context) => (await loaded()).meta(context),
+    load: async (context, query) => (await loaded()).load(context, query),
+    sql: async (context, query) => (await loaded()).sql(context, query),
+    shutdown: async () => {
+      if (engine) await (await engine).shutdown();
+    },
+  };
 }
 
 /** The model version of a set of sources: a hash of their ids and last changes. */
@@ -48,5 +62,10 @@ export const CUBE_GRANULARITIES = ['second', 'minute', 'hour', 'day', 'week', 'm
  * Throws as Cube does: a UserError "Can't parse date: '…'", or a TypeError for some phrases.
  */
 export function parseCubeDateRange(phrase: string, timezone: string, now: Date): unknown {
-  return dateParser(phrase, timezone, now);
+  // Loaded on first use, like the engine: Cube's gateway takes most of a second to load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  cubeDateParser ??= (require('@cubejs-backend/api-gateway/dist/src/dateParser') as typeof import('@cubejs-backend/api-gateway/dist/src/dateParser'))
+    .dateParser;
+  return cubeDateParser(phrase, timezone, now);
 }
+let cubeDateParser: typeof import('@cubejs-backend/api-gateway/dist/src/dateParser').dateParser | undefined;

@@ -56,6 +56,8 @@ export interface SemanticLayer {
   load(context: CubeContext, query: CubeQuery): Promise<CubeLoadAnswer>;
   /** The SQL the layer would run for the query, without running it (no row limit unless the query has one). */
   sql(context: CubeContext, query: CubeQuery): Promise<CubeSqlAnswer>;
+  /** Loads Cube now rather than on the first query (the API calls it once it listens). */
+  preload(): Promise<void>;
   /** Ends the layer's queue and closes its pool. */
   shutdown(): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { describePortHolder, portInUseMessage } from './infra/embedded-ports';
 import { canListen } from './infra/free-port';
 import { StartupError } from './infra/startup-error';
 import { createLogger, type Logger } from './logging/logger';
-import type { LocalWorker } from './executions/run-starter';
+import type { LocalWorker } from './executions/local-replies';
 import { checkSearchAttributes, SearchAttributesMissingError } from './temporal/search-attribute-check';
 
 type Mode = 'all' | 'api' | 'worker';
@@ -71,6 +71,7 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       deps,
+      workflowBundlePath: config.temporal.workflowBundle,
     });
     const running = worker.run();
     logger.info({ taskQueue: config.temporal.taskQueue }, 'Temporal worker running');
@@ -103,6 +104,8 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
     services.recordPurger.start();
     services.feedSyncReconciler.start();
     services.principalCache.start();
+    // Cube loads on first use (seconds); an API loads it before it listens, so no caller's first query waits for it.
+    await services.cube.preload();
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.http.port, config.http.host, (err?: Error) => {
         if (!err) return resolve(s);

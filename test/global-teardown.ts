@@ -1,4 +1,7 @@
+import { suiteStops } from './suite-services';
+
+/** Stops what the global setups started, last started first; a second tier's teardown finds nothing left. */
 export default async function globalTeardown(): Promise<void> {
-  const stops = (globalThis as { __flowbaseStops?: Array<() => Promise<void>> }).__flowbaseStops ?? [];
-  for (const stop of stops.reverse()) await stop();
+  const stops = suiteStops();
+  while (stops.length > 0) await stops.pop()!();
 }

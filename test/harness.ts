@@ -65,6 +65,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         deps,
+        workflowBundlePath: config.temporal.workflowBundle,
       });
       const running = worker.run();
       const detach =

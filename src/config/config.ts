@@ -26,6 +26,8 @@ const envSchema = z.object({
     .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('flowbase'),
+  // A workflow bundle built beforehand (the test suite builds one per run); unset: dist's prebuilt one, else workflows/ bundled at start.
+  TEMPORAL_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   EMBEDDED_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   EMBEDDED_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   EMBEDDED_TEMPORAL_JOURNAL: z.enum(['wal', 'wal-normal', 'rollback']).default('wal'),
@@ -153,6 +155,8 @@ export interface Config {
     address?: string;
     namespace: string;
     taskQueue: string;
+    /** A prebuilt workflow bundle's path (TEMPORAL_WORKFLOW_BUNDLE); see createWorker. */
+    workflowBundle?: string;
     /**
      * The Temporal Web UI's base URL (no trailing slash) that executions link to: TEMPORAL_UI_URL. Unset, the
      * embedded dev server's, once its port is known (src/main.ts); beside a real cluster none, and no link.
@@ -291,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
+      workflowBundle: e.TEMPORAL_WORKFLOW_BUNDLE ? path.resolve(e.TEMPORAL_WORKFLOW_BUNDLE) : undefined,
       uiUrl: e.TEMPORAL_UI_URL ? trimSlash(e.TEMPORAL_UI_URL) : undefined,
       embeddedJournal: e.EMBEDDED_TEMPORAL_JOURNAL,
     },
