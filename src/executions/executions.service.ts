@@ -8,7 +8,8 @@ import { OPEN_STATUSES, type ExecutionStatus, type StepPart } from './executions
 import type { ExecutionWaitsRepository, WaitRow } from './execution-waits.repository';
 import type { ExecutionFilter, ExecutionRow, ExecutionsRepository, ReadStep } from './executions.repository';
 import type { ReplayMark, ReplaysRepository } from './replays.repository';
-import type { RunRequest, RunStarter } from './run-starter';
+import type { RunRequest } from './run-request';
+import type { RunStarter } from './run-starter';
 
 /** The step values one execution read inlines together; past it, every further value is a reference. */
 export const READ_INLINE_BUDGET = 4 * 1024 * 1024;

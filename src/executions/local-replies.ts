@@ -1,4 +1,15 @@
 import type { CallerReply } from '../../workflows/run.types';
+import type { RunClient } from './run-client';
+
+/**
+ * The worker of this process, when the API runs beside one: a client on the
+ * worker's own connection (so Temporal can hand a new run's first workflow
+ * task straight back to it: eager start) and the answers it announces.
+ */
+export interface LocalWorker {
+  client: RunClient;
+  replies: LocalReplies;
+}
 
 /**
  * Callers waiting in this process for the answer of a run, and the worker of

@@ -5,7 +5,7 @@ import type { ReplayInput } from '../../workflows/run.types';
 import { OPEN_STATUSES } from './executions.constants';
 import type { ExecutionRow, ExecutionsRepository } from './executions.repository';
 import type { RecordedStep, ReplaysRepository } from './replays.repository';
-import type { RunRequest } from './run-starter';
+import type { RunRequest } from './run-request';
 import type { StepOutputSeals } from './step-output-seals';
 
 /** A replay from a step, as asked for (POST /executions/{id}/replay, or each run of a bulk). */

@@ -3,7 +3,7 @@ import { sendableAnswerHeaders } from '../http/answer-headers';
 import type { WebhookResponse } from '../../workflows/run.types';
 import type { ExecutionsRepository } from './executions.repository';
 import type { SealedResponseVault } from './sealed-response-vault';
-import type { AwaitedReply } from './run-starter';
+import type { AwaitedReply } from './awaited-answers';
 
 /** A run's answer with the response itself in place of a masked copy or a reference (ReplyResolver.resolve). */
 export type DeliverableReply = Exclude<AwaitedReply, { kind: 'response' }> | { kind: 'response'; response: WebhookResponse };
@@ -18,8 +18,8 @@ export type HttpReply = DeliverableReply | { kind: 'started' };
  */
 export class ReplyResolver {
   constructor(
-    private readonly executions: ExecutionsRepository,
-    private readonly vault: SealedResponseVault,
+    private readonly executions: Pick<ExecutionsRepository, 'stepOutputs'>,
+    private readonly vault: Pick<SealedResponseVault, 'open'>,
   ) {}
 
   /**

@@ -30,7 +30,7 @@ export class RunEndWatch {
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
 
-  constructor(private readonly executions: ExecutionsRepository) {}
+  constructor(private readonly executions: Pick<ExecutionsRepository, 'stillRunning'>) {}
 
   /** Resolves when the run ends or parks (`heard`: the local worker's announcement), or after `atMostMs` whatever it does. */
   until(organizationId: string, id: string, atMostMs: number, heard?: Promise<unknown>): Promise<void> {

@@ -4,7 +4,9 @@ import { AppError, ConflictError, NotFoundError, UnauthorizedError, ValidationEr
 import { OPEN_STATUSES } from '../executions/executions.constants';
 import type { ExecutionsRepository } from '../executions/executions.repository';
 import type { HttpReply, ReplyResolver } from '../executions/reply-resolver';
-import { DeliveryRecorded, DuplicateStart, type RunRequest, type RunStarter } from '../executions/run-starter';
+import { DeliveryRecorded, DuplicateStart } from '../executions/duplicate-starts';
+import type { RunRequest } from '../executions/run-request';
+import type { RunStarter } from '../executions/run-starter';
 import type { StepDefinition } from '../workflows/definition.schemas';
 import { hasReturnStep } from '../workflows/return-step';
 import {
