@@ -4,11 +4,10 @@
  * its readable cookie, and from GET /session).
  */
 
+import type { ApiSchema } from './schemas';
+
 /** A field the API names in a validation error (`error.details`). */
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+export type FieldProblem = NonNullable<ApiSchema<'Error'>['error']['details']>[number];
 
 /** An error answer of the API: `{ error: { code, message, details?, requestId } }`. */
 export class ApiError extends Error {

@@ -1,15 +1,12 @@
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { post } from '../api/client';
+import type { ApiSchema } from '../api/schemas';
 import { ErrorBox } from '../ui/error-box';
 import { Page } from '../ui/page';
 import { useSession } from './session';
 
-interface Accepted {
-  organization: { name: string };
-  role: string;
-  token: { token: string };
-}
+type Accepted = ApiSchema<'AcceptedInvitation'>;
 
 /**
  * An invitation link opened while signed in: accepting it with this session

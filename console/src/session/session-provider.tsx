@@ -1,6 +1,6 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, configureClient, del, get } from '../api/client';
-import { type Session, SessionContext } from './session';
+import { type Permission, type Session, SessionContext } from './session';
 import { SignInPage } from './sign-in-page';
 
 type Status = { kind: 'loading' } | { kind: 'signed-out'; reason?: string } | { kind: 'signed-in'; session: Session } | { kind: 'error'; message: string };
@@ -41,7 +41,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const state = useMemo(() => {
     if (status.kind !== 'signed-in') return undefined;
     const permissions = new Set(status.session.permissions);
-    return { session: status.session, can: (p: string) => permissions.has(p), signOut };
+    return { session: status.session, can: (p: Permission) => permissions.has(p), signOut };
   }, [status, signOut]);
 
   if (status.kind === 'loading') return <p className="page-status">Loading…</p>;

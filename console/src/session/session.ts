@@ -1,20 +1,14 @@
 import { createContext, useContext } from 'react';
+import type { ApiSchema } from '../api/schemas';
 
-/** The signed-in person as GET /session answers (src/auth/sessions.schemas.ts). */
-export interface Session {
-  /** Null only for a bearer token caller, which the console never is. */
-  csrfToken: string | null;
-  expiresAt: string | null;
-  user: { id: string; email: string; name: string | null };
-  organization: { id: string; suid: string; name: string };
-  role: 'owner' | 'admin' | 'developer' | 'analyst' | 'viewer';
-  permissions: string[];
-}
+/** The signed-in person as GET /session answers; its csrfToken is null only for a bearer token caller, which the console never is. */
+export type Session = ApiSchema<'ConsoleSession'>;
+export type Permission = Session['permissions'][number];
 
 export interface SessionState {
   session: Session;
   /** Whether the role holds a permission: pages hide what the API would refuse. */
-  can(permission: string): boolean;
+  can(permission: Permission): boolean;
   signOut(): Promise<void>;
 }
 

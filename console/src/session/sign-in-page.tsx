@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError, post } from '../api/client';
+import type { ApiSchema } from '../api/schemas';
 import type { Session } from './session';
 
 interface Props {
@@ -41,7 +42,7 @@ export function SignInPage({ notice, onSignedIn }: Props) {
     setBusy(true);
     setError(undefined);
     try {
-      const accepted = await post<{ token: { token: string } }>('/invitations/accept', { code: decodeURIComponent(invitationCode!) });
+      const accepted = await post<ApiSchema<'AcceptedInvitation'>>('/invitations/accept', { code: decodeURIComponent(invitationCode!) });
       window.history.replaceState(null, '', '/console/');
       await exchange(accepted.token.token);
     } catch (e) {

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { get, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
 import { useApi } from '../../ui/use-api';
-import { CHART_TYPES, type DataSource, GRANULARITIES, type MetaEntry, type ValidationResult, type Widget, type WidgetQuery } from './dashboard-api';
+import { CHART_TYPES, GRANULARITIES, type MetaList, type SourceList, type ValidationResult, type Widget, type WidgetQuery } from './dashboard-api';
 
 const TIME_RANGES = ['', 'today', 'last 7 days', 'last 30 days', 'last 90 days', 'this month', 'this year', 'last 12 months'];
 
@@ -20,8 +20,8 @@ interface Props {
  * (a pie of two measures, a line without time) is refused with the reason.
  */
 export function AddWidgetForm({ dashboardId, onAdded, onCancel }: Props) {
-  const sources = useApi('sources', (signal) => get<DataSource[]>('/dashboards/data-sources', { signal, query: { limit: 1000 } }));
-  const meta = useApi('meta', (signal) => get<MetaEntry[]>('/dashboards/analytics/meta', { signal }));
+  const sources = useApi('sources', (signal) => get<SourceList>('/dashboards/data-sources', { signal, query: { limit: 1000 } }));
+  const meta = useApi('meta', (signal) => get<MetaList>('/dashboards/analytics/meta', { signal }));
   const [title, setTitle] = useState('');
   const [chartType, setChartType] = useState('bar');
   const [sourceId, setSourceId] = useState('');

@@ -1,25 +1,34 @@
-import type { ChartResult } from '@charts/index';
+import type { ApiAnswer, ApiSchema } from '../../api/schemas';
 
 /**
- * The shapes of the dashboard routes the console reads (src/dashboards/dashboards.schemas.ts,
- * interface.md 2.4, 2.5, 2.8, 2.9), and the small pure helpers built on them.
+ * The shapes of the dashboard routes the console reads: aliases of the generated API types
+ * (src/dashboards/dashboards.schemas.ts, interface.md 2.4, 2.5, 2.8, 2.9), and the small pure helpers built on them.
  */
 
-export interface LayoutItem {
-  widgetId: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+export type LayoutItem = ApiSchema<'DashboardLayoutItem'>;
+export type FilterConfigItem = ApiSchema<'DashboardFilter'>;
+export type Widget = ApiSchema<'Widget'>;
+export type Dashboard = ApiSchema<'Dashboard'>;
+export type DashboardList = ApiAnswer<'/dashboards', 'get'>;
 
-export interface FilterConfigItem {
-  id: string;
-  dataSourceId: string;
-  dimension: string;
-  label: string;
-}
+/** POST /dashboards/{id}/data: one entry per widget, and the zone they ran in. */
+export type DashboardData = ApiSchema<'DashboardData'>;
+export type WidgetEntry = DashboardData['widgets'][number];
 
+export type DataSource = ApiSchema<'DataSource'>;
+export type SourceList = ApiAnswer<'/dashboards/data-sources', 'get'>;
+/** GET /dashboards/analytics/meta: one entry per data source, named by its serving relation. */
+export type MetaEntry = ApiSchema<'AnalyticsMetaEntry'>;
+export type MetaList = ApiAnswer<'/dashboards/analytics/meta', 'get'>;
+export type ValidationFinding = ApiSchema<'DashboardValidationFinding'>;
+export type ValidationResult = ApiSchema<'DashboardValidationResult'>;
+export type DistinctValues = ApiAnswer<'/dashboards/analytics/distinct-values', 'post', 201>;
+
+/**
+ * Client-only: the query a new widget is created with, as the add-widget form builds it. The API publishes
+ * `queryConfig` as a free-form object (its rules are checked by POST /dashboards/validate), so this is the
+ * console's own subset of it.
+ */
 export interface WidgetQuery {
   measures?: string[];
   dimensions?: string[];
@@ -28,74 +37,6 @@ export interface WidgetQuery {
   timeRange?: { type: 'relative'; value: string };
   timezone?: string;
   [key: string]: unknown;
-}
-
-export interface Widget {
-  id: string;
-  dashboardId: string;
-  title: string;
-  chartType: string;
-  dataSourceId: string;
-  queryConfig: WidgetQuery;
-  displayConfig: Record<string, unknown>;
-  updatedAt: string;
-}
-
-export interface Dashboard {
-  id: string;
-  name: string;
-  description: string;
-  isDefault: boolean;
-  layout: LayoutItem[];
-  filterConfig: FilterConfigItem[];
-  filterDefaults: Record<string, string[]>;
-  timezone: string | null;
-  createdAt: string;
-  updatedAt: string;
-  widgets?: Widget[];
-}
-
-export type WidgetEntry = { widgetId: string } & ChartResult;
-
-/** POST /dashboards/{id}/data: one entry per widget, and the zone they ran in. */
-export interface DashboardData {
-  timezone: string;
-  widgets: WidgetEntry[];
-}
-
-export interface DataSource {
-  id: string;
-  name: string;
-  servingRelation: string;
-  enabled: boolean;
-}
-
-export interface MetaMember {
-  name: string;
-  title: string;
-  type: string;
-}
-
-/** GET /dashboards/analytics/meta: one entry per data source, named by its serving relation. */
-export interface MetaEntry {
-  name: string;
-  title: string;
-  measures: MetaMember[];
-  dimensions: MetaMember[];
-}
-
-export interface ValidationFinding {
-  ruleId: string;
-  severity: 'error' | 'warning';
-  widget: number | null;
-  message: string;
-  path?: string;
-}
-
-export interface ValidationResult {
-  ok: boolean;
-  errors: ValidationFinding[];
-  warnings: ValidationFinding[];
 }
 
 /** The chart types of src/dashboards/chart-types.ts, as a person picks them; default sizes as the API places a new widget. */

@@ -7,7 +7,7 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { Pager } from '../../ui/pager';
 import { useApi } from '../../ui/use-api';
-import type { Dashboard } from './dashboard-api';
+import type { Dashboard, DashboardList } from './dashboard-api';
 import { browserTimeZone, zoneChoices } from './dashboard-params';
 
 const LIMIT = 50;
@@ -20,7 +20,7 @@ export function DashboardsListPage() {
   const [creating, setCreating] = useState(false);
   const list = useApi(`dashboards|${offset}`, async (signal) => {
     const response = await send('GET', '/dashboards', undefined, { signal, query: { limit: LIMIT, offset } });
-    return { total: Number(response.headers.get('X-Total-Count') ?? 0), dashboards: (await response.json()) as Dashboard[] };
+    return { total: Number(response.headers.get('X-Total-Count') ?? 0), dashboards: (await response.json()) as DashboardList };
   });
 
   return (

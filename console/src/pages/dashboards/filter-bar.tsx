@@ -1,6 +1,6 @@
 import { post } from '../../api/client';
 import { useApi } from '../../ui/use-api';
-import type { Dashboard, FilterConfigItem } from './dashboard-api';
+import type { Dashboard, DistinctValues, FilterConfigItem } from './dashboard-api';
 import { browserTimeZone, type DashboardParams, zoneChoices } from './dashboard-params';
 
 const DEFAULT = '\u0000default';
@@ -57,11 +57,7 @@ interface ControlProps {
 /** One filter: the values its field holds (POST /dashboards/analytics/distinct-values), "All", and the default when there is one. */
 function FilterControl({ filter, defaults, chosen, onChange }: ControlProps) {
   const options = useApi(`${filter.dataSourceId}|${filter.dimension}`, (signal) =>
-    post<{ values: string[] }>(
-      '/dashboards/analytics/distinct-values',
-      { dataSourceId: filter.dataSourceId, dimension: filter.dimension, limit: 500 },
-      { signal },
-    ),
+    post<DistinctValues>('/dashboards/analytics/distinct-values', { dataSourceId: filter.dataSourceId, dimension: filter.dimension, limit: 500 }, { signal }),
   );
   const id = `dashboard-filter-${filter.id}`;
   const current = chosen === undefined ? DEFAULT : chosen.length === 0 ? ALL : chosen.join('\u0001');

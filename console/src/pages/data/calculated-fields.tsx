@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { del, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
-import type { CalculatedField, DataSource } from './data-types';
+import type { CalculatedField, DataSource, FormulaPreview } from './data-types';
 import { parseFormula } from './expression';
 
 interface Props {
@@ -141,7 +141,7 @@ function AddCalculatedField({ source, onDone, onSaved }: { source: DataSource; o
   const showPreview = () =>
     run(async () => {
       const expression = parseFormula(formula);
-      const { values } = await post<{ values: Array<number | null> }>(`${base}/preview`, { expression });
+      const { values } = await post<FormulaPreview>(`${base}/preview`, { expression });
       setPreview({ formula, values });
     });
 

@@ -6,7 +6,7 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { DataTabs } from './data-tabs';
-import type { DataSource } from './data-types';
+import type { SourceList } from './data-types';
 import { SyncBadge } from './sync-badge';
 
 const KEY = '/dashboards/data-sources';
@@ -14,7 +14,7 @@ const KEY = '/dashboards/data-sources';
 /** The data sources dashboards query: each over one data store table, some fed by a connection's data feed. */
 export function SourcesPage() {
   const { can } = useSession();
-  const sources = useApi(can('dashboards:view') ? KEY : null, (signal) => get<DataSource[]>(KEY, { signal }));
+  const sources = useApi(can('dashboards:view') ? KEY : null, (signal) => get<SourceList>(KEY, { signal }));
 
   return (
     <Page title="Data sources" subtitle="Typed views over data store tables that dashboards query">

@@ -5,7 +5,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { formatDuration, formatTime } from '../../ui/format';
 import { Pager } from '../../ui/pager';
 import { useApi, useInterval } from '../../ui/use-api';
-import type { DataSource, FeedSync } from './data-types';
+import type { DataSource, FeedSync, FeedSyncList, SyncQueued } from './data-types';
 import { SyncBadge } from './sync-badge';
 
 const LIMIT = 20;
@@ -22,7 +22,7 @@ export function SyncSection({ source, canSync, onChanged }: Props) {
   const [params, setParams] = useSearchParams();
   const offset = Math.max(0, Number(params.get('syncsOffset') ?? 0) || 0);
   const key = `/dashboards/data-sources/${source.id}/syncs?limit=${LIMIT}&offset=${offset}`;
-  const syncs = useApi(key, (signal) => get<{ total: number; data: FeedSync[] }>(key, { signal }));
+  const syncs = useApi(key, (signal) => get<FeedSyncList>(key, { signal }));
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -44,7 +44,7 @@ export function SyncSection({ source, canSync, onChanged }: Props) {
     setError(undefined);
     setMessage(undefined);
     try {
-      const queued = await post<{ message: string }>(`/dashboards/data-sources/${source.id}/sync`, {});
+      const queued = await post<SyncQueued>(`/dashboards/data-sources/${source.id}/sync`, {});
       setMessage(queued.message);
       syncs.reload();
       onChanged();

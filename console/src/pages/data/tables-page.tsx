@@ -6,7 +6,7 @@ import { Page } from '../../ui/page';
 import { Pager } from '../../ui/pager';
 import { useApi } from '../../ui/use-api';
 import { DataTabs } from './data-tabs';
-import type { DataTable } from './data-types';
+import type { DataTable, TableList } from './data-types';
 
 const LIMIT = 50;
 
@@ -17,7 +17,7 @@ export function TablesPage() {
   const [params, setParams] = useSearchParams();
   const offset = Number(params.get('offset') ?? 0) || 0;
   const key = `/data-stores/tables?limit=${LIMIT}&offset=${offset}`;
-  const tables = useApi(key, (signal) => get<{ total: number; data: DataTable[] }>(key, { signal }));
+  const tables = useApi(key, (signal) => get<TableList>(key, { signal }));
 
   return (
     <Page title="Data" subtitle="Key-value tables that workflows, imports and the API write">

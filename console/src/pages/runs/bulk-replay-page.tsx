@@ -5,8 +5,8 @@ import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { Page } from '../../ui/page';
 import { useApi, useInterval } from '../../ui/use-api';
-import { BulkProgress, type BulkProgressBody } from './bulk-replay-progress';
-import { ENDED_STATUSES, type Page as ListPage } from './run-model';
+import { BulkProgress } from './bulk-replay-progress';
+import { type BulkReplayPreview, type BulkReplayProgress, type BulkReplayStarted, ENDED_STATUSES, type WorkflowList } from './run-model';
 import { toInstant } from './run-filters';
 
 interface BulkForm {
@@ -51,10 +51,10 @@ export function BulkReplayPage() {
   const [preview, setPreview] = useState<{ form: BulkForm; total: number; executionIds: string[] }>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState<'preview' | 'start'>();
-  const workflows = useApi('/workflows?limit=1000', (signal) => get<ListPage<{ id: string; name: string }>>('/workflows', { signal, query: { limit: 1000 } }));
+  const workflows = useApi('/workflows?limit=1000', (signal) => get<WorkflowList>('/workflows', { signal, query: { limit: 1000 } }));
 
   const progressPath = bulkId ? `/executions/replays/${encodeURIComponent(bulkId)}` : null;
-  const progress = useApi(progressPath, (signal) => get<BulkProgressBody>(progressPath!, { signal }));
+  const progress = useApi(progressPath, (signal) => get<BulkReplayProgress>(progressPath!, { signal }));
   useInterval(progress.reload, 1500, progress.data?.status === 'running' && !progress.loading);
 
   const previewed = preview !== undefined && JSON.stringify(preview.form) === JSON.stringify(form);
@@ -65,10 +65,10 @@ export function BulkReplayPage() {
     setError(undefined);
     try {
       if (dryRun) {
-        const answer = await post<{ total: number; executionIds: string[] }>('/executions/replay', bulkBody(form, true));
+        const answer = await post<BulkReplayPreview>('/executions/replay', bulkBody(form, true));
         setPreview({ form, total: answer.total, executionIds: answer.executionIds });
       } else {
-        const started = await post<{ bulkId: string }>('/executions/replay', bulkBody(form, false));
+        const started = await post<BulkReplayStarted>('/executions/replay', bulkBody(form, false));
         setParams({ bulk: started.bulkId });
       }
     } catch (err) {

@@ -1,22 +1,11 @@
 import { Link } from 'react-router';
 import { StatusBadge } from '../../ui/status-badge';
+import type { BulkReplayProgress } from './run-model';
 
 const STATUS_LABEL = { pending: 'waiting to start', started: 'started', failed: 'could not start' } as const;
 
-/** GET /executions/replays/{bulkId}. */
-export interface BulkProgressBody {
-  bulkId: string;
-  status: 'running' | 'completed';
-  fromStepId: string;
-  version: 'original' | 'current';
-  total: number;
-  started: number;
-  failed: number;
-  executions: Array<{ originalId: string; executionId: string; status: 'pending' | 'started' | 'failed'; error: string | null }>;
-}
-
 /** A bulk replay's progress: counts, a bar, and each selected run beside its replay (a link once started). */
-export function BulkProgress({ bulk }: { bulk: BulkProgressBody }) {
+export function BulkProgress({ bulk }: { bulk: BulkReplayProgress }) {
   const done = bulk.started + bulk.failed;
   return (
     <>

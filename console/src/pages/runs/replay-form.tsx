@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
-import { stepsBefore, type ExecutionStep } from './run-model';
+import { stepsBefore, type ExecutionStep, type ReplayStarted } from './run-model';
 
 const asText = (value: unknown) => JSON.stringify(value ?? null, null, 2);
 
@@ -53,7 +53,7 @@ export function ReplayForm({ executionId, steps, fromStepId, onStarted, onCancel
     }
     setSending(true);
     try {
-      const started = await post<{ executionId: string }>(`/executions/${encodeURIComponent(executionId)}/replay`, {
+      const started = await post<ReplayStarted>(`/executions/${encodeURIComponent(executionId)}/replay`, {
         fromStepId,
         version,
         ...(changed.length > 0 ? { outputs } : {}),

@@ -1,97 +1,55 @@
+import type { ApiAnswer, ApiSchema } from '../../api/schemas';
+
 /**
  * Executions as GET /executions and GET /executions/{id} answer them
  * (src/executions/executions.schemas.ts), and what the run pages derive from
  * them: the tree of steps and sub-steps, an agent step's token use, the run's answer.
  */
 
-export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
-export const EXECUTION_MODES = ['webhook', 'api', 'test', 'rerun', 'schedule', 'agent', 'workflow', 'error', 'replay'] as const;
+export const EXECUTION_STATUSES = [
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+  'timed_out',
+] as const satisfies readonly Execution['status'][];
+export const EXECUTION_MODES = [
+  'webhook',
+  'api',
+  'test',
+  'rerun',
+  'schedule',
+  'agent',
+  'workflow',
+  'error',
+  'replay',
+] as const satisfies readonly Execution['mode'][];
 /** The statuses of an ended run: the only runs a replay may start from. */
 export const ENDED_STATUSES = ['completed', 'failed', 'cancelled', 'terminated', 'timed_out'] as const;
 
 /** Where a step value too large to inline (null in its place) is read in full. */
-export interface OmittedValue {
-  bytes: number;
-  href: string;
-}
+export type OmittedValue = ApiSchema<'OmittedStepValue'>;
 
-export interface ExecutionStep {
-  stepId: string;
-  stepType: string;
-  parentStepId: string | null;
-  status: 'completed' | 'failed';
-  attempt: number;
-  input: unknown;
-  output: unknown;
-  /** Set when the input or the output is too large to inline (that value is null). */
-  omitted?: { input?: OmittedValue; output?: OmittedValue };
-  error: string | null;
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  /** Only in a replay: whether the original's output was reused (or replaced) and whether it differs from the original's. */
-  replay?: ReplayMark;
-}
-
+export type Execution = ApiSchema<'Execution'>;
+export type ExecutionListItem = ApiSchema<'ExecutionListItem'>;
+export type ExecutionList = ApiAnswer<'/executions', 'get'>;
+/** One recorded step; a replay's steps carry `replay`: whether the original's output was reused (or replaced) and whether it differs. */
+export type ExecutionStep = NonNullable<Execution['steps']>[number];
 /** How a replay's step relates to the same step of the original run (GET /executions/{id}, mode `replay`). */
-export interface ReplayMark {
-  reused: boolean;
-  /** Replaced outputs: true; reused ones: false; a step run again: whether its output differs; null when the original has no such step. */
-  changed: boolean | null;
-}
-
+export type ReplayMark = NonNullable<ExecutionStep['replay']>;
 /** A core.wait step the run is parked at: an event (with the JSON Schema its payload must match) or a timer. */
-export interface ExecutionWait {
-  stepId: string;
-  event: string | null;
-  schema: Record<string, unknown> | null;
-  until: string;
-  startedAt: string;
-}
-
-interface ExecutionHead {
-  id: string;
-  workflowId: string;
-  workflowName: string;
-  workflowVersion: number;
-  trigger: { id: string; name: string } | null;
-  environmentId: string | null;
-  mode: string;
-  status: string;
-  error: { stepId?: string; message: string } | null;
-  rerunOf: string | null;
-  /** A replay from a step (mode `replay`): the run it replays, and the step it ran from. */
-  replayOf?: string | null;
-  replayFromStepId?: string | null;
-  /** The id of the webhook delivery that started the run, when its trigger deduplicates and the delivery named one. */
-  deliveryId: string | null;
-  /** The run that started this one (a core.workflow step, an agent workflow tool, the failed run of an error run), and its step. */
-  parentExecutionId: string | null;
-  parentStepId: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-}
-
-export type ExecutionListItem = ExecutionHead & {
-  inputSummary: { bytes: number; keyCount: number; keys: string[] } | null;
-};
-
-export type Execution = ExecutionHead & {
-  input: Record<string, unknown>;
-  /** The error workflow's run this run started when it failed or was cancelled. */
-  errorExecutionId?: string | null;
-  steps?: ExecutionStep[];
-  /** While the run waits at a core.wait step: what for, and until when. */
-  waiting?: ExecutionWait[];
-  /** Where the run lives in Temporal, when the API tells (and the Temporal UI is configured). */
-  temporal?: { namespace: string; workflowId: string; runId: string | null; url: string | null };
-};
-
-export interface Page<T> {
-  total: number;
-  data: T[];
-}
+export type ExecutionWait = ApiSchema<'ExecutionWait'>;
+export type RunStarted = ApiSchema<'RunStarted'>;
+export type ReplayStarted = ApiSchema<'ReplayStarted'>;
+export type BulkReplayProgress = ApiSchema<'BulkReplayProgress'>;
+export type BulkReplayPreview = ApiSchema<'BulkReplayPreview'>;
+export type BulkReplayStarted = ApiSchema<'BulkReplayStarted'>;
+/** The lists the run filters and the bulk replay form pick from. */
+export type WorkflowList = ApiAnswer<'/workflows', 'get'>;
+export type WebhookTriggerList = ApiAnswer<'/webhook-triggers', 'get'>;
+export type ScheduleTriggerList = ApiAnswer<'/schedule-triggers', 'get'>;
 
 /** Still going: running, or parked at a wait (both refresh, both may be cancelled). */
 export const isFinished = (status: string) => status !== 'running' && status !== 'waiting';

@@ -8,7 +8,7 @@ import { JsonView } from '../../ui/json-view';
 import { Page } from '../../ui/page';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi, useInterval } from '../../ui/use-api';
-import { isFinished, replayableSteps, runAnswer, stepTree, type Execution } from './run-model';
+import { isFinished, replayableSteps, runAnswer, stepTree, type Execution, type RunStarted } from './run-model';
 import { ReplayForm } from './replay-form';
 import { StepTimeline } from './step-timeline';
 import { StepValue } from './step-value';
@@ -66,7 +66,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
     setActionError(undefined);
     try {
       if (what === 'rerun') {
-        const started = await post<{ executionId: string }>(`/executions/${encodeURIComponent(execution.id)}/rerun`, {});
+        const started = await post<RunStarted>(`/executions/${encodeURIComponent(execution.id)}/rerun`, {});
         navigate(`/runs/${encodeURIComponent(started.executionId)}`);
       } else {
         await post(`/executions/${encodeURIComponent(execution.id)}/cancel`, {});

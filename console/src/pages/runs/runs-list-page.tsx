@@ -8,15 +8,18 @@ import { Page } from '../../ui/page';
 import { Pager } from '../../ui/pager';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi, useInterval } from '../../ui/use-api';
-import { EXECUTION_MODES, EXECUTION_STATUSES, type ExecutionListItem, type Page as ListPage } from './run-model';
+import {
+  EXECUTION_MODES,
+  EXECUTION_STATUSES,
+  type ExecutionList,
+  type ExecutionListItem,
+  type ScheduleTriggerList,
+  type WebhookTriggerList,
+  type WorkflowList,
+} from './run-model';
 import { changeFilter, executionsQuery, FILTER_KEYS, readFilters, type FilterKey } from './run-filters';
 
 const PAGE_SIZE = 25;
-
-interface NamedItem {
-  id: string;
-  name: string;
-}
 
 /** Runs, newest first, filtered by what the URL query says; refreshed every 2 s while any shown run is still running. */
 export function RunsListPage() {
@@ -24,18 +27,16 @@ export function RunsListPage() {
   const [params, setParams] = useSearchParams();
   const filters = readFilters(params);
   const path = withQuery('/executions', executionsQuery(filters, PAGE_SIZE));
-  const runs = useApi(path, (signal) => get<ListPage<ExecutionListItem>>(path, { signal }));
+  const runs = useApi(path, (signal) => get<ExecutionList>(path, { signal }));
   const inFlight = runs.data?.data.some((r) => r.status === 'running' || (r.status as string) === 'pending') ?? false;
   useInterval(runs.reload, 2000, inFlight && !runs.loading);
 
-  const workflows = useApi('/workflows?limit=1000', (signal) =>
-    get<ListPage<NamedItem & { version: number }>>('/workflows', { signal, query: { limit: 1000 } }),
-  );
+  const workflows = useApi('/workflows?limit=1000', (signal) => get<WorkflowList>('/workflows', { signal, query: { limit: 1000 } }));
   const triggerQuery = { workflowId: filters.workflowId, limit: 1000 };
   const webhookPath = withQuery('/webhook-triggers', triggerQuery);
   const schedulePath = withQuery('/schedule-triggers', triggerQuery);
-  const webhooks = useApi(webhookPath, (signal) => get<ListPage<NamedItem>>(webhookPath, { signal }));
-  const schedules = useApi(schedulePath, (signal) => get<ListPage<NamedItem>>(schedulePath, { signal }));
+  const webhooks = useApi(webhookPath, (signal) => get<WebhookTriggerList>(webhookPath, { signal }));
+  const schedules = useApi(schedulePath, (signal) => get<ScheduleTriggerList>(schedulePath, { signal }));
 
   const set = (key: FilterKey) => (event: { target: { value: string } }) => changeFilter(setParams, key, event.target.value);
   const anyFilter = FILTER_KEYS.some((k) => params.get(k));

@@ -8,7 +8,7 @@ import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { ConnectionCreate } from './connection-create';
 import { SettingsTabs } from './settings-tabs';
-import type { Connection, Paged } from './settings-types';
+import type { Connection, ConnectionList, ConnectionTypes } from './settings-types';
 
 const LIST = '/connections?limit=1000';
 
@@ -20,8 +20,8 @@ const LIST = '/connections?limit=1000';
 export function ConnectionsPage() {
   const { can, session } = useSession();
   const mayView = can('secrets:view');
-  const connections = useApi(mayView ? LIST : null, (signal) => get<Paged<Connection>>(LIST, { signal }));
-  const types = useApi(can('secrets:admin') ? '/connections/types/list' : null, (signal) => get<{ types: string[] }>('/connections/types/list', { signal }));
+  const connections = useApi(mayView ? LIST : null, (signal) => get<ConnectionList>(LIST, { signal }));
+  const types = useApi(can('secrets:admin') ? '/connections/types/list' : null, (signal) => get<ConnectionTypes>('/connections/types/list', { signal }));
   const [creating, setCreating] = useState(false);
   // Only one connection's config is ever held, and only while it is shown.
   const [revealed, setRevealed] = useState<{ id: string; config: unknown }>();

@@ -8,7 +8,7 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { SettingsTabs } from './settings-tabs';
-import type { Environment } from './settings-types';
+import type { Environment, EnvironmentValues } from './settings-types';
 
 const SECRET_MASK = '••••• (secret)';
 
@@ -26,7 +26,7 @@ interface Loaded {
 async function load(id: string, mayReadValues: boolean, signal: AbortSignal): Promise<Loaded> {
   const environment = await get<Environment>(`/environments/${id}`, { signal });
   if (!mayReadValues) return { environment, plainValues: null };
-  const { variables } = await get<{ variables: Record<string, string> }>(`/environments/${id}/variables`, { signal, query: { secrets: 'omit' } });
+  const { variables } = await get<EnvironmentValues>(`/environments/${id}/variables`, { signal, query: { secrets: 'omit' } });
   const plain = new Set(environment.variables.filter((v) => !v.secret).map((v) => v.key));
   return { environment, plainValues: Object.fromEntries(Object.entries(variables).filter(([key]) => plain.has(key))) };
 }

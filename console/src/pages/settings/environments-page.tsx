@@ -7,14 +7,14 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { SettingsTabs } from './settings-tabs';
-import type { Environment, Paged } from './settings-types';
+import type { Environment, EnvironmentList } from './settings-types';
 
 const LIST = '/environments?limit=1000';
 
 /** Environments with their variable counts; secrets:admin creates them. */
 export function EnvironmentsPage() {
   const { can } = useSession();
-  const environments = useApi(LIST, (signal) => get<Paged<Environment>>(LIST, { signal }));
+  const environments = useApi(LIST, (signal) => get<EnvironmentList>(LIST, { signal }));
   const [creating, setCreating] = useState(false);
 
   return (

@@ -8,7 +8,7 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { SettingsTabs } from './settings-tabs';
-import { type Invitation, type Member, type Paged, type Role, ROLES } from './settings-types';
+import { type CreatedInvitation, type InvitationList, type Member, type MemberList, type Role, ROLES } from './settings-types';
 
 const MEMBERS = '/organization/members?limit=1000';
 const INVITATIONS = '/organization/invitations?limit=1000';
@@ -17,8 +17,8 @@ const INVITATIONS = '/organization/invitations?limit=1000';
 export function MembersPage() {
   const { can, session } = useSession();
   const allowed = can('members:admin');
-  const members = useApi(allowed ? MEMBERS : null, (signal) => get<Paged<Member>>(MEMBERS, { signal }));
-  const invitations = useApi(allowed ? INVITATIONS : null, (signal) => get<Paged<Invitation>>(INVITATIONS, { signal }));
+  const members = useApi(allowed ? MEMBERS : null, (signal) => get<MemberList>(MEMBERS, { signal }));
+  const invitations = useApi(allowed ? INVITATIONS : null, (signal) => get<InvitationList>(INVITATIONS, { signal }));
 
   return (
     <Page title="Members" subtitle="People in the organization and what their role lets them do">
@@ -133,7 +133,7 @@ function MemberRow({ member: m, isMe, onChanged }: { member: Member; isMe: boole
 }
 
 interface InvitationsProps {
-  invitations: Paged<Invitation> | undefined;
+  invitations: InvitationList | undefined;
   error: unknown;
   onChanged(): void;
 }
@@ -151,7 +151,7 @@ function Invitations({ invitations, error, onChanged }: InvitationsProps) {
     event.preventDefault();
     setCreateError(undefined);
     try {
-      const invitation = await post<Invitation & { code: string }>('/organization/invitations', {
+      const invitation = await post<CreatedInvitation>('/organization/invitations', {
         email,
         role,
         ...(name.trim() ? { name: name.trim() } : {}),

@@ -1,28 +1,34 @@
-/** Shapes the settings pages read, as the API answers them (connections, environments, organizations, tokens schemas). */
+import type { ApiAnswer, ApiSchema } from '../../api/schemas';
 
-export type Role = 'owner' | 'admin' | 'developer' | 'analyst' | 'viewer';
-export const ROLES: Role[] = ['owner', 'admin', 'developer', 'analyst', 'viewer'];
+/** Shapes the settings pages read: aliases of the generated API types (connections, environments, organizations, tokens schemas). */
 
-export interface Organization {
-  id: string;
-  suid: string;
-  name: string;
-  plan: string;
-  role: Role;
-  permissions: string[];
-  createdAt: string;
-}
+export type Role = ApiSchema<'Member'>['role'];
+export const ROLES = ['owner', 'admin', 'developer', 'analyst', 'viewer'] as const satisfies readonly Role[];
 
-export interface Connection {
-  id: string;
-  name: string;
-  type: string;
-  variant?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** GET /organization: the active organization, with the caller's role and permissions in it. */
+export type Organization = ApiSchema<'ActiveOrganization'>;
+export type Connection = ApiSchema<'Connection'>;
+export type Environment = ApiSchema<'Environment'>;
+export type Member = ApiSchema<'Member'>;
+export type Invitation = ApiSchema<'Invitation'>;
+export type AccessToken = ApiSchema<'AccessToken'>;
+/** A token as POST /tokens answers it: the secret, shown once. */
+export type IssuedAccessToken = ApiSchema<'IssuedAccessToken'>;
+/** An invitation as POST /organization/invitations answers it: the code, shown once. */
+export type CreatedInvitation = ApiSchema<'CreatedInvitation'>;
+export type EnvironmentValues = ApiAnswer<'/environments/{id}/variables', 'get'>;
+export type ConnectionTypes = ApiAnswer<'/connections/types/list', 'get'>;
 
-/** The subset of JSON Schema the connection type catalog publishes. */
+export type ConnectionList = ApiAnswer<'/connections', 'get'>;
+export type EnvironmentList = ApiAnswer<'/environments', 'get'>;
+export type MemberList = ApiAnswer<'/organization/members', 'get'>;
+export type InvitationList = ApiAnswer<'/organization/invitations', 'get'>;
+export type TokenList = ApiAnswer<'/tokens', 'get'>;
+
+/**
+ * Client-only: the subset of JSON Schema the console's connection form reads from the connection type
+ * catalog's schemas (the API publishes them as free-form JSON Schema documents).
+ */
 export interface JsonSchema {
   title?: string;
   description?: string;
@@ -40,45 +46,4 @@ export interface JsonSchema {
   writeOnly?: boolean;
   oneOf?: JsonSchema[];
   discriminator?: { propertyName: string };
-}
-
-export interface Environment {
-  id: string;
-  name: string;
-  description: string | null;
-  variables: Array<{ key: string; secret: boolean; updatedAt: string }>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Member {
-  userId: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  createdAt: string;
-}
-
-export interface Invitation {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  expiresAt: string;
-  createdAt: string;
-}
-
-export interface AccessToken {
-  id: string;
-  name: string;
-  tokenPrefix: string;
-  kind: 'personal' | 'delegated';
-  expiresAt: string | null;
-  lastUsedAt?: string | null;
-  createdAt: string;
-}
-
-export interface Paged<T> {
-  total: number;
-  data: T[];
 }

@@ -7,13 +7,13 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { SettingsTabs } from './settings-tabs';
-import type { AccessToken, Paged } from './settings-types';
+import type { AccessToken, IssuedAccessToken, TokenList } from './settings-types';
 
 const LIST = '/tokens?limit=1000';
 
 /** The signed-in person's own tokens in this organization: mint (secret shown once) and revoke. */
 export function TokensPage() {
-  const tokens = useApi(LIST, (signal) => get<Paged<AccessToken>>(LIST, { signal }));
+  const tokens = useApi(LIST, (signal) => get<TokenList>(LIST, { signal }));
   const [minted, setMinted] = useState<{ name: string; token: string }>();
 
   return (
@@ -82,7 +82,7 @@ function MintForm({ onMinted }: { onMinted(m: { name: string; token: string }): 
     setError(undefined);
     setBusy(true);
     try {
-      const issued = await post<AccessToken & { token: string }>('/tokens', { name, ...(days ? { expiresInDays: Number(days) } : {}) });
+      const issued = await post<IssuedAccessToken>('/tokens', { name, ...(days ? { expiresInDays: Number(days) } : {}) });
       setName('');
       setDays('');
       onMinted({ name: issued.name, token: issued.token });

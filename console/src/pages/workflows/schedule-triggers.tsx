@@ -4,7 +4,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi } from '../../ui/use-api';
-import type { ListPage, ScheduleTrigger, Workflow } from './workflow-model';
+import type { ScheduleTrigger, ScheduleTriggerList, Workflow } from './workflow-model';
 
 const every = (seconds: number) =>
   seconds % 86_400 === 0
@@ -20,7 +20,7 @@ const describe = (s: ScheduleTrigger['schedule']) => ('cron' in s ? `cron ${s.cr
 /** The workflow's schedule triggers, each with its next run times as Temporal plans them. */
 export function ScheduleTriggers({ workflow }: { workflow: Workflow }) {
   const path = withQuery('/schedule-triggers', { workflowId: workflow.id, limit: 1000 });
-  const schedules = useApi(path, (signal) => get<ListPage<ScheduleTrigger>>(path, { signal }));
+  const schedules = useApi(path, (signal) => get<ScheduleTriggerList>(path, { signal }));
   return (
     <>
       <h2>Schedule triggers</h2>

@@ -5,7 +5,7 @@ import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { formatDuration } from '../../ui/format';
 import { StatusBadge } from '../../ui/status-badge';
-import { runAnswer, type Execution } from '../runs/run-model';
+import { runAnswer, type Execution, type RunStarted } from '../runs/run-model';
 import { StepValue } from '../runs/step-value';
 import type { Workflow } from './workflow-model';
 
@@ -39,7 +39,7 @@ export function TestRunTab({ workflow }: { workflow: Workflow }) {
     setError(undefined);
     setOutcome(undefined);
     try {
-      const answer = await post<Execution | { executionId: string; status: 'running' }>(`/workflows/${workflow.id}/test`, { initial });
+      const answer = await post<Execution | RunStarted>(`/workflows/${workflow.id}/test`, { initial });
       setOutcome('executionId' in answer ? { started: answer.executionId } : { ended: answer });
     } catch (err) {
       setError(err);

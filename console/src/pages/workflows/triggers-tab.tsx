@@ -9,21 +9,17 @@ import { SecretOnce } from './secret-once';
 import { VerificationFields } from './verification-fields';
 import { WebhookTriggerCard } from './webhook-trigger-card';
 import { verificationBody, verificationDraft } from './webhook-verification';
-import { type ListPage, TRIGGER_METHODS, type WebhookTrigger, type Workflow } from './workflow-model';
+import { TRIGGER_METHODS, type WebhookTrigger, type WebhookTriggerList, type Workflow } from './workflow-model';
 
 /** The secrets an answer generated, shown once in their trigger's card until dismissed. */
-interface Generated {
-  name: string;
-  secret?: string;
-  signingSecret?: string;
-}
+type Generated = Pick<WebhookTrigger, 'name' | 'secret' | 'signingSecret'>;
 
 /** The workflow's webhook triggers (URL, authentication, signature verification, deduplication, a curl command) and schedule triggers. */
 export function TriggersTab({ workflow }: { workflow: Workflow }) {
   const { can } = useSession();
   const admin = can('workflows:admin');
   const path = withQuery('/webhook-triggers', { workflowId: workflow.id, limit: 1000 });
-  const triggers = useApi(path, (signal) => get<ListPage<WebhookTrigger>>(path, { signal }));
+  const triggers = useApi(path, (signal) => get<WebhookTriggerList>(path, { signal }));
   const [generated, setGenerated] = useState<Record<string, Generated>>({});
   const [error, setError] = useState<unknown>();
 

@@ -5,7 +5,7 @@ import { formatTime } from '../../ui/format';
 import { JsonView } from '../../ui/json-view';
 import { Pager } from '../../ui/pager';
 import { useApi } from '../../ui/use-api';
-import type { ListPage, Workflow, WorkflowVersion } from './workflow-model';
+import type { VersionList, Workflow, WorkflowVersion } from './workflow-model';
 
 const PAGE_SIZE = 20;
 
@@ -15,7 +15,7 @@ export function VersionsTab({ workflow }: { workflow: Workflow }) {
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const selected = Number(params.get('version') ?? 0) || undefined;
   const path = withQuery(`/workflows/${workflow.id}/versions`, { limit: PAGE_SIZE, offset });
-  const versions = useApi(path, (signal) => get<ListPage<WorkflowVersion>>(path, { signal }));
+  const versions = useApi(path, (signal) => get<VersionList>(path, { signal }));
   const shown = selected ? `/workflows/${workflow.id}/versions/${selected}` : null;
   const version = useApi(shown, (signal) => get<WorkflowVersion>(shown!, { signal }));
 

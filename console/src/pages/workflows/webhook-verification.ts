@@ -51,7 +51,9 @@ export function describeVerification(v: Verification): string {
   const timed = 'toleranceSeconds' in v && (v.scheme !== 'hmac' || v.timestampHeader) ? `, timestamps within ${formatSeconds(v.toleranceSeconds)}` : '';
   if (v.scheme !== 'hmac') return `${SCHEME_LABELS[v.scheme]} signature (${verificationHeaders(v).join(', ')})${timed}`;
   const headers = [`${v.header}: ${v.prefix ?? ''}<${v.encoding}>`, ...(v.timestampHeader ? [v.timestampHeader] : [])];
-  return `HMAC-${v.algorithm.toUpperCase()} signature (${headers.join(', ')}) of ${v.payload}${timed}`;
+  // The published schema is the request's, where payload is optional; answers carry the default the server applied.
+  const payload = v.payload ?? (v.timestampHeader ? '{timestamp}.{body}' : '{body}');
+  return `HMAC-${v.algorithm.toUpperCase()} signature (${headers.join(', ')}) of ${payload}${timed}`;
 }
 
 /** "Deduplicates by X-GitHub-Delivery (GitHub preset) for 4 days", or "Off: …". */
@@ -102,7 +104,7 @@ export function verificationDraft(v: Verification | null): VerificationDraft {
     prefix: hmac?.prefix ?? '',
     timestampHeader: hmac?.timestampHeader ?? '',
     // A payload the API filled in by default is left out, so adding or removing a timestamp header changes it too.
-    payload: hmac && hmac.payload !== (hmac.timestampHeader ? '{timestamp}.{body}' : '{body}') ? hmac.payload : '',
+    payload: hmac?.payload && hmac.payload !== (hmac.timestampHeader ? '{timestamp}.{body}' : '{body}') ? hmac.payload : '',
   };
 }
 
@@ -164,7 +166,8 @@ export function deduplicationBody(draft: DeduplicationDraft): { enabled: boolean
       : draft.source === 'bodyField'
         ? { bodyField: draft.name.trim() }
         : draft.source.startsWith('preset:')
-          ? { preset: draft.source.slice('preset:'.length) }
+          ? // The form offers only the presets the API names (DELIVERY_ID_PRESETS).
+            { preset: draft.source.slice('preset:'.length) as Extract<DeliveryIdSource, { preset: unknown }>['preset'] }
           : undefined;
   return { enabled: draft.enabled, windowSeconds, ...(deliveryId ? { deliveryId } : {}) };
 }
@@ -183,7 +186,7 @@ export function signWebhookCommand(trigger: WebhookTrigger, sample: unknown): st
     args.push(`--header ${quote(v.header)} --algorithm ${v.algorithm} --encoding ${v.encoding}`);
     if (v.prefix) args.push(`--prefix ${quote(v.prefix)}`);
     if (v.timestampHeader) args.push(`--timestamp-header ${quote(v.timestampHeader)}`);
-    args.push(`--payload ${quote(v.payload)}`);
+    if (v.payload) args.push(`--payload ${quote(v.payload)}`);
   }
   return args.join(' \\\n  ');
 }

@@ -6,7 +6,7 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { Pager } from '../../ui/pager';
 import { useApi } from '../../ui/use-api';
-import type { ListPage, Workflow } from './workflow-model';
+import type { WorkflowList } from './workflow-model';
 
 const PAGE_SIZE = 50;
 
@@ -16,7 +16,7 @@ export function WorkflowsListPage() {
   const [params, setParams] = useSearchParams();
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const path = withQuery('/workflows', { limit: PAGE_SIZE, offset });
-  const workflows = useApi(path, (signal) => get<ListPage<Workflow>>(path, { signal }));
+  const workflows = useApi(path, (signal) => get<WorkflowList>(path, { signal }));
   return (
     <Page
       title="Workflows"
