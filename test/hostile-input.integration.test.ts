@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { OrgFixtures } from './permission-fixtures';
 import type { TestOrg } from './factories';
 import { type Harness } from './harness';
+import { installWriteLog, type LoggedWrite } from './write-log';
 import {
   type FeedFixtures,
   type Probe,
@@ -29,7 +30,8 @@ import {
  * field details say what is wrong rather than a validator's generic words.
  * After a refused write the database holds exactly what it held before in
  * every table scoped to the organizations involved: nothing written, no run
- * recorded. No input pollutes Object.prototype.
+ * recorded (every row written to those tables is logged by a trigger,
+ * test/write-log.ts). No input pollutes Object.prototype.
  */
 
 const SEED = 20261125;
@@ -113,63 +115,61 @@ let h: Harness;
 let A: OrgFixtures;
 let B: TestOrg;
 let F: FeedFixtures;
-/** One statement that digests every row of the organizations involved, table by table. */
-let snapshotSql: string;
+let writeLog: Awaited<ReturnType<typeof installWriteLog>>;
+let feedTable: string;
 
 beforeAll(async () => {
-  fixtures = await startRouteFixtures();
+  // A database of its own: the write log's triggers are this file's alone.
+  fixtures = await startRouteFixtures({ isolatedDatabase: true });
   ({ h, A, B, feed: F } = fixtures);
-  snapshotSql = await buildSnapshotSql();
+  const tables: Array<{ table_name: string }> = await h.services.db.query(
+    `SELECT DISTINCT table_name FROM information_schema.columns
+      WHERE table_schema = 'public' AND column_name = 'organization_id' AND table_name NOT LIKE 'ds\\_%' ORDER BY table_name`,
+  );
+  writeLog = await installWriteLog(h.services.db, [...tables.map((t) => t.table_name), 'organizations', 'users']);
+  feedTable = (await h.services.db.query(`SELECT data_store_table_name AS t FROM data_sources WHERE id = $1`, [F.sourceId]))[0].t as string;
 }, 180_000);
 afterAll(async () => {
   await fixtures?.close();
 });
 
+const only = (changed: string[], allowed: string[]) => changed.every((column) => allowed.includes(column));
+
 /**
- * Row digests per table of the organizations A, B and A's share partners.
+ * The tables a write since `mark` changed for the organizations A, B and A's share partners.
  * What moves without a request is left out: a token's last use, the feed's
  * background syncs (its table, source and sync history), and runs started by earlier
- * successful calls finishing (executions count by id only; their steps by run; a
+ * successful calls finishing (executions count by id only, their steps by run; a
  * bulk replay by what it selected, not how far its workflow got).
  */
-async function buildSnapshotSql(): Promise<string> {
-  const tables: Array<{ table_name: string }> = await h.services.db.query(
-    `SELECT DISTINCT table_name FROM information_schema.columns
-      WHERE table_schema = 'public' AND column_name = 'organization_id' AND table_name NOT LIKE 'ds\\_%' ORDER BY table_name`,
-  );
-  const feedTable = (await h.services.db.query(`SELECT data_store_table_name AS t FROM data_sources WHERE id = $1`, [F.sourceId]))[0].t as string;
-  const digest = (from: string, row = 'to_jsonb(t)') => `(SELECT md5(coalesce(string_agg((${row})::text, '|' ORDER BY (${row})::text), '')) FROM ${from})`;
-  const parts = tables.map(({ table_name: name }) => {
-    const scope = `t.organization_id = ANY($1::uuid[])`;
-    switch (name) {
-      case 'access_tokens':
-        return `SELECT '${name}' AS t, ${digest(`${name} t WHERE ${scope}`, `to_jsonb(t) - 'last_used_at'`)} AS d`;
-      case 'executions':
-        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope}`, 't.id')}`;
-      case 'execution_replay_bulks':
-        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope}`, `to_jsonb(t) - 'status' - 'finished_at'`)}`;
-      case 'data_sources':
-        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope} AND t.id <> '${F.sourceId}'`)}`;
-      case 'feed_syncs':
-        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope} AND t.data_source_id <> '${F.sourceId}'`)}`;
-      case 'data_store_records':
-        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope} AND t.table_name <> '${feedTable}'`)}`;
-      default:
-        return `SELECT '${name}', ${digest(`${name} t WHERE ${scope}`)}`;
-    }
-  });
-  parts.push(`SELECT 'organizations', ${digest(`organizations t WHERE t.id = ANY($1::uuid[])`)}`);
-  parts.push(`SELECT 'users', ${digest(`users t WHERE t.id IN (SELECT user_id FROM memberships WHERE organization_id = ANY($1::uuid[]))`)}`);
-  return parts.join('\nUNION ALL ');
-}
-
-async function snapshot(): Promise<Map<string, string>> {
+async function changedTablesSince(mark: number): Promise<string[]> {
   const orgs = [A.org.organizationId, B.organizationId, A.shareRecipient.organizationId];
-  const rows: Array<{ t: string; d: string }> = await h.services.db.query(snapshotSql, [orgs]);
-  return new Map(rows.map((r) => [r.t, r.d]));
+  const members: Array<{ user_id: string }> = await h.services.db.query(`SELECT user_id FROM memberships WHERE organization_id = ANY($1::uuid[])`, [orgs]);
+  const users = new Set(members.map((m) => m.user_id));
+  const counts = (w: LoggedWrite): boolean => {
+    const { table, op, row, changed } = w;
+    if (table === 'organizations') return orgs.includes(row.id as string);
+    if (table === 'users') return users.has(row.id as string);
+    if (!orgs.includes(row.organization_id as string)) return false;
+    switch (table) {
+      case 'access_tokens':
+        return !(op === 'UPDATE' && only(changed, ['last_used_at']));
+      case 'executions':
+        return op !== 'UPDATE';
+      case 'execution_replay_bulks':
+        return !(op === 'UPDATE' && only(changed, ['status', 'finished_at']));
+      case 'data_sources':
+        return row.id !== F.sourceId;
+      case 'feed_syncs':
+        return row.data_source_id !== F.sourceId;
+      case 'data_store_records':
+        return row.table_name !== feedTable;
+      default:
+        return true;
+    }
+  };
+  return [...new Set((await writeLog.since(mark)).filter(counts).map((w) => w.table))];
 }
-
-const changedTables = (before: Map<string, string>, after: Map<string, string>) => [...before.keys()].filter((t) => before.get(t) !== after.get(t));
 
 /** One bent call of a route. */
 interface Variant {
@@ -290,6 +290,21 @@ function judge(res: request.Response): string | undefined {
   return undefined;
 }
 
+test('the write log sees what a request writes, and not what it rolled back', async () => {
+  const mark = await writeLog.mark();
+  const made = await request(h.app)
+    .post('/environments')
+    .set('Authorization', `Bearer ${A.org.ownerToken}`)
+    .send({ name: `write-log-${mark}`, variables: { K: 'v' } });
+  expect(made.status).toBe(201);
+  const rolledBack = h.services.db.createQueryRunner();
+  await rolledBack.startTransaction();
+  await rolledBack.query(`UPDATE organizations SET name = name || '!' WHERE id = $1`, [B.organizationId]);
+  await rolledBack.rollbackTransaction();
+  await rolledBack.release();
+  expect(await changedTablesSince(mark)).toEqual(['environments', 'environment_variables']);
+});
+
 test('the hostile matrix covers every route the router has', () => {
   const registered = registeredRoutes(h.app);
   expect(registered.filter((k) => !ROUTES.map(routeKey).includes(k))).toEqual([]);
@@ -309,13 +324,13 @@ describe.each(ROUTES.map((c) => [routeKey(c), c] as const))('%s', (_name, c) => 
       // The route's own resource is made before the snapshot, so making it is not read as the call's write.
       const current = await c.build({ a: A, caller: 'owner', fresh, feed: F });
       if (current.url !== probe.url) variant.url = variant.url.replace(probe.url.split('?')[0], current.url.split('?')[0]);
-      const before = writes ? await snapshot() : undefined;
+      const mark = writes ? await writeLog.mark() : undefined;
       const res = await send(current, variant);
       if (res.status >= 200 && res.status < 300) made.clear();
       const wrong = judge(res);
       if (wrong) failures.push(`${variant.name}: ${wrong}`);
-      if (before && res.status >= 400 && res.status < 500) {
-        const changed = changedTables(before, await snapshot());
+      if (mark !== undefined && res.status >= 400 && res.status < 500) {
+        const changed = await changedTablesSince(mark);
         if (changed.length > 0) failures.push(`${variant.name}: refused with ${res.status} ${res.body?.error?.code} but changed ${changed.join(', ')}`);
       }
       if (Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted') || Object.prototype.hasOwnProperty.call(Object.prototype, 'isAdmin')) {

@@ -487,9 +487,10 @@ export interface RouteFixtures {
  * organizations A (every kind of resource, a feed) and B. The routes share
  * these fixtures: a call that destroys what it names gets a resource of its own (`fresh`).
  */
-export async function startRouteFixtures(): Promise<RouteFixtures> {
+export async function startRouteFixtures(options: { isolatedDatabase?: boolean } = {}): Promise<RouteFixtures> {
   const stubs: VendorStubs = await startVendorStubs();
   const h = await startHarness({
+    isolatedDatabase: options.isolatedDatabase,
     configure: (c) => {
       c.vendors.baseUrls = { ...stubs.urls };
       c.steps.httpAllowList = [...c.steps.httpAllowList, ...stubs.allowList];

@@ -11,8 +11,18 @@ type Issue = z.core.$ZodIssue;
  * src/openapi/zod-messages.ts or by the schema itself.
  */
 export function toFieldIssues(error: { issues: readonly Issue[] }, prefix: string[] = []): FieldIssue[] {
-  return error.issues.flatMap((issue) => issueDetails(issue, prefix));
+  const details: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    details.push(...issueDetails(issue, prefix));
+    if (details.length > MAX_FIELD_ISSUES) break;
+  }
+  if (details.length <= MAX_FIELD_ISSUES) return details;
+  // 60,000 wrong items of an array are 60,000 issues: an answer of megabytes that says nothing the first ones do not.
+  return [...details.slice(0, MAX_FIELD_ISSUES), { path: '(more)', message: `more problems like these were not listed (the first ${MAX_FIELD_ISSUES} are)` }];
 }
+
+/** The most field details one answer lists. */
+export const MAX_FIELD_ISSUES = 100;
 
 function issueDetails(issue: Issue, prefix: string[]): FieldIssue[] {
   const base = [...prefix, ...issue.path.map(String)];
