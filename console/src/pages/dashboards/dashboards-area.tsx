@@ -28,11 +28,13 @@ if (/^\/console\/dashboards\/[^/]+/.test(window.location.pathname)) void loadPag
 /** /console/dashboards: the list, and one dashboard. */
 export default function DashboardsArea() {
   return (
-    <Routes>
-      <Route index element={<DashboardsListPage />} />
-      <Route path=":id" element={<DashboardRoute />} />
-      <Route path="*" element={<NotFoundPage />} />
-    </Routes>
+    <div className="area-dashboards">
+      <Routes>
+        <Route index element={<DashboardsListPage />} />
+        <Route path=":id" element={<DashboardRoute />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </div>
   );
 }
 

@@ -10,14 +10,16 @@ import './data.css';
 /** Data: data store tables and their records, and the data sources dashboards read. */
 export default function DataArea() {
   return (
-    <Routes>
-      <Route index element={<Navigate to="tables" replace />} />
-      <Route path="tables" element={<TablesPage />} />
-      <Route path="tables/:name" element={<TablePage />} />
-      <Route path="tables/:name/records/:key" element={<RecordPage />} />
-      <Route path="sources" element={<SourcesPage />} />
-      <Route path="sources/:id" element={<SourcePage />} />
-      <Route path="*" element={<NotFoundPage />} />
-    </Routes>
+    <div className="area-data">
+      <Routes>
+        <Route index element={<Navigate to="tables" replace />} />
+        <Route path="tables" element={<TablesPage />} />
+        <Route path="tables/:name" element={<TablePage />} />
+        <Route path="tables/:name/records/:key" element={<RecordPage />} />
+        <Route path="sources" element={<SourcesPage />} />
+        <Route path="sources/:id" element={<SourcePage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </div>
   );
 }

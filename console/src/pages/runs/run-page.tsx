@@ -215,7 +215,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
       <section aria-labelledby="steps-heading">
         <h2 id="steps-heading">Steps</h2>
         {steps.length === 0 ? (
-          <p className="empty">{execution.status === 'running' ? 'No step has finished yet.' : 'This run recorded no steps.'}</p>
+          <p className="empty-state">{execution.status === 'running' ? 'No step has finished yet.' : 'This run recorded no steps.'}</p>
         ) : (
           <>
             <div className="timeline-scale muted" aria-hidden="true">

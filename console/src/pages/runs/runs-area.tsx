@@ -7,11 +7,13 @@ import './runs.css';
 
 export default function RunsArea() {
   return (
-    <Routes>
-      <Route index element={<RunsListPage />} />
-      <Route path="replay" element={<BulkReplayPage />} />
-      <Route path=":id" element={<RunPage />} />
-      <Route path="*" element={<NotFoundPage />} />
-    </Routes>
+    <div className="area-runs">
+      <Routes>
+        <Route index element={<RunsListPage />} />
+        <Route path="replay" element={<BulkReplayPage />} />
+        <Route path=":id" element={<RunPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </div>
   );
 }

@@ -186,7 +186,7 @@ export function RunsListPage() {
 function RunsTable({ runs, filtered }: { runs: ExecutionListItem[]; filtered: boolean }) {
   if (runs.length === 0) {
     return (
-      <p className="empty">
+      <p className="empty-state">
         {filtered ? 'No run matches these filters.' : 'No runs yet. Runs appear here when a webhook, a schedule, the API or a test run starts one.'}
       </p>
     );

@@ -11,14 +11,16 @@ import './settings.css';
 /** Settings: the organization, its connections, environments and members, and the signed-in person's tokens. */
 export default function SettingsArea() {
   return (
-    <Routes>
-      <Route index element={<SettingsIndex />} />
-      <Route path="connections" element={<ConnectionsPage />} />
-      <Route path="environments" element={<EnvironmentsPage />} />
-      <Route path="environments/:id" element={<EnvironmentPage />} />
-      <Route path="members" element={<MembersPage />} />
-      <Route path="tokens" element={<TokensPage />} />
-      <Route path="*" element={<NotFoundPage />} />
-    </Routes>
+    <div className="area-settings">
+      <Routes>
+        <Route index element={<SettingsIndex />} />
+        <Route path="connections" element={<ConnectionsPage />} />
+        <Route path="environments" element={<EnvironmentsPage />} />
+        <Route path="environments/:id" element={<EnvironmentPage />} />
+        <Route path="members" element={<MembersPage />} />
+        <Route path="tokens" element={<TokensPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </div>
   );
 }

@@ -28,7 +28,7 @@ export function ScheduleTriggers({ workflow }: { workflow: Workflow }) {
       {!schedules.data ? (
         !schedules.error && <p className="page-status">Loading schedules…</p>
       ) : schedules.data.data.length === 0 ? (
-        <p className="empty">No schedule trigger. Schedules are added through the API (POST /workflows/&#123;id&#125;/triggers with type “schedule”).</p>
+        <p className="empty-state">No schedule trigger. Schedules are added through the API (POST /workflows/&#123;id&#125;/triggers with type “schedule”).</p>
       ) : (
         <ul className="trigger-list">
           {schedules.data.data.map((s) => (

@@ -20,7 +20,7 @@ export function TestRunTab({ workflow }: { workflow: Workflow }) {
   const [running, setRunning] = useState(false);
 
   if (!can('workflows:admin')) {
-    return <p className="empty">Test runs start the workflow: your role can view workflows and their runs, not start them.</p>;
+    return <p className="empty-state">Test runs start the workflow: your role can view workflows and their runs, not start them.</p>;
   }
 
   const run = async () => {

@@ -81,7 +81,7 @@ export function TriggersTab({ workflow }: { workflow: Workflow }) {
       {!triggers.data ? (
         !triggers.error && <p className="page-status">Loading triggers…</p>
       ) : triggers.data.data.length === 0 ? (
-        <p className="empty">No webhook trigger: this workflow runs only from the API, a schedule or a test run.</p>
+        <p className="empty-state">No webhook trigger: this workflow runs only from the API, a schedule or a test run.</p>
       ) : (
         <ul className="trigger-list">
           {triggers.data.data.map((t) => (

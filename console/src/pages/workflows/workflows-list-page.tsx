@@ -33,7 +33,7 @@ export function WorkflowsListPage() {
       {!workflows.data ? (
         !workflows.error && <p className="page-status">Loading workflows…</p>
       ) : workflows.data.data.length === 0 ? (
-        <p className="empty">No workflows yet.{can('workflows:admin') ? ' Create one with “New workflow”, or paste a definition there.' : ''}</p>
+        <p className="empty-state">No workflows yet.{can('workflows:admin') ? ' Create one with “New workflow”, or paste a definition there.' : ''}</p>
       ) : (
         <table className="list">
           <thead>
