@@ -35,7 +35,7 @@ const set = (stepId: string): StepDefinition => ({ stepId, stepType: 'core.set',
 function mocks(turn: (request: AgentModelCallRequest) => AgentModelCallResult) {
   const calls: Array<{ stepId: string; workflowType: string }> = [];
   const runEnds: RunEnd[] = [];
-  const seen = (stepId: string) => calls.push({ stepId, workflowType: Context.current().info.workflowType });
+  const seen = (stepId: string) => calls.push({ stepId, workflowType: Context.current().info.workflowType ?? '' });
   const activities: ActivityMocks = {
     async agentModelCall(request) {
       seen(request.step.stepId);
@@ -57,7 +57,7 @@ function mocks(turn: (request: AgentModelCallRequest) => AgentModelCallResult) {
     },
     // The definitions name no error workflow.
     async errorRunPrepare() {
-      return undefined;
+      return null;
     },
   };
   /** Which workflow types ran each step's calls, and how many calls. */
