@@ -5,8 +5,8 @@ import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
-import { Pager } from '../../ui/pager';
 import { useApi } from '../../ui/use-api';
+import { ListView } from '../../ui/list-view';
 import type { Dashboard, DashboardList } from './dashboard-api';
 import { browserTimeZone, zoneChoices } from './dashboard-params';
 
@@ -36,47 +36,34 @@ export function DashboardsListPage() {
       }
     >
       {creating && <CreateDashboardForm onCancel={() => setCreating(false)} />}
-      <ErrorBox error={list.error} />
-      {list.data === undefined && !list.error && <p className="page-status">Loading…</p>}
-      {list.data && list.data.total === 0 && (
-        <div className="empty-state">
-          <p>No dashboards yet.</p>
-          {can('dashboards:admin') ? (
-            <p className="muted">Create one to chart your data sources.</p>
-          ) : (
-            <p className="muted">An admin of the organization can create one.</p>
-          )}
-        </div>
-      )}
-      {list.data && list.data.dashboards.length > 0 && (
-        <>
-          <table className="list" aria-busy={list.loading}>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Time zone</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.dashboards.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <Link to={`/dashboards/${d.id}`}>{d.name}</Link> {d.isDefault && <span className="badge ok">Default</span>}
-                  </td>
-                  <td>{d.description || <span className="muted">—</span>}</td>
-                  <td>{d.timezone ?? <span className="muted">Viewer's own</span>}</td>
-                  <td>{formatTime(d.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.total > LIMIT && (
-            <Pager offset={offset} limit={LIMIT} total={list.data.total} onChange={(o) => setParams(o === 0 ? {} : { offset: String(o) })} />
-          )}
-        </>
-      )}
+      <ListView
+        state={list}
+        items={list.data?.dashboards}
+        loadingText="Loading…"
+        empty={
+          <>
+            <p>No dashboards yet.</p>
+            {can('dashboards:admin') ? (
+              <p className="muted">Create one to chart your data sources.</p>
+            ) : (
+              <p className="muted">An admin of the organization can create one.</p>
+            )}
+          </>
+        }
+        columns={[{ label: 'Name' }, { label: 'Description' }, { label: 'Time zone' }, { label: 'Updated' }]}
+        rowKey={(d) => d.id}
+        row={(d) => (
+          <tr>
+            <td>
+              <Link to={`/dashboards/${d.id}`}>{d.name}</Link> {d.isDefault && <span className="badge ok">Default</span>}
+            </td>
+            <td>{d.description || <span className="muted">—</span>}</td>
+            <td>{d.timezone ?? <span className="muted">Viewer's own</span>}</td>
+            <td>{formatTime(d.updatedAt)}</td>
+          </tr>
+        )}
+        paging={list.data && { offset, limit: LIMIT, total: list.data.total, onChange: (o) => setParams(o === 0 ? {} : { offset: String(o) }) }}
+      />
     </Page>
   );
 }

@@ -1,10 +1,10 @@
 import { Link } from 'react-router';
 import { get } from '../../api/client';
 import { useSession } from '../../session/session';
-import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
+import { ListView } from '../../ui/list-view';
 import { DataTabs } from './data-tabs';
 import type { SourceList } from './data-types';
 import { SyncBadge } from './sync-badge';
@@ -20,45 +20,28 @@ export function SourcesPage() {
     <Page title="Data sources" subtitle="Typed views over data store tables that dashboards query">
       <DataTabs />
       {!can('dashboards:view') && <p className="notice">Your role cannot read data sources (it needs dashboards:view).</p>}
-      <ErrorBox error={sources.error} />
-      {can('dashboards:view') && !sources.data && !sources.error && <p className="page-status">Loading data sources…</p>}
-      {sources.data && sources.data.length === 0 && (
-        <p className="empty-state">
-          No data sources yet. A data source is created over a table through the API, by a package, or when a data feed is turned on for a connection.
-        </p>
-      )}
-      {sources.data && sources.data.length > 0 && (
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Table</th>
-              <th scope="col" className="num">
-                Fields
-              </th>
-              <th scope="col">Feed</th>
-              <th scope="col">State</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sources.data.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  <Link to={`/data/sources/${s.id}`}>{s.name}</Link>
-                </td>
-                <td>
-                  <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link>
-                </td>
-                <td className="num">{Object.keys(s.recordSchema.fields).length + s.recordSchema.calculatedFields.length}</td>
-                <td>{s.syncConfig ? `${s.type} via ${s.connectionName ?? 'no connection'}` : <span className="muted">—</span>}</td>
-                <td>{!s.enabled ? <span className="badge">Disabled</span> : s.syncConfig ? <SyncBadge status={s.syncConfig.lastSyncStatus} /> : 'Enabled'}</td>
-                <td>{formatTime(s.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListView
+        state={sources}
+        items={sources.data}
+        loadingText="Loading data sources…"
+        empty="No data sources yet. A data source is created over a table through the API, by a package, or when a data feed is turned on for a connection."
+        columns={[{ label: 'Name' }, { label: 'Table' }, { label: 'Fields', numeric: true }, { label: 'Feed' }, { label: 'State' }, { label: 'Updated' }]}
+        rowKey={(s) => s.id}
+        row={(s) => (
+          <tr>
+            <td>
+              <Link to={`/data/sources/${s.id}`}>{s.name}</Link>
+            </td>
+            <td>
+              <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link>
+            </td>
+            <td className="num">{Object.keys(s.recordSchema.fields).length + s.recordSchema.calculatedFields.length}</td>
+            <td>{s.syncConfig ? `${s.type} via ${s.connectionName ?? 'no connection'}` : <span className="muted">—</span>}</td>
+            <td>{!s.enabled ? <span className="badge">Disabled</span> : s.syncConfig ? <SyncBadge status={s.syncConfig.lastSyncStatus} /> : 'Enabled'}</td>
+            <td>{formatTime(s.updatedAt)}</td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

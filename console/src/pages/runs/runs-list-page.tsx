@@ -2,12 +2,11 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { get, withQuery } from '../../api/client';
 import { useSession } from '../../session/session';
-import { ErrorBox } from '../../ui/error-box';
 import { formatDuration, formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
-import { Pager } from '../../ui/pager';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi, useInterval } from '../../ui/use-api';
+import { ListView } from '../../ui/list-view';
 import {
   EXECUTION_MODES,
   EXECUTION_STATUSES,
@@ -161,75 +160,62 @@ export function RunsListPage() {
           </div>
         )}
       </form>
-      <ErrorBox error={runs.error ?? workflows.error} />
-      {runs.data ? <RunsTable runs={runs.data.data} filtered={anyFilter} /> : !runs.error && <p className="page-status">Loading runs…</p>}
-      {runs.data && runs.data.total > PAGE_SIZE && (
-        <Pager
-          offset={filters.offset}
-          limit={PAGE_SIZE}
-          total={runs.data.total}
-          onChange={(offset) =>
-            setParams((p) => {
-              const next = new URLSearchParams(p);
-              if (offset) next.set('offset', String(offset));
-              else next.delete('offset');
-              return next;
-            })
+      <ListView
+        state={{ loading: runs.loading, error: runs.error ?? workflows.error }}
+        items={runs.data?.data}
+        loadingText="Loading runs…"
+        empty={anyFilter ? 'No run matches these filters.' : 'No runs yet. Runs appear here when a webhook, a schedule, the API or a test run starts one.'}
+        className="runs-table"
+        caption="Runs"
+        columns={[
+          { label: 'Status' },
+          { label: 'Workflow' },
+          { label: 'Mode' },
+          { label: 'Trigger' },
+          { label: 'Started' },
+          { label: 'Duration', numeric: true },
+          { label: 'Open', hidden: true },
+        ]}
+        rowKey={(run) => run.id}
+        row={(run) => <RunRow run={run} />}
+        paging={
+          runs.data && {
+            offset: filters.offset,
+            limit: PAGE_SIZE,
+            total: runs.data.total,
+            onChange: (offset) =>
+              setParams((p) => {
+                const next = new URLSearchParams(p);
+                if (offset) next.set('offset', String(offset));
+                else next.delete('offset');
+                return next;
+              }),
           }
-        />
-      )}
+        }
+      />
       {runs.data && <p className="muted runs-total">{runs.data.total === 1 ? '1 run' : `${runs.data.total} runs`}</p>}
     </Page>
   );
 }
 
-function RunsTable({ runs, filtered }: { runs: ExecutionListItem[]; filtered: boolean }) {
-  if (runs.length === 0) {
-    return (
-      <p className="empty-state">
-        {filtered ? 'No run matches these filters.' : 'No runs yet. Runs appear here when a webhook, a schedule, the API or a test run starts one.'}
-      </p>
-    );
-  }
+function RunRow({ run }: { run: ExecutionListItem }) {
   return (
-    <table className="list runs-table">
-      <caption className="visually-hidden">Runs</caption>
-      <thead>
-        <tr>
-          <th scope="col">Status</th>
-          <th scope="col">Workflow</th>
-          <th scope="col">Mode</th>
-          <th scope="col">Trigger</th>
-          <th scope="col">Started</th>
-          <th scope="col" className="num">
-            Duration
-          </th>
-          <th scope="col">
-            <span className="visually-hidden">Open</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {runs.map((run) => (
-          <tr key={run.id}>
-            <td>
-              <StatusBadge status={run.status} />
-            </td>
-            <td>
-              {run.workflowName} <span className="muted">v{run.workflowVersion}</span>
-            </td>
-            <td>{run.mode}</td>
-            <td>{run.trigger?.name ?? <span className="muted">—</span>}</td>
-            <td>{formatTime(run.startedAt)}</td>
-            <td className="num">{run.status === 'running' ? <span className="muted">running…</span> : formatDuration(run.durationMs)}</td>
-            <td>
-              <Link to={`/runs/${encodeURIComponent(run.id)}`} aria-label={`Open run of ${run.workflowName} started ${formatTime(run.startedAt)}`}>
-                Open
-              </Link>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <tr>
+      <td>
+        <StatusBadge status={run.status} />
+      </td>
+      <td>
+        {run.workflowName} <span className="muted">v{run.workflowVersion}</span>
+      </td>
+      <td>{run.mode}</td>
+      <td>{run.trigger?.name ?? <span className="muted">—</span>}</td>
+      <td>{formatTime(run.startedAt)}</td>
+      <td className="num">{run.status === 'running' ? <span className="muted">running…</span> : formatDuration(run.durationMs)}</td>
+      <td>
+        <Link to={`/runs/${encodeURIComponent(run.id)}`} aria-label={`Open run of ${run.workflowName} started ${formatTime(run.startedAt)}`}>
+          Open
+        </Link>
+      </td>
+    </tr>
   );
 }

@@ -6,6 +6,7 @@ import { formatTime } from '../../ui/format';
 import { JsonView } from '../../ui/json-view';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
+import { ListView } from '../../ui/list-view';
 import { ConnectionCreate } from './connection-create';
 import { SettingsTabs } from './settings-tabs';
 import type { Connection, ConnectionList, ConnectionTypes } from './settings-types';
@@ -57,37 +58,25 @@ export function ConnectionsPage() {
         />
       )}
       <ErrorBox error={types.error} />
-      <ErrorBox error={connections.error} />
-      {mayView && !connections.data && !connections.error && <p className="page-status">Loading connections…</p>}
-      {connections.data && connections.data.total === 0 && <p className="empty-state">No connections yet.</p>}
-      {connections.data && connections.data.data.length > 0 && (
-        <table className="list connections">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Created</th>
-              <th scope="col">Updated</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {connections.data.data.map((c) => (
-              <ConnectionRow
-                key={c.id}
-                connection={c}
-                canAdmin={can('secrets:admin')}
-                config={revealed?.id === c.id ? revealed.config : undefined}
-                onReveal={(config) => setRevealed({ id: c.id, config })}
-                onHide={() => setRevealed(undefined)}
-                onChanged={connections.reload}
-              />
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListView
+        state={connections}
+        items={connections.data?.data}
+        loadingText="Loading connections…"
+        empty="No connections yet."
+        className="connections"
+        columns={[{ label: 'Name' }, { label: 'Type' }, { label: 'Created' }, { label: 'Updated' }, { label: 'Actions', hidden: true }]}
+        rowKey={(c) => c.id}
+        row={(c) => (
+          <ConnectionRow
+            connection={c}
+            canAdmin={can('secrets:admin')}
+            config={revealed?.id === c.id ? revealed.config : undefined}
+            onReveal={(config) => setRevealed({ id: c.id, config })}
+            onHide={() => setRevealed(undefined)}
+            onChanged={connections.reload}
+          />
+        )}
+      />
     </Page>
   );
 }

@@ -6,6 +6,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
+import { ListView } from '../../ui/list-view';
 import { SettingsTabs } from './settings-tabs';
 import type { Environment, EnvironmentList } from './settings-types';
 
@@ -31,41 +32,31 @@ export function EnvironmentsPage() {
     >
       <SettingsTabs />
       {creating && <CreateEnvironment onCancel={() => setCreating(false)} />}
-      <ErrorBox error={environments.error} />
-      {!environments.data && !environments.error && <p className="page-status">Loading environments…</p>}
-      {environments.data && environments.data.total === 0 && (
-        <p className="empty-state">No environments yet. A workflow without one runs with no $env variables.</p>
-      )}
-      {environments.data && environments.data.data.length > 0 && (
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col" className="num">
-                Variables
-              </th>
-              <th scope="col" className="num">
-                Secrets
-              </th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {environments.data.data.map((e) => (
-              <tr key={e.id}>
-                <td>
-                  <Link to={`/settings/environments/${e.id}`}>{e.name}</Link>
-                </td>
-                <td>{e.description ?? <span className="muted">—</span>}</td>
-                <td className="num">{e.variables.length}</td>
-                <td className="num">{e.variables.filter((v) => v.secret).length}</td>
-                <td>{formatTime(e.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListView
+        state={environments}
+        items={environments.data?.data}
+        loadingText="Loading environments…"
+        empty="No environments yet. A workflow without one runs with no $env variables."
+        columns={[
+          { label: 'Name' },
+          { label: 'Description' },
+          { label: 'Variables', numeric: true },
+          { label: 'Secrets', numeric: true },
+          { label: 'Updated' },
+        ]}
+        rowKey={(e) => e.id}
+        row={(e) => (
+          <tr>
+            <td>
+              <Link to={`/settings/environments/${e.id}`}>{e.name}</Link>
+            </td>
+            <td>{e.description ?? <span className="muted">—</span>}</td>
+            <td className="num">{e.variables.length}</td>
+            <td className="num">{e.variables.filter((v) => v.secret).length}</td>
+            <td>{formatTime(e.updatedAt)}</td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

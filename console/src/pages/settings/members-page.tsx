@@ -6,7 +6,8 @@ import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
-import { useApi } from '../../ui/use-api';
+import { type Loaded, useApi } from '../../ui/use-api';
+import { ListView } from '../../ui/list-view';
 import { SettingsTabs } from './settings-tabs';
 import { type CreatedInvitation, type InvitationList, type Member, type MemberList, type Role, ROLES } from './settings-types';
 
@@ -30,29 +31,17 @@ export function MembersPage() {
       )}
       {allowed && (
         <>
-          <ErrorBox error={members.error} />
-          {!members.data && !members.error && <p className="page-status">Loading members…</p>}
-          {members.data && (
-            <table className="list members">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {members.data.data.map((m) => (
-                  <MemberRow key={m.userId} member={m} isMe={m.userId === session.user.id} onChanged={members.reload} />
-                ))}
-              </tbody>
-            </table>
-          )}
-          <Invitations invitations={invitations.data} error={invitations.error} onChanged={invitations.reload} />
+          <ListView
+            state={members}
+            items={members.data?.data}
+            loadingText="Loading members…"
+            empty="No members."
+            className="members"
+            columns={[{ label: 'Name' }, { label: 'E-mail' }, { label: 'Role' }, { label: 'Joined' }, { label: 'Actions', hidden: true }]}
+            rowKey={(m) => m.userId}
+            row={(m) => <MemberRow member={m} isMe={m.userId === session.user.id} onChanged={members.reload} />}
+          />
+          <Invitations invitations={invitations} onChanged={invitations.reload} />
         </>
       )}
     </Page>
@@ -133,12 +122,11 @@ function MemberRow({ member: m, isMe, onChanged }: { member: Member; isMe: boole
 }
 
 interface InvitationsProps {
-  invitations: InvitationList | undefined;
-  error: unknown;
+  invitations: Loaded<InvitationList>;
   onChanged(): void;
 }
 
-function Invitations({ invitations, error, onChanged }: InvitationsProps) {
+function Invitations({ invitations, onChanged }: InvitationsProps) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('developer');
@@ -218,43 +206,32 @@ function Invitations({ invitations, error, onChanged }: InvitationsProps) {
         </div>
       </form>
       <ErrorBox error={createError} />
-      <ErrorBox error={error} />
       <ErrorBox error={revokeError} />
-      {invitations && invitations.total === 0 && <p className="empty-state">No open invitations.</p>}
-      {invitations && invitations.data.length > 0 && (
-        <table className="list invitations">
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Invited</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {invitations.data.map((i) => (
-              <tr key={i.id}>
-                <th scope="row" className="plain-row-header">
-                  {i.email}
-                </th>
-                <td>{i.name ?? <span className="muted">—</span>}</td>
-                <td>{i.role}</td>
-                <td>{formatTime(i.createdAt)}</td>
-                <td>{formatTime(i.expiresAt)}</td>
-                <td>
-                  <button type="button" className="link-button danger-link" onClick={() => void revoke(i.id)} aria-label={`Revoke invitation of ${i.email}`}>
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListView
+        state={invitations}
+        items={invitations.data?.data}
+        loadingText="Loading invitations…"
+        empty="No open invitations."
+        className="invitations"
+        columns={[{ label: 'E-mail' }, { label: 'Name' }, { label: 'Role' }, { label: 'Invited' }, { label: 'Expires' }, { label: 'Actions', hidden: true }]}
+        rowKey={(i) => i.id}
+        row={(i) => (
+          <tr>
+            <th scope="row" className="plain-row-header">
+              {i.email}
+            </th>
+            <td>{i.name ?? <span className="muted">—</span>}</td>
+            <td>{i.role}</td>
+            <td>{formatTime(i.createdAt)}</td>
+            <td>{formatTime(i.expiresAt)}</td>
+            <td>
+              <button type="button" className="link-button danger-link" onClick={() => void revoke(i.id)} aria-label={`Revoke invitation of ${i.email}`}>
+                Revoke
+              </button>
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

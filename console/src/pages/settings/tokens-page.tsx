@@ -6,6 +6,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
+import { ListView } from '../../ui/list-view';
 import { SettingsTabs } from './settings-tabs';
 import type { AccessToken, IssuedAccessToken, TokenList } from './settings-types';
 
@@ -42,31 +43,24 @@ export function TokensPage() {
           tokens.reload();
         }}
       />
-      <ErrorBox error={tokens.error} />
-      {!tokens.data && !tokens.error && <p className="page-status">Loading tokens…</p>}
-      {tokens.data && tokens.data.total === 0 && <p className="empty-state">No live tokens.</p>}
-      {tokens.data && tokens.data.data.length > 0 && (
-        <table className="list tokens">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Starts with</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data.data.map((t) => (
-              <TokenRow key={t.id} token={t} onRevoked={tokens.reload} />
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListView
+        state={tokens}
+        items={tokens.data?.data}
+        loadingText="Loading tokens…"
+        empty="No live tokens."
+        className="tokens"
+        columns={[
+          { label: 'Name' },
+          { label: 'Starts with' },
+          { label: 'Kind' },
+          { label: 'Created' },
+          { label: 'Last used' },
+          { label: 'Expires' },
+          { label: 'Actions', hidden: true },
+        ]}
+        rowKey={(t) => t.id}
+        row={(t) => <TokenRow token={t} onRevoked={tokens.reload} />}
+      />
     </Page>
   );
 }
