@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- a composition root like src/cli: it wires the app, with stand-in services
 import { createApp } from '../src/app/app';
 import type { Services } from '../src/app/services';
@@ -36,7 +36,7 @@ function absent(name: string): unknown {
 }
 
 /** The document /openapi.json serves, with the default configuration (so no `servers` entry from the environment). */
-export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
+export async function buildOpenApiDocument(): Promise<OpenAPI3> {
   const known: Record<string, unknown> = { config: loadConfig({}), logger: createLogger('silent') };
   const services = new Proxy(known, { get: (target, key: string) => (key in target ? target[key] : absent(key)) }) as unknown as Services;
   // The app builds the document from every domain's registrations; reading it back over loopback keeps one list of domains (src/app/app.ts).
@@ -46,7 +46,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     const { port } = server.address() as AddressInfo;
     const response = await fetch(`http://127.0.0.1:${port}/openapi.json`);
     if (!response.ok) throw new Error(`/openapi.json answered ${response.status}`);
-    return (await response.json()) as Record<string, unknown>;
+    return (await response.json()) as OpenAPI3;
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -56,7 +56,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
 /** The TypeScript text of the console's API types, as the current code's document gives them. */
 export async function renderApiTypes(): Promise<string> {
   const document = await buildOpenApiDocument();
-  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: true });
+  const ast = await openapiTS(document, { alphabetize: true });
   return HEADER + astToString(ast);
 }
 
