@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler, Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { createAuthenticate } from '../auth/authenticate';
 import { registerConnectionRoutes } from '../connections/connections.routes';
@@ -109,15 +109,22 @@ export function createApp(services: Services): Express {
   registerReplayRoutes(ctx, services.replays);
   registerPackageRoutes(ctx, services.packages);
 
-  const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);
+  // Built at its first reader, once every route above is registered: generating it is half a second that every start
+  // (and every test file's app) would pay for a page few open.
+  let reference: { document: ReturnType<typeof generateOpenApiDocument>; page: RequestHandler } | undefined;
+  const apiReference = () => {
+    if (!reference) {
+      const document = generateOpenApiDocument(registry, services.config.http.publicBaseUrl);
+      // swagger-ui-express ships assets from npm (no CDN) and is typed for Express 4; its handlers work on 5.
+      reference = { document, page: swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler };
+    }
+    return reference;
+  };
   app.get('/openapi.json', (_req, res) => {
-    res.json(document);
+    res.json(apiReference().document);
   });
-  // swagger-ui-express ships assets from npm (no CDN) and is typed for Express 4; its handlers work on 5.
-  app.use(
-    DOCS_PREFIX,
-    ...(swaggerUi.serve as unknown as RequestHandler[]),
-    swaggerUi.setup(document, { customSiteTitle: 'Flowbase API reference' }) as unknown as RequestHandler,
+  app.use(DOCS_PREFIX, ...(swaggerUi.serve as unknown as RequestHandler[]), (req: Request, res: Response, next: NextFunction) =>
+    apiReference().page(req, res, next),
   );
   registerConsole(app, services.config.console);
   registerWebhookHost(app, {

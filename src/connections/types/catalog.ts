@@ -13,13 +13,25 @@ export type ConfigCheck = { ok: true; config: Record<string, unknown>; variant: 
 /** Connection types, their published JSON Schemas, and validation of configs against them. */
 export class ConnectionTypeCatalog {
   private readonly validators = new Map<string, ValidateFunction>();
+  private ajv?: Ajv;
 
-  constructor() {
-    // The service's own schemas, not an organization's, so V8's engine (organization-ajv.ts is for theirs): the
-    // webhook-signing payload layout needs a lookahead, which RE2 lacks; every pattern here is anchored and linear.
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, discriminator: true, strict: true, strictRequired: false });
-    addFormats(ajv);
-    for (const [type, schema] of Object.entries(SCHEMAS)) this.validators.set(type, ajv.compile(schema));
+  /**
+   * A type's validator, compiled at its first use: compiling all of them is a quarter of a second that every start
+   * (and every test file) would pay for types it never checks. catalog.test.ts compiles every one.
+   */
+  private validator(type: string): ValidateFunction {
+    let validate = this.validators.get(type);
+    if (!validate) {
+      // The service's own schemas, not an organization's, so V8's engine (organization-ajv.ts is for theirs): the
+      // webhook-signing payload layout needs a lookahead, which RE2 lacks; every pattern here is anchored and linear.
+      if (!this.ajv) {
+        this.ajv = new Ajv({ allErrors: true, useDefaults: true, discriminator: true, strict: true, strictRequired: false });
+        addFormats(this.ajv);
+      }
+      validate = this.ajv.compile(SCHEMAS[type]);
+      this.validators.set(type, validate);
+    }
+    return validate;
   }
 
   list(): string[] {
@@ -53,7 +65,7 @@ export class ConnectionTypeCatalog {
 
   /** Validates a config (filling defaults in a copy); multi-variant types report their variant. */
   check(type: string, config: unknown): ConfigCheck {
-    const validate = this.validators.get(type)!;
+    const validate = this.validator(type);
     const copy = structuredClone(config) as Record<string, unknown>;
     if (!validate(copy)) return { ok: false, issues: ajvIssues(validate.errors ?? [], 'config') };
     const variant = SCHEMAS[type].discriminator ? String(copy[SCHEMAS[type].discriminator!.propertyName]) : null;
