@@ -135,6 +135,20 @@ describe('event waits through the API', () => {
   });
 });
 
+test('a run that answered and then parked: its awaiting caller hears waiting as soon as it parks, not at the sync timeout', async () => {
+  const wf = await a.createWorkflow([
+    { stepId: 'reply', stepType: 'core.return', input: { webhookResponse: { statusCode: 200, body: { ok: true } } } },
+    wait('gate', { event: { name: 'go' } }),
+  ]);
+  const started = Date.now();
+  const res = await as(h.app, org.ownerToken).post(`/workflows/${wf.id}/runs`).send({ input: {}, wait: true });
+  expect(res.status).toBe(202);
+  expect(res.body).toEqual({ executionId: expect.any(String), status: 'waiting' });
+  // The sync timeout is 30 s: heard well before it, from the run itself.
+  expect(Date.now() - started).toBeLessThan(10_000);
+  await as(h.app, org.ownerToken).post(`/executions/${res.body.executionId}/events/go`).send({}).expect(202);
+});
+
 test('a run waited for through the API answers 202 waiting as soon as it parks, not at the sync timeout', async () => {
   const wf = await a.createWorkflow([wait('gate', { event: { name: 'go' } })]);
   const started = Date.now();

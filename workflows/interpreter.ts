@@ -14,7 +14,7 @@ import { startErrorRun } from './error-run';
 import { PATCHES } from './patches';
 import { reusedSteps } from './replay-from-step';
 import { RunState } from './run-state';
-import { awaitReplyUpdate, type CallerReply, type RunEnd, type RunInput, type RunResult } from './run.types';
+import { awaitReplyUpdate, awaitSettledUpdate, type CallerReply, type RunEnd, type RunInput, type RunResult } from './run.types';
 import { StepFailed } from './step-execution';
 import { StepWalk } from './step-walk';
 import { RunWaits } from './waits';
@@ -50,6 +50,11 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
   setHandler(awaitReplyUpdate, async () => {
     await condition(() => state.answer !== undefined);
     return state.answer!;
+  });
+  // A handler adds no command: histories recorded before it replay unchanged.
+  setHandler(awaitSettledUpdate, async () => {
+    await condition(() => state.phase.name === 'waiting' || state.phase.name === 'ended');
+    return state.phase.name === 'waiting' ? 'waiting' : 'ended';
   });
 
   const ended = await walk.steps(input.steps, true).then(

@@ -270,6 +270,16 @@ export interface WaitEndRequest extends StepRequest {
 /** Waits for the run's answer: the first return step's response, or how the run ended without one. */
 export const awaitReplyUpdate = defineUpdate<CallerReply>('awaitAnswer');
 
+/** Where a run settled: parked at a `core.wait` step (for as long as the wait lasts), or ended. */
+export type RunSettled = 'waiting' | 'ended';
+
+/**
+ * Waits until the run parks at a wait or ends, whatever it answered before: a
+ * caller awaiting the run's end (test runs, synchronous API runs) learns that
+ * a run which answered and then parked will not end soon.
+ */
+export const awaitSettledUpdate = defineUpdate<RunSettled>('awaitSettled');
+
 /**
  * The answer handed to the worker's own process as soon as the workflow has
  * it: a sink, so it is not in history and not called on replay. A caller

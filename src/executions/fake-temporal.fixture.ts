@@ -1,5 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ServiceError, WorkflowFailedError, type WithStartWorkflowOperation, type Workflow, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  ServiceError,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  type WithStartWorkflowOperation,
+  type Workflow,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import {
   ApplicationFailure,
   CancelledFailure,
@@ -8,7 +15,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/common';
-import type { CallerReply, RunResult } from '../../workflows/run.types';
+import type { CallerReply, RunResult, RunSettled } from '../../workflows/run.types';
 import type { ExecutionStatus } from './executions.constants';
 import type { ExecutionRow, ExecutionsRepository } from './executions.repository';
 import type { RunClient, RunHandle, StartedRun } from './run-client';
@@ -37,10 +44,14 @@ class Later<T> {
 export class FakeRun {
   /** The first answer, as the interpreter's `awaitAnswer` update returns it. */
   private readonly reply = new Later<CallerReply>();
+  /** Where it settled, as the interpreter's `awaitSettled` update returns it. */
+  private readonly settled = new Later<RunSettled>();
   private readonly closed = new Later<RunResult>();
   isClosed = false;
-  /** How many `awaitAnswer` updates reached the run (with start or on their own). */
+  /** How many `awaitAnswer` and `awaitSettled` updates reached the run (with start or on their own). */
   updates = 0;
+  /** False: a run of a bundle from before `awaitSettled`, which refuses that update as the server does an unknown one. */
+  knowsSettled = true;
 
   constructor(
     readonly workflowId: string,
@@ -50,6 +61,12 @@ export class FakeRun {
 
   answer(reply: CallerReply): void {
     this.reply.resolve(reply);
+  }
+
+  /** Parks at a wait: a caller not answered yet is told it waits, and the run has settled. */
+  park(stepId: string, event?: string): void {
+    this.reply.resolve({ kind: 'waiting', stepId, event });
+    this.settled.resolve('waiting');
   }
 
   complete(result: RunResult = { stepsRun: 1 }): void {
@@ -89,12 +106,22 @@ export class FakeRun {
     return this.reply.promise;
   }
 
+  /** The `awaitSettled` update's answer; closed runs and runs without the handler refuse it. */
+  awaitSettled(): Promise<RunSettled> {
+    this.updates++;
+    if (this.isClosed) return Promise.reject(new WorkflowNotFoundError('workflow execution already completed', this.workflowId, undefined));
+    if (!this.knowsSettled) return Promise.reject(new WorkflowUpdateFailedError('Update handler not found: awaitSettled', undefined));
+    return this.settled.promise;
+  }
+
   result(): Promise<RunResult> {
     return this.closed.promise;
   }
 
   private close(settle: () => void): void {
     this.isClosed = true;
+    // An update in flight when the run ends is answered (the run waits for its handlers); later ones are refused.
+    this.settled.resolve('ended');
     this.reply.reject(new WorkflowNotFoundError('workflow execution already completed', this.workflowId, undefined));
     settle();
   }
@@ -175,11 +202,12 @@ export class FakeTemporal implements RunClient {
         const run = found();
         return this.abortable(run ? run.result() : Promise.reject(missing()), signal);
       },
-      executeUpdate: () => {
+      executeUpdate: ((update: { name: string }) => {
         const signal = this.scope.getStore();
         const run = found();
-        return this.abortable(run ? run.awaitAnswer() : Promise.reject(missing()), signal);
-      },
+        if (!run) return this.abortable(Promise.reject(missing()), signal);
+        return update.name === 'awaitSettled' ? this.abortable(run.awaitSettled(), signal) : this.abortable(run.awaitAnswer(), signal);
+      }) as RunHandle['executeUpdate'],
       describe: async () => {
         if (!found()) throw missing();
         return { workflowId };

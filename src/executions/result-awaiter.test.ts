@@ -19,18 +19,30 @@ describe('a caller awaiting the run’s end (test runs, synchronous API runs)', 
 
   test('a run that parks at a wait before answering: waiting at once, heard through the update', async () => {
     const { temporal, runs, executions } = starterOnFakes();
-    temporal.onStart = (run) => run.answer({ kind: 'waiting', stepId: 'gate', event: 'go' });
+    temporal.onStart = (run) => run.park('gate', 'go');
     const { executionId, outcome } = await runs.startAndAwaitResult(runRequest(), 5_000);
     expect(outcome).toEqual({ kind: 'waiting' });
     expect(temporal.run(executionId).updates).toBe(1);
     expect(executions.calls.status).toBe(0);
   });
 
-  test('a run that answered, then parked at a wait: waiting, from one read of its record at the deadline', async () => {
+  test('a run that answered, then parked at a wait: waiting at once, heard through the update', async () => {
     const { temporal, runs, executions } = starterOnFakes();
     temporal.onStart = (run) => {
       run.answer({ kind: 'response', response });
-      // Its wait step records it waiting; neither Temporal nor this process hears of it.
+      run.park('gate');
+    };
+    const { outcome } = await runs.startAndAwaitResult(runRequest(), 5_000);
+    expect(outcome).toEqual({ kind: 'waiting' });
+    expect(executions.calls.status).toBe(0);
+  });
+
+  test('a run of a bundle from before awaitSettled that answered, then parked: waiting, from one read of its record at the deadline', async () => {
+    const { temporal, runs, executions } = starterOnFakes();
+    temporal.onStart = (run) => {
+      run.knowsSettled = false;
+      run.answer({ kind: 'response', response });
+      // Its wait step records it waiting; the update it does not know tells nothing.
       executions.mark(run.workflowId, 'waiting');
     };
     const { outcome } = await runs.startAndAwaitResult(runRequest(), 30);

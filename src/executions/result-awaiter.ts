@@ -1,4 +1,4 @@
-import { awaitReplyUpdate, INTERPRETER_WORKFLOW } from '../../workflows/run.types';
+import { awaitSettledUpdate, INTERPRETER_WORKFLOW } from '../../workflows/run.types';
 import type { AwaitedResult } from './awaited-answers';
 import type { ExecutionsRepository } from './executions.repository';
 import type { RunLauncher } from './run-launcher';
@@ -9,9 +9,9 @@ export type ResultRecords = Pick<ExecutionsRepository, 'status'>;
 
 /**
  * Starts runs whose caller waits for their end (test runs, synchronous API
- * runs). Two long polls on Temporal tell it: the run's result, and its
- * answer through the `awaitAnswer` update, which is `waiting` when the run
- * parks at a `core.wait` step before any return step answered.
+ * runs). Two long polls on Temporal tell it: the run's result, and the
+ * `awaitSettled` update, which is `waiting` when the run parks at a
+ * `core.wait` step (whether or not a return step answered before).
  */
 export class ResultAwaiter {
   constructor(
@@ -39,12 +39,12 @@ export class ResultAwaiter {
         (): AwaitedResult | Promise<AwaitedResult> =>
           deadline.aborted && !done.signal.aborted ? this.parkedAtDeadline(request.organizationId, id) : { kind: 'failed' },
       );
-    // Any answer but `waiting` (a response, or how the run ended) leaves the outcome to the result; so does an update that
-    // failed (the run closed before it reached it).
+    // `ended` leaves the outcome to the result; so does an update that failed (the run closed before it reached it, or
+    // it runs a bundle from before the update, which the deadline's read covers).
     const parked = client
-      .withAbortSignal(calls, () => handle.executeUpdate(awaitReplyUpdate))
+      .withAbortSignal(calls, () => handle.executeUpdate(awaitSettledUpdate))
       .then(
-        (reply): AwaitedResult | Promise<AwaitedResult> => (reply.kind === 'waiting' ? { kind: 'waiting' } : ended),
+        (settled): AwaitedResult | Promise<AwaitedResult> => (settled === 'waiting' ? { kind: 'waiting' } : ended),
         () => ended,
       );
     try {
@@ -55,11 +55,10 @@ export class ResultAwaiter {
   }
 
   /**
-   * The one read of the run's record, at the deadline. The run tells its
-   * caller one answer: a run whose return step answered before it parked
-   * at a wait says nothing Temporal or this process hears when it parks
-   * (its steps record it, `waiting`), so the caller learns it from the
-   * record once, when it would otherwise be told `timeout`.
+   * The one read of the run's record, at the deadline, for a run of a
+   * workflow bundle from before `awaitSettled` (a deploy in progress): its
+   * wait step records it `waiting`, which the caller learns from the record
+   * once, when it would otherwise be told `timeout`.
    */
   private async parkedAtDeadline(organizationId: string, id: string): Promise<AwaitedResult> {
     const status = await this.executions.status(organizationId, id).catch(() => undefined);

@@ -1,5 +1,5 @@
 import type { WithStartWorkflowOperation, Workflow, WorkflowStartOptions } from '@temporalio/client';
-import type { awaitReplyUpdate, CallerReply, INTERPRETER_WORKFLOW, RunResult } from '../../workflows/run.types';
+import type { awaitReplyUpdate, awaitSettledUpdate, CallerReply, INTERPRETER_WORKFLOW, RunResult, RunSettled } from '../../workflows/run.types';
 
 /**
  * The parts of Temporal's client (`@temporalio/client`'s Client) that start
@@ -22,6 +22,7 @@ export interface RunHandle {
   /** The run's result, once it closes: a long poll; WorkflowFailedError when it failed, was cancelled, terminated or timed out. */
   result(): Promise<RunResult>;
   executeUpdate(update: typeof awaitReplyUpdate): Promise<CallerReply>;
+  executeUpdate(update: typeof awaitSettledUpdate): Promise<RunSettled>;
   /** Rejects when Temporal has no run of this id. */
   describe(): Promise<unknown>;
 }
