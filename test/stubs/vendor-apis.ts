@@ -106,7 +106,7 @@ export interface VendorStubs {
   failNext(vendor: VendorName, n: number, answer: FailAnswer): void;
   /** Every request received (method, path, query, headers, body, vendor), in order. */
   requests: VendorRequest[];
-  /** Each answer waits this long (to catch a sync mid-way); 0 to stop. */
+  /** Each answer waits this long (to catch a sync mid-way); 0 to stop, which also sends the answers held now. */
   setDelay(ms: number): void;
   close(): Promise<void>;
 }
@@ -123,7 +123,7 @@ const oauthConfig = (accessToken: string) => ({
 export async function startVendorStubs(): Promise<VendorStubs> {
   const requests: VendorRequest[] = [];
   let delay = 0;
-  const shared = { requests, delayMs: () => delay };
+  const shared = { requests, delayMs: () => delay, held: new Set<() => void>() };
   const urls = { twilio: '', github: '', hubspot: '' };
   const twilio = createTwilioApi(() => urls.twilio);
   const github = createGithubApi(() => urls.github);
@@ -167,7 +167,11 @@ export async function startVendorStubs(): Promise<VendorStubs> {
     },
     failNext: (vendor, n, answer) => servers[vendor].failNext(n, answer),
     requests,
-    setDelay: (ms) => void (delay = ms),
+    setDelay: (ms) => {
+      delay = ms;
+      // A test done with its held answers does not wait out their delay.
+      if (ms === 0) for (const release of [...shared.held]) release();
+    },
     close: async () => {
       await Promise.all(Object.values(servers).map((s) => s.stub.close()));
     },

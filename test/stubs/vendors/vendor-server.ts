@@ -31,7 +31,7 @@ export interface VendorServer {
  */
 export async function startVendorServer(
   vendor: VendorName,
-  shared: { requests: VendorRequest[]; delayMs: () => number },
+  shared: { requests: VendorRequest[]; delayMs: () => number; held: Set<() => void> },
   route: StubHandler,
   failure: FailureWriter,
 ): Promise<VendorServer> {
@@ -42,7 +42,17 @@ export async function startVendorServer(
     // failure queued for the next one.
     const forced = failures.shift();
     const delay = shared.delayMs();
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (delay > 0) {
+      await new Promise<void>((resolve) => {
+        const release = () => {
+          clearTimeout(timer);
+          shared.held.delete(release);
+          resolve();
+        };
+        const timer = setTimeout(release, delay);
+        shared.held.add(release);
+      });
+    }
     if (!forced) return route(req, res);
     if (forced.status === 0) return res.destroy();
     return failure(forced, res);
