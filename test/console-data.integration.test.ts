@@ -83,7 +83,8 @@ test('an owner edits a record value as JSON (a bad value is refused before sendi
   await owner.getByRole('alert').filter({ hasText: 'must be a JSON object' }).waitFor();
   await owner.getByLabel('Value (JSON object)').fill('{"total": 301, "status": "refunded"}');
   await owner.getByRole('button', { name: 'Save value' }).click();
-  await owner.getByText('"refunded"').waitFor();
+  // The record's view again, showing the saved value (the editor's own text says nothing of the save).
+  await owner.getByLabel('Value of order:030').filter({ hasText: '"refunded"' }).waitFor();
   const stored = await as(stack.harness.app, org.tokens.owner).get(`/data-stores/tables/${table}/records/order:030`);
   expect(stored.body.value).toEqual({ total: 301, status: 'refunded' });
 

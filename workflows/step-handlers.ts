@@ -61,7 +61,12 @@ export const STEP_HANDLERS: Record<StepType, StepHandler> = {
   'core.wait': compositeStep(runWaitStep),
 };
 
+/** The handler of a step's type (the definition was checked: its type is one of STEP_TYPES). */
+export function handlerOf(step: StepRequest['step']): StepHandler {
+  return STEP_HANDLERS[step.stepType as StepType];
+}
+
 /** Runs one step through its type's handler. */
 export function runStep(request: StepRequest, scope: StepScope): Promise<StepOutcome> {
-  return STEP_HANDLERS[request.step.stepType as StepType].run(request, scope);
+  return handlerOf(request.step).run(request, scope);
 }

@@ -3,7 +3,7 @@ import type { RunState } from './run-state';
 import { inlineLimit, type CallerReply, type RunInput, type StepDefinition, type StepRequest, type StepResult, type WebhookResponse } from './run.types';
 import { carryRef, carryResult, type StepContext } from './step-context';
 import { executeStepThenReturn } from './step-execution';
-import { runStep, STEP_HANDLERS } from './step-handlers';
+import { handlerOf, runStep } from './step-handlers';
 import type { StepHandler } from './step-scope';
 import type { RunWaits } from './waits';
 
@@ -52,7 +52,7 @@ export class StepWalk {
         await this.steps(this.reused.nested(step), last);
         continue;
       }
-      const handler = STEP_HANDLERS[step.stepType as keyof typeof STEP_HANDLERS];
+      const handler = handlerOf(step);
       const request = this.request(step, handler, last);
       const next = steps[index + 1];
       if (next && this.runsAheadOfReturn(handler, next)) {
@@ -92,13 +92,7 @@ export class StepWalk {
 
   /** While the caller waits, a step and the return step right after it may run as one local activity. */
   private runsAheadOfReturn(handler: StepHandler, next: StepDefinition): boolean {
-    return (
-      !this.state.answered &&
-      STEP_HANDLERS[next.stepType as keyof typeof STEP_HANDLERS].answers &&
-      handler.runsAheadOfReturn &&
-      !this.reused?.has(next.stepId) &&
-      this.settings.stepThenReturn()
-    );
+    return !this.state.answered && handlerOf(next).answers && handler.runsAheadOfReturn && !this.reused?.has(next.stepId) && this.settings.stepThenReturn();
   }
 
   /** Runs `first` and the return step `next` in one local activity; `nextIsLast`: the return step is the run's last. */
@@ -123,7 +117,7 @@ export class StepWalk {
     state.endRecorded ||= endsRun;
     state.inlineBytes -= result.bytes;
     carryResult(context, step.stepId, step.stepId, result);
-    if (!STEP_HANDLERS[step.stepType as keyof typeof STEP_HANDLERS].answers) return;
+    if (!handlerOf(step).answers) return;
     const sealed = result.sealedAnswer ? { sealed: true } : {};
     const carried = Object.hasOwn(context.steps, step.stepId) ? (context.steps[step.stepId] as WebhookResponse) : undefined;
     const reply: CallerReply = carried ? { kind: 'response', response: carried, ...sealed } : { kind: 'response', record: step.stepId, ...sealed };

@@ -5,7 +5,7 @@ import { compileOrganizationSchema, refusingCheck, type SchemaCheck } from '../l
 import { deliverEventUpdate, STEP_INLINE_LIMIT, type RunEvent } from '../../workflows/run.types';
 import type { ExecutionWaitsRepository, WaitRow } from './execution-waits.repository';
 import type { ExecutionsRepository } from './executions.repository';
-import type { AwaitedReply } from './run-starter';
+import type { AwaitedReply } from './awaited-answers';
 import type { DeliverableReply, ReplyResolver } from './reply-resolver';
 import { ResumeLinks } from './resume-links';
 

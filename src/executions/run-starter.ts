@@ -11,9 +11,6 @@ import type { RunRequest } from './run-request';
 import { ReplyAwaiter } from './reply-awaiter';
 import { ResultAwaiter } from './result-awaiter';
 
-// run-events.service.ts still names AwaitedReply from here.
-export type { AwaitedReply } from './awaited-answers';
-
 /** What starting and awaiting runs read and write of executions. */
 export type StarterRecords = Pick<ExecutionsRepository, 'insert' | 'finish' | 'answeringStep' | 'outcome' | 'status' | 'stillRunning'>;
 
