@@ -127,6 +127,12 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    // CommonJS loaded as it is, with no transform: by Jest (test/jest-runtime.cjs), by a worker thread (png-decode-worker.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { globals: globals.node, sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: tests,
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [cubeDoor] }],

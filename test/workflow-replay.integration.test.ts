@@ -4,7 +4,7 @@ import request from 'supertest';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
-import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type WorkflowBundlePath } from '@temporalio/worker';
 import { as, createConnection, quietTemporalRuntime, type Harness } from './harness';
 import { inTurn, reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
@@ -101,8 +101,53 @@ async function historyOf(name: string, workflowId: string): Promise<History> {
   return history;
 }
 
-/** Replays one history on the current workflow code; rejects with the determinism error, if any. */
-const replay = (history: History, workflowId: string) => Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
+/**
+ * One replay worker for the whole file, fed one history at a time (a worker
+ * for each replay cost about half a second): `replay` resolves once its history
+ * replayed, and rejects with the determinism error, if any.
+ */
+function replaySession(workflowBundle: WorkflowBundlePath) {
+  type Queued = { history: History; workflowId: string; settle: (error?: Error) => void };
+  const queued: Queued[] = [];
+  const replaying: Queued[] = [];
+  let wake: (() => void) | undefined;
+  let closed = false;
+  async function* histories() {
+    for (;;) {
+      while (queued.length === 0) {
+        if (closed) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      const next = queued.shift()!;
+      replaying.push(next);
+      yield { history: next.history, workflowId: next.workflowId };
+    }
+  }
+  let failed: Error | undefined;
+  const results = (async () => {
+    for await (const result of Worker.runReplayHistories({ workflowBundle }, histories())) replaying.shift()!.settle(result.error);
+  })().catch((error: Error) => {
+    // The replay worker itself failed: every replay waiting, and any asked for later, fails with it.
+    failed = error;
+    for (const entry of [...replaying.splice(0), ...queued.splice(0)]) entry.settle(error);
+  });
+  return {
+    replay: (history: History, workflowId: string) =>
+      new Promise<void>((resolve, reject) => {
+        if (failed) return reject(failed);
+        queued.push({ history, workflowId, settle: (error) => (error ? reject(error) : resolve()) });
+        wake?.();
+      }),
+    close: async () => {
+      closed = true;
+      wake?.();
+      await results;
+    },
+  };
+}
+
+let session: ReturnType<typeof replaySession>;
+const replay = (history: History, workflowId: string) => session.replay(history, workflowId);
 
 function fixtureFiles(): string[] {
   return fs.existsSync(HISTORY_DIR)
@@ -134,7 +179,6 @@ let org: TestOrg;
 let a: WorkflowApi;
 let stub: HttpStub;
 let llm: LlmProviderStub;
-let bundle: WorkflowBundle;
 let llmConnection: string;
 
 beforeAll(async () => {
@@ -143,10 +187,13 @@ beforeAll(async () => {
   ({ h, org, a } = await startWorkflowHarness(stub, { worker: { llmBaseUrls: { openai: llm.url, anthropic: llm.url } } }));
   llmConnection = uniqueName('replay_llm');
   await createConnection(h.app, org, { name: llmConnection, type: 'api-key', config: { apiKey: 'sk-replay-test-key' } });
-  // The same bundle a worker builds from workflowsPath, built once for every replay here.
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: new DefaultLogger('ERROR') });
+  // The suite's bundle of workflows/ (test/global-setup.ts), the one this file's worker runs.
+  const codePath = h.services.config.temporal.workflowBundle;
+  if (!codePath) throw new Error('TEMPORAL_WORKFLOW_BUNDLE is not set: run this file through jest, whose global setup bundles workflows/');
+  session = replaySession({ codePath });
 }, 120_000);
 afterAll(async () => {
+  await session?.close();
   // The LLM stub first: closing it ends any model call still held, so the worker can drain.
   await llm?.close();
   await h?.close();
@@ -471,14 +518,5 @@ describe('histories of live runs replay on the current workflow code', () => {
 
   test.each(files.length ? files : ['(none)'])('%s', async (file) => {
     await expect(replay(loadFixture(file), `fixture-${file.replace(/\.json$/, '')}`)).resolves.toBeUndefined();
-  });
-
-  test('all fixtures replay together through Worker.runReplayHistories, bundling workflows/ as a worker does', async () => {
-    const histories = files.map((file) => ({ workflowId: `fixture-${file}`, history: loadFixture(file) }));
-    const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories)) {
-      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
-    }
-    expect(failures).toEqual([]);
   });
 });

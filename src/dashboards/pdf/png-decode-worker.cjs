@@ -1,5 +1,3 @@
-/* global require, Buffer */
-/* eslint-disable @typescript-eslint/no-require-imports -- CommonJS on purpose: a Worker loads this file as it is. */
 // The PNG check of png-image.ts, on a worker thread: pngjs decodes a whole
 // image synchronously at the end (about 35 ms a megapixel here), which must
 // not hold the service's event loop. Plain CommonJS, so a Worker loads it as
