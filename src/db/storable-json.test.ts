@@ -41,6 +41,9 @@ describe('jsonHazard', () => {
   test('reports the first problem in document order', () => {
     expect(jsonHazard({ first: 'a\u0000', second: 'b\u0000' })?.at).toEqual(['first']);
     expect(jsonHazard(['ok', 'a\u0000', 'b\u0000'])?.at).toEqual(['1']);
+    // A nested problem before a scalar one is still the first.
+    expect(jsonHazard({ a: { b: 'x\u0000' }, c: 'y\u0000' })?.at).toEqual(['a', 'b']);
+    expect(jsonHazard([[1, [JSON.parse('1e999')]], 'z\u0000'])?.at).toEqual(['0', '1', '0']);
   });
 
   test('unstorableJson puts the path under its prefix', () => {

@@ -44,8 +44,11 @@ export function jsonHazard(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonHazar
       if (!Number.isFinite(item)) return hazard(visit, 'number', 'numbers must be finite');
     } else if (item !== null && typeof item === 'object') {
       const depth = visit.depth + 1;
+      // A scalar with nothing wrong is not pushed (a long array of numbers was one allocation an item);
+      // a wrong one is, so the first thing wrong in the document is still the one reported.
       if (Array.isArray(item)) {
-        for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], key: String(i), parent: visit, depth });
+        for (let i = item.length - 1; i >= 0; i--)
+          if (!fineScalar(item[i], depth, maxDepth)) stack.push({ value: item[i], key: String(i), parent: visit, depth });
         continue;
       }
       const keys = Object.keys(item);
@@ -53,11 +56,27 @@ export function jsonHazard(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonHazar
       for (let i = keys.length - 1; i >= 0; i--) {
         const keyProblem = textProblem(keys[i]);
         if (keyProblem) return hazard(visit, 'text', `field names: ${keyProblem}`);
-        stack.push({ value: (item as Record<string, unknown>)[keys[i]], key: keys[i], parent: visit, depth });
+        const field = (item as Record<string, unknown>)[keys[i]];
+        if (!fineScalar(field, depth, maxDepth)) stack.push({ value: field, key: keys[i], parent: visit, depth });
       }
     }
   }
   return undefined;
+}
+
+/** A JSON scalar, within the depth, that jsonb stores as it is. */
+function fineScalar(value: unknown, depth: number, maxDepth: number): boolean {
+  if (depth > maxDepth) return false;
+  switch (typeof value) {
+    case 'number':
+      return Number.isFinite(value);
+    case 'string':
+      return textProblem(value) === undefined;
+    case 'boolean':
+      return true;
+    default:
+      return value === null;
+  }
 }
 
 /** True when no value inside `value` lies deeper than `max` levels (iterative). */
