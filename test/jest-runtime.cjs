@@ -46,8 +46,11 @@ class CompileCacheRuntime extends Runtime {
     let script;
     try {
       // The function Jest's compileFunction makes, spelled out: a Script can hand back its code cache after running.
-      script = new vm.Script(`(function (${executor.injectedModuleParameters.join(', ')}) {${source}\n})`, {
+      // The column offset keeps stack traces of the first line (all of a minified module) where the source has them.
+      const wrapper = `(function (${executor.injectedModuleParameters.join(', ')}) {`;
+      script = new vm.Script(`${wrapper}${source}\n})`, {
         filename,
+        columnOffset: -wrapper.length,
         cachedData,
         importModuleDynamically: (specifier, _script, attributes, phase) => executor.dynamicImport(specifier, filename, context, attributes, phase),
       });
@@ -60,7 +63,8 @@ class CompileCacheRuntime extends Runtime {
   }
 
   teardown() {
-    for (const [key, script] of this.uncached) if (!codeCache.has(key)) codeCache.set(key, script.createCachedData());
+    // Replaces a cache V8 rejected, too.
+    for (const [key, script] of this.uncached) codeCache.set(key, script.createCachedData());
     this.uncached = [];
     return super.teardown();
   }
