@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { Express } from 'express';
 import type { z } from 'zod';
 import type { Config } from '../src/config/config';
@@ -156,13 +157,22 @@ export function workflowApi(app: Express, org: TestOrg) {
 
 export type WorkflowApi = ReturnType<typeof workflowApi>;
 
+const { EventType } = temporal.api.enums.v1;
+const TASK_IN_FLIGHT = new Set([EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED]);
+
 /**
  * The Temporal history of an execution as searchable text: the JSON of the
  * events plus every payload's bytes decoded (payload data is binary, or
- * base64 in JSON form).
+ * base64 in JSON form). Read once no workflow task is in flight: a run's
+ * record can end inside a workflow task (its local activities) before
+ * Temporal has written what the task did.
  */
 export async function historyText(client: Client, executionId: string): Promise<string> {
-  const history = await client.workflow.getHandle(executionId).fetchHistory();
+  const handle = client.workflow.getHandle(executionId);
+  const history = await eventually(
+    () => handle.fetchHistory(),
+    (h) => !TASK_IN_FLIGHT.has(h.events?.at(-1)?.eventType ?? EventType.EVENT_TYPE_UNSPECIFIED),
+  );
   const parts = [JSON.stringify(history)];
   const walk = (value: unknown, key?: string): void => {
     if (value instanceof Uint8Array) parts.push(Buffer.from(value).toString('utf8'));
