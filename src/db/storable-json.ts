@@ -37,12 +37,10 @@ export function jsonHazard(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonHazar
     const visit = stack.pop()!;
     const item = visit.value;
     if (visit.depth > maxDepth) return hazard(visit, 'depth', `nests deeper than ${maxDepth} levels`);
-    if (typeof item === 'string') {
-      const problem = textProblem(item);
-      if (problem) return hazard(visit, 'text', problem);
-    } else if (typeof item === 'number') {
-      if (!Number.isFinite(item)) return hazard(visit, 'number', 'numbers must be finite');
-    } else if (item !== null && typeof item === 'object') {
+    if (item === null || typeof item !== 'object') {
+      const problem = scalarProblem(item);
+      if (problem) return hazard(visit, problem.kind, problem.message);
+    } else {
       const depth = visit.depth + 1;
       // A scalar with nothing wrong is not pushed (a long array of numbers was one allocation an item);
       // a wrong one is, so the first thing wrong in the document is still the one reported.
@@ -64,19 +62,19 @@ export function jsonHazard(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonHazar
   return undefined;
 }
 
-/** A JSON scalar, within the depth, that jsonb stores as it is. */
-function fineScalar(value: unknown, depth: number, maxDepth: number): boolean {
-  if (depth > maxDepth) return false;
-  switch (typeof value) {
-    case 'number':
-      return Number.isFinite(value);
-    case 'string':
-      return textProblem(value) === undefined;
-    case 'boolean':
-      return true;
-    default:
-      return value === null;
+/** What jsonb or text would not store faithfully in a scalar (a string, a number), or undefined. */
+function scalarProblem(value: unknown): Pick<JsonHazard, 'kind' | 'message'> | undefined {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem ? { kind: 'text', message: problem } : undefined;
   }
+  if (typeof value === 'number' && !Number.isFinite(value)) return { kind: 'number', message: 'numbers must be finite' };
+  return undefined;
+}
+
+/** A scalar, within the depth, with nothing wrong: the walk need not visit it. */
+function fineScalar(value: unknown, depth: number, maxDepth: number): boolean {
+  return depth <= maxDepth && (value === null || typeof value !== 'object') && scalarProblem(value) === undefined;
 }
 
 /** True when no value inside `value` lies deeper than `max` levels (iterative). */
