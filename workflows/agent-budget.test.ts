@@ -55,10 +55,6 @@ function mocks(turn: (request: AgentModelCallRequest) => AgentModelCallResult) {
     async recordRunEnd(end) {
       runEnds.push(end);
     },
-    // The definitions name no error workflow.
-    async errorRunPrepare() {
-      return null;
-    },
   };
   /** Which workflow types ran each step's calls, and how many calls. */
   const byStep = () => {

@@ -37,7 +37,10 @@ export type ActivityMocks = Partial<Activities>;
 /**
  * Runs `test` while a worker polls a task queue of its own with these mocks;
  * `answers` collects what the interpreter's `callerReplies` sink hands the
- * worker's process (a waiting caller beside it).
+ * worker's process (a waiting caller beside it). A failed run asks
+ * `errorRunPrepare` for its error workflow; unless the mocks say otherwise,
+ * the definition names none (an unregistered activity would be retried for
+ * 7.5 s before the run gave up on it).
  */
 export async function withWorker<T>(
   { env, bundle }: WorkflowEnv,
@@ -61,7 +64,7 @@ export async function withWorker<T>(
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
-    activities,
+    activities: { errorRunPrepare: async () => null, ...activities },
     sinks,
   });
   return worker.runUntil(test({ taskQueue, answers }));
