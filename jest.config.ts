@@ -49,9 +49,10 @@ const config: Config = {
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },
   ],
-  // Three workers on two cores: an integration file spends about a third of its time waiting on PostgreSQL, Temporal
-  // and its own timers, so a third worker fills that (the suite took 961 s of Jest with two workers, 661 s with three).
-  maxWorkers: 3,
+  // Five workers on two cores: an integration file spends most of its time waiting (on PostgreSQL, Temporal, its
+  // worker processes, Chromium, its own timers and polls), and more files at once fill the cores. Jest took 961 s
+  // with two workers, 612 s with three, 549 s with four and 430 s with five, on a 2-core machine.
+  maxWorkers: 5,
   testTimeout: 60_000,
 };
 

@@ -114,7 +114,7 @@ const PLACEHOLDER = '__hostile_placeholder_5d1f__';
  * Registers the matrix for every `parts`-th route from `part` on (the routes
  * interleaved, so each part holds a like share of writes and reads), with
  * fixtures of its own: hostile-input-<n>.integration.test.ts are the parts,
- * so the two jest workers share the matrix's minutes.
+ * so Jest's workers share the matrix's minutes.
  */
 export function hostileInputMatrix(part: number, parts: number): void {
   const routes = ROUTES.filter((_, i) => i % parts === part);
