@@ -150,8 +150,11 @@ it('a beat that finds its source gone (deleted without its schedule) deletes the
   await syncRunClosed(stack.h, id);
   // As if the delete's listener had failed (Temporal unreachable): the row and its serving relation go, the schedule stays.
   const { servingRelation } = await getSource(app, org, id);
-  await services.db.query('DELETE FROM data_sources WHERE id = $1', [id]);
-  await services.db.query(`DROP TABLE analytics.${servingRelation}`);
+  // In one transaction, as the service deletes them: no other file ever sees the relation without its row.
+  await services.db.transaction(async (m) => {
+    await m.query('DELETE FROM data_sources WHERE id = $1', [id]);
+    await m.query(`DROP TABLE analytics.${servingRelation}`);
+  });
   await client().schedule.getHandle(`feed-sync:${id}`).trigger();
   await eventually(
     () =>
