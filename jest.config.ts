@@ -51,7 +51,7 @@ const config: Config = {
   ],
   // Five workers on two cores: an integration file spends most of its time waiting (on PostgreSQL, Temporal, its
   // worker processes, Chromium, its own timers and polls), and more files at once fill the cores. Jest took 961 s
-  // with two workers, 612 s with three, 549 s with four and 430 s with five, on a 2-core machine.
+  // with two workers, 612 s with three, 549 s with four and 431–544 s with five, on a shared 2-core machine.
   maxWorkers: 5,
   testTimeout: 60_000,
 };
