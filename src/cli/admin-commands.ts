@@ -48,7 +48,7 @@ export const USAGE = `usage: npm run admin -- <command> [options]
       keeps the old one as previous, and re-wraps every organization key.`;
 
 /** A mistake in the arguments: the process prints it with the usage and exits 2. */
-export class UsageError extends Error {}
+class UsageError extends Error {}
 
 const CreateTokenArgs = z.object({
   org: z.string().trim().min(1, '--org is required'),
