@@ -5,7 +5,8 @@ type Project = NonNullable<Config['projects']>[number] & object;
 
 const shared = {
   testEnvironment: 'node',
-  // Jest's runtime, keeping each module's compiled code for the next file the same worker runs (see the file).
+  // Jest's runtime, keeping each module's compiled code for the next file the same worker runs and handing modules
+  // the builtins as parameters (see the file).
   runtime: '<rootDir>/test/jest-runtime.cjs',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true }, target: 'es2022' } }],

@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumPath } from '../test/browser/chromium-path';
 import { requestJson } from './lib/http-client';
 import { saveResults } from './lib/results';
 import { loadSalesSource } from './lib/sales-source';
@@ -186,7 +187,7 @@ async function main() {
     };
 
     const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: chromiumPath(),
       args: [
         '--no-sandbox',
         '--disable-gpu',

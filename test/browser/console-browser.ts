@@ -3,12 +3,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startHarness, type Harness } from '../harness';
+import { chromiumPath } from './chromium-path';
 
 /** Screenshots of each console page land here (README "Web console" names it), for a reviewer to look at. */
 export const SCREENSHOT_DIR = path.resolve(__dirname, '../../test-results/console-screenshots');
-
-/** Debian's chromium (scripts/run.mjs installs it for `npm test`), or CHROMIUM_PATH. */
-export const chromiumPath = () => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface ConsoleStack {
   harness: Harness;
