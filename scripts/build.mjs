@@ -5,7 +5,8 @@
 //      (migration classes included: the service applies them from there at start);
 //   2. the files of those folders that are not TypeScript (a worker thread's .cjs), copied beside them;
 //   3. the workflow bundle, dist/workflow-bundle.js, that the worker loads instead of bundling at every start.
-// `--if-changed` does nothing when dist/ was built from the same sources (a hash of them is kept in dist/).
+// `--if-changed` does nothing when dist/ was built from the same sources (a hash of them is kept in dist/);
+// `--check` builds nothing and exits 0 when dist/ is up to date, 1 when not (the tests ask, test/worker-process.ts).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -43,7 +44,9 @@ function sourceHash() {
 }
 
 const hash = sourceHash();
-if (process.argv.includes('--if-changed') && fs.existsSync(HASH_FILE) && fs.readFileSync(HASH_FILE, 'utf8') === hash) {
+const upToDate = () => fs.existsSync(HASH_FILE) && fs.readFileSync(HASH_FILE, 'utf8') === hash;
+if (process.argv.includes('--check')) process.exit(upToDate() ? 0 : 1);
+if (process.argv.includes('--if-changed') && upToDate()) {
   console.error('dist/ is up to date');
   process.exit(0);
 }

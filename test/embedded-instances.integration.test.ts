@@ -6,11 +6,11 @@ import path from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { freePort } from '../src/infra/free-port';
-import { startServiceProcess, type ServiceProcess } from './worker-process';
+import { serviceEntry, startServiceProcess, type ServiceProcess } from './worker-process';
 
 /**
  * Two instances on one machine, in embedded mode, as `npm start` runs them
- * (`tsx src/main.ts`). A is only its embedded servers (worker mode with
+ * (`src/main.ts`, built when dist/ is up to date: serviceEntry). A is only its embedded servers (worker mode with
  * RUN_WORKER=false: no worker, no API, nothing to load or bundle); B, started
  * next with a DATA_DIR of its own and no port settings, takes ports other than
  * A's, records them and serves its API; `npm run admin` with B's DATA_DIR
@@ -61,8 +61,8 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const startRefused = (env: NodeJS.ProcessEnv) => run(['--import', 'tsx', 'src/main.ts', 'api'], env);
-const admin = (args: string[], env: NodeJS.ProcessEnv) => run(['--import', 'tsx', 'src/cli/admin.ts', ...args], env);
+const startRefused = async (env: NodeJS.ProcessEnv) => run([...(await serviceEntry('main')), 'api'], env);
+const admin = async (args: string[], env: NodeJS.ProcessEnv) => run([...(await serviceEntry('cli/admin')), ...args], env);
 const STACK_LINE = /^\s+at /m;
 
 /** A query on A's database, as its own record and password file say where it is and how to enter. */
@@ -93,7 +93,7 @@ const held = net.createServer();
 
 beforeAll(async () => {
   const aDir = dataDir();
-  const servers = await startServiceProcess(['--import', 'tsx', 'src/main.ts', 'worker'], {
+  const servers = await startServiceProcess([...(await serviceEntry('main')), 'worker'], {
     env: envOf(aDir, 0, { RUN_WORKER: 'false' }),
     ready: 'Embedded servers listening',
   });
@@ -103,7 +103,7 @@ beforeAll(async () => {
   refused.catch(() => undefined);
   const bDir = dataDir();
   const port = await freePort();
-  const started = await startServiceProcess(['--import', 'tsx', 'src/main.ts', 'api'], { env: envOf(bDir, port), ready: 'API listening' });
+  const started = await startServiceProcess([...(await serviceEntry('main')), 'api'], { env: envOf(bDir, port), ready: 'API listening' });
   b = { dataDir: bDir, base: `http://127.0.0.1:${port}`, process: started, ports: recorded(bDir) };
 }, 180_000);
 
