@@ -20,22 +20,34 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export interface WaitOptions {
   /** Default 30 s: only there so that a condition that never holds fails the test instead of hanging it. */
   timeoutMs?: number;
-  /** Default 100 ms. */
+  /**
+   * A fixed pause between polls, for a state that may not last long. Without it, the pauses grow from
+   * 100 ms by a quarter each to MAX_POLL_INTERVAL_MS.
+   */
   intervalMs?: number;
   /** Names the condition in the failure (a function is called only then). */
   what?: string | (() => string);
 }
 
+/**
+ * The longest pause between two polls. A poll costs CPU (a request, a query) whether or not the condition
+ * holds yet, so a fixed pace made the suite's CPU grow with its waits: on a busy machine, longer waits, more
+ * polls, a busier machine. Growing pauses keep a long wait to a few polls a second; a short one stays prompt.
+ */
+const MAX_POLL_INTERVAL_MS = 500;
+
 /** Polls `condition` until it returns true; throws past the deadline. (A boolean, not any truthy value: an empty array is not "done".) */
 export async function waitFor(
   condition: () => boolean | Promise<boolean>,
-  { timeoutMs = 30_000, intervalMs = 100, what = 'condition' }: WaitOptions = {},
+  { timeoutMs = 30_000, intervalMs, what = 'condition' }: WaitOptions = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let pause = intervalMs ?? 100;
   for (;;) {
     if ((await condition()) === true) return;
     if (Date.now() > deadline) throw new Error(`${typeof what === 'function' ? what() : what}: not met within ${timeoutMs} ms`);
-    await sleep(intervalMs);
+    await sleep(pause);
+    if (intervalMs === undefined) pause = Math.min(pause * 1.25, MAX_POLL_INTERVAL_MS);
   }
 }
 
@@ -44,7 +56,6 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   let last: T;
   await waitFor(async () => done((last = await read())), {
     timeoutMs,
-    intervalMs: 150,
     what: () => `condition on the last value read, ${JSON.stringify(last).slice(0, 2000)}`,
   });
   return last!;
