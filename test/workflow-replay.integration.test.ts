@@ -339,18 +339,32 @@ describe('histories of live runs replay on the current workflow code', () => {
         input: {
           items: '{{ initial.large }}',
           concurrency: 10,
-          steps: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }],
+          // The untaken branch counts toward each item's history budget (workflows/loops.ts): 80 items of 44 events
+          // each are past the run's 3,000, so they run in a child batch, in 160 steps.
+          steps: [
+            {
+              stepId: 'always',
+              stepType: 'core.if',
+              input: {
+                condition: 'index >= 0',
+                then: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }],
+                else: Array.from({ length: 20 }, (_, i) => ({ stepId: `pad${i}`, stepType: 'core.set', input: { values: { never: true } } })),
+              },
+            },
+          ],
         },
       },
     ]);
-    // Started without waiting: a loop of 1,600 items may take longer than a synchronous call waits on a busy machine.
+    // Started without waiting: a loop in a child batch may take longer than a synchronous call waits on a busy machine.
     const started = await as(h.app, org.ownerToken)
       .post(`/workflows/${wf.id}/runs`)
-      .send({ input: { small: [1, 2, 3], large: Array.from({ length: 1_600 }, (_, i) => i) } });
+      .send({ input: { small: [1, 2, 3], large: Array.from({ length: 80 }, (_, i) => i) } });
     const id = started.body.executionId as string;
     await closed(id);
     expect((await a.readExecution(id)).status).toBe('completed');
-    await expect(replay(await historyOf('loop-steps', id), id)).resolves.toBeUndefined();
+    const history = await historyOf('loop-steps', id);
+    expect(history.events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(1);
+    await expect(replay(history, id)).resolves.toBeUndefined();
   });
 
   test('an ai.agent step: model calls, an HTTP tool, and a workflow tool run as a child workflow', async () => {
