@@ -28,7 +28,7 @@ let distUpToDate: Promise<boolean> | undefined;
  * `dist/src/<entry>.js` when dist/ was built from the sources as they are now
  * (`npm test` builds it before Jest starts), else the sources through tsx, as
  * after an edit. Built, a process starts on about half the CPU: tsx resolves
- * and transforms at every start, and the suite starts some forty processes.
+ * and transforms at every start, and the suite starts some twenty processes.
  */
 export async function serviceEntry(entry: 'main' | 'cli/admin'): Promise<string[]> {
   distUpToDate ??= new Promise((resolve) => execFile(process.execPath, ['scripts/build.mjs', '--check'], { cwd: ROOT }, (error) => resolve(error === null)));
