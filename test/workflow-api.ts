@@ -28,6 +28,24 @@ export const returnStep = (stepId: string, body: unknown, statusCode = 200, head
   input: { webhookResponse: { statusCode, body, ...(headers ? { headers } : {}) } },
 });
 
+/**
+ * A loop body that runs `then` for every item but is budgeted as a long one: a
+ * loop counts every branch of an item toward its history budget, taken or not
+ * (workflows/loops.ts), and the untaken 20-step branch adds 40 events an item.
+ * So a test reaches child batches with a few hundred steps, not thousands.
+ */
+export const budgetPaddedBody = (then: Step[]): Step[] => [
+  {
+    stepId: 'always',
+    stepType: 'core.if',
+    input: {
+      condition: 'index >= 0',
+      then,
+      else: Array.from({ length: 20 }, (_, i) => ({ stepId: `pad${i}`, stepType: 'core.set', input: { values: { never: true } } })),
+    },
+  },
+];
+
 type ExecutionBody = z.output<typeof ExecutionSchema>;
 
 /**

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { as, expectError, type Harness } from './harness';
 import { eventually, type TestOrg } from './factories';
 import { reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
-import { httpStep, startWorkflowHarness, stepOf, type WorkflowApi } from './workflow-api';
+import { budgetPaddedBody, httpStep, startWorkflowHarness, stepOf, type WorkflowApi } from './workflow-api';
 
 /** `core.loop`: a body per item with a concurrency limit, item errors failing or collected, large loops in batches. */
 
@@ -92,26 +92,14 @@ test('onItemError continue collects failures and the other items go on; fail end
 });
 
 test('a loop past the inline limit runs in child batches: the run history stays small, every item is recorded, results in order', async () => {
-  // An item's history is budgeted for every branch of its body, taken or not (workflows/loops.ts). The
-  // untaken one makes each item count as 46 events though it runs 3 steps: the run's 3,000 hold 65 items,
+  // Each item counts as 46 events though it runs 3 steps (budgetPaddedBody): the run's 3,000 hold 65 items,
   // a batch's 6,000 hold 130, and 140 items take two batches in 420 steps (the same with 2-step items took
   // 3,200 steps, over two minutes on a busy machine). `npm run bench:engine` runs loops of 10,000 items.
-  const untaken = Array.from({ length: 20 }, (_, i) => set(`pad${i}`, { never: true }));
   const wf = await a.createWorkflow([
     loop('each', {
       items: '{{ initial.items }}',
       concurrency: 20,
-      steps: [
-        {
-          stepId: 'route',
-          stepType: 'core.if',
-          input: {
-            condition: 'index >= 0',
-            then: [set('double', { n: '{{ item | times: 2 }}' }), set('shape', { n: '{{ double.n }}', i: '{{ index }}' })],
-            else: untaken,
-          },
-        },
-      ],
+      steps: budgetPaddedBody([set('double', { n: '{{ item | times: 2 }}' }), set('shape', { n: '{{ double.n }}', i: '{{ index }}' })]),
     }),
   ]);
   const items = Array.from({ length: 140 }, (_, i) => i);

@@ -8,7 +8,7 @@ import { Worker, type WorkflowBundlePath } from '@temporalio/worker';
 import { as, createConnection, quietTemporalRuntime, type Harness } from './harness';
 import { inTurn, reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
-import { returnStep, startWorkflowHarness, type Step, type WorkflowApi } from './workflow-api';
+import { budgetPaddedBody, returnStep, startWorkflowHarness, type Step, type WorkflowApi } from './workflow-api';
 import { type TestOrg, eventually, uniqueName } from './factories';
 
 /**
@@ -339,19 +339,8 @@ describe('histories of live runs replay on the current workflow code', () => {
         input: {
           items: '{{ initial.large }}',
           concurrency: 10,
-          // The untaken branch counts toward each item's history budget (workflows/loops.ts): 80 items of 44 events
-          // each are past the run's 3,000, so they run in a child batch, in 160 steps.
-          steps: [
-            {
-              stepId: 'always',
-              stepType: 'core.if',
-              input: {
-                condition: 'index >= 0',
-                then: [{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }],
-                else: Array.from({ length: 20 }, (_, i) => ({ stepId: `pad${i}`, stepType: 'core.set', input: { values: { never: true } } })),
-              },
-            },
-          ],
+          // 80 items of 44 events each (budgetPaddedBody) are past the run's 3,000: a child batch, in 160 steps.
+          steps: budgetPaddedBody([{ stepId: 'double', stepType: 'core.set', input: { values: { n: '{{ item | times: 2 }}' } } }]),
         },
       },
     ]);
