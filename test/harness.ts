@@ -6,9 +6,7 @@ import { createApp } from '../src/app/app';
 import { createServices, type Services } from '../src/app/services';
 import { createActivityDeps } from '../src/app/activity-deps';
 import { type Config, loadConfig } from '../src/config/config';
-import { createWorker } from '../src/temporal/worker';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MasterKeyring } from '../src/crypto/master-keyring';
 import { openDatabase } from '../src/db/data-source';
 import { createLogger, type Logger } from '../src/logging/logger';
@@ -58,7 +56,10 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     services,
     app: createApp(services),
     startWorker: async (steps = {}, options = {}) => {
-      quietTemporalRuntime();
+      // The worker SDK and the activities (some 600 modules: rxjs, memfs, the AI SDKs) load with a file's first
+      // worker: about half the files never start one, and Jest loads every module afresh for each file.
+      const { createWorker } = await import('../src/temporal/worker.js');
+      await installTemporalRuntime();
       const deps = createActivityDeps({ db, logger: options.logger ?? logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });
       const { worker, connection, replies } = await createWorker({
         address: config.temporal.address!,
@@ -95,16 +96,23 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
   };
 }
 
+/** The level of the worker's own logs, installed with the file's first worker (installTemporalRuntime). */
+let runtimeLevel: 'WARN' | 'ERROR' | undefined;
 let runtimeInstalled = false;
 /**
  * The worker's own logs at WARN (or the level given): its INFO lines about bundling and state drown the test output.
- * Once per process: a file expecting many failed runs calls it with ERROR before its first worker starts.
+ * Once per process, the first call's level: a file expecting many failed runs calls it with ERROR before its first worker starts.
  */
 export function quietTemporalRuntime(level: 'WARN' | 'ERROR' = 'WARN') {
+  runtimeLevel ??= level;
+}
+
+async function installTemporalRuntime() {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
+  const { DefaultLogger, Runtime } = await import('@temporalio/worker');
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    Runtime.install({ logger: new DefaultLogger(runtimeLevel ?? 'WARN') });
   } catch {
     // Already installed by the test file itself.
   }
