@@ -4,18 +4,9 @@
 // loads but jest's module loader does not (it refuses require(esm) before
 // Node 24.9). The package's "require" condition is dist/echarts.js, a CommonJS
 // build holding every chart and the SVG renderer; its size only costs the
-// server a one-off load, taken with the first chart drawn (echartsLib) rather
-// than with the app, which every process and test file loads and few draw a
-// chart. The console's bundle tree-shakes on its own.
-import type * as Echarts from 'echarts';
+// server a one-off load. The console's bundle tree-shakes on its own.
+import * as echarts from 'echarts';
 import type { EChartsOption } from 'echarts';
-
-let echarts: typeof Echarts | undefined;
-function echartsLib(): typeof Echarts {
-  // Synchronous, as chartSvg is; a dynamic import() would load the ES-module build under Node and the CommonJS one under Jest.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (echarts ??= require('echarts') as typeof Echarts);
-}
 
 /**
  * Draws a chart view's option to an SVG document, on the server, with
@@ -23,7 +14,7 @@ function echartsLib(): typeof Echarts {
  * Synchronous and CPU-bound: bound its input with chartDrawCost first.
  */
 export function chartSvg(option: EChartsOption, size: { width: number; height: number }): string {
-  const chart = echartsLib().init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
   try {
     chart.setOption(option);
     return chart.renderToSVGString();
