@@ -56,8 +56,8 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     services,
     app: createApp(services),
     startWorker: async (steps = {}, options = {}) => {
-      // The worker SDK and the activities (some 600 modules: rxjs, memfs, the AI SDKs) load with a file's first
-      // worker: about half the files never start one, and Jest loads every module afresh for each file.
+      // The worker SDK and the activities (about 500 modules: rxjs, memfs, the AI SDKs) load with a file's first
+      // worker: some 40 of the integration files never start one, and Jest loads every module afresh for each file.
       const { createWorker } = await import('../src/temporal/worker.js');
       await installTemporalRuntime();
       const deps = createActivityDeps({ db, logger: options.logger ?? logger, keyring, config: { ...config, steps: { ...config.steps, ...steps } } });

@@ -153,7 +153,7 @@ export function hostileInputMatrix(part: number, parts: number): void {
   async function changedTablesSince(mark: number): Promise<string[]> {
     const orgs = [A.org.organizationId, B.organizationId, A.shareRecipient.organizationId];
     const written = await writeLog.since(mark);
-    // Their members, asked for only when a user row was written (rarely: most variants write nothing).
+    // The members of those organizations, asked for only when a user row was written (rarely: most variants write nothing).
     const members: Array<{ user_id: string }> = written.some((w) => w.table === 'users')
       ? await h.services.db.query(`SELECT user_id FROM memberships WHERE organization_id = ANY($1::uuid[])`, [orgs])
       : [];
