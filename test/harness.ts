@@ -98,7 +98,6 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
 
 /** The level of the worker's own logs, installed with the file's first worker (installTemporalRuntime). */
 let runtimeLevel: 'WARN' | 'ERROR' | undefined;
-let runtimeInstalled = false;
 /**
  * The worker's own logs at WARN (or the level given): its INFO lines about bundling and state drown the test output.
  * Once per process, the first call's level: a file expecting many failed runs calls it with ERROR before its first worker starts.
@@ -107,15 +106,16 @@ export function quietTemporalRuntime(level: 'WARN' | 'ERROR' = 'WARN') {
   runtimeLevel ??= level;
 }
 
-async function installTemporalRuntime() {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  const { DefaultLogger, Runtime } = await import('@temporalio/worker');
-  try {
-    Runtime.install({ logger: new DefaultLogger(runtimeLevel ?? 'WARN') });
-  } catch {
-    // Already installed by the test file itself.
-  }
+/** One install per process, which workers started at once all wait for (none may start on the default runtime). */
+let runtimeInstalled: Promise<void> | undefined;
+function installTemporalRuntime(): Promise<void> {
+  return (runtimeInstalled ??= import('@temporalio/worker').then(({ DefaultLogger, Runtime }) => {
+    try {
+      Runtime.install({ logger: new DefaultLogger(runtimeLevel ?? 'WARN') });
+    } catch {
+      // Already installed by the test file itself.
+    }
+  }));
 }
 
 /** supertest with a bearer token. */
