@@ -1,12 +1,10 @@
-import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { get, put } from '../../api/client';
-import { useSession } from '../../session/session';
+import { get } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
-import { DefinitionForm } from './definition-form';
+import { DefinitionTab } from './definition-tab';
 import { TestRunTab } from './test-run-tab';
 import { TriggersTab } from './triggers-tab';
 import { VersionsTab } from './versions-tab';
@@ -79,37 +77,5 @@ export function WorkflowPage() {
         {tab === 'versions' && <VersionsTab workflow={current} />}
       </div>
     </Page>
-  );
-}
-
-function DefinitionTab({ workflow, onSaved }: { workflow: Workflow; onSaved(): void }) {
-  const { can } = useSession();
-  const [saved, setSaved] = useState<number | undefined>();
-  const admin = can('workflows:admin');
-  return (
-    <DefinitionForm
-      // A new version (saved here or elsewhere) starts a fresh editor on its text.
-      key={workflow.version}
-      initialText={JSON.stringify(workflow.definition, null, 2)}
-      readOnly={!admin}
-      onSave={async (definition) => {
-        const updated = await put<Workflow>(`/workflows/${workflow.id}`, definition);
-        setSaved(updated.version);
-        onSaved();
-      }}
-      status={
-        admin ? (
-          saved === workflow.version ? (
-            <span role="status" className="saved-note">
-              Saved as version {saved}
-            </span>
-          ) : (
-            <span className="muted">Version {workflow.version}. Saving stores a new version; runs already started keep theirs.</span>
-          )
-        ) : (
-          <span className="muted">Read only: your role can view workflows, not change them.</span>
-        )
-      }
-    />
   );
 }
