@@ -37,6 +37,7 @@ import { VerifiedWebhooks1763800003400 } from './1763800003400-VerifiedWebhooks'
 import { ExecutionsByDelivery1763800003500 } from './1763800003500-ExecutionsByDelivery';
 import { FeedSyncsRunning1763800003600 } from './1763800003600-FeedSyncsRunning';
 import { WaitEventClaims1763800003700 } from './1763800003700-WaitEventClaims';
+import { DefinitionsAsWritten1763800003800 } from './1763800003800-DefinitionsAsWritten';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -79,4 +80,5 @@ export const migrations = [
   ExecutionsByDelivery1763800003500,
   FeedSyncsRunning1763800003600,
   WaitEventClaims1763800003700,
+  DefinitionsAsWritten1763800003800,
 ];

@@ -98,7 +98,7 @@ describe("a return step's headers", () => {
     const { path, workflow } = await a.createHook([returnStep('page', PAGE, 200, { 'X-Order-Id': 'o-1' })], { method: 'GET' });
     // As an older version of the service stored it, before the check refused these headers.
     await h.services.db.query(
-      `UPDATE workflow_versions SET definition = jsonb_set(definition, '{steps,0,input,webhookResponse,headers}', $2::jsonb) WHERE workflow_id = $1`,
+      `UPDATE workflow_versions SET definition = jsonb_set(definition::jsonb, '{steps,0,input,webhookResponse,headers}', $2::jsonb)::json WHERE workflow_id = $1`,
       [workflow.id, JSON.stringify({ ...PERMITTED, ...RESERVED })],
     );
     const res = await request(h.app).get(path);

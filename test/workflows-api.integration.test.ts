@@ -99,6 +99,81 @@ describe('workflow definitions', () => {
     expectError(await as(h.app, org.tokens.viewer).get(`/workflows/${created.id}/versions/3`), 404, 'not_found');
   });
 
+  test('a definition comes back with its keys in the order written, at every depth, in every version', async () => {
+    const org = await createTestOrg(h.services);
+    // Out of the schema's order and out of jsonb's (shorter keys first) at each depth: top level, steps, a branch, inputs, a body.
+    const first = {
+      steps: [
+        { input: { values: { zeta: '{{ initial.userId }}', alpha: { yes: true, no: false } } }, stepType: 'core.set', stepId: 'prepare', name: 'Prepare' },
+        {
+          stepId: 'route',
+          name: 'Route',
+          stepType: 'core.if',
+          input: {
+            condition: 'prepare.zeta > 0',
+            else: [{ stepType: 'core.return', stepId: 'none', input: { webhookResponse: { statusCode: 204 } } }],
+            then: [
+              {
+                input: { retry: { limit: 1 }, url: 'https://api.example.test/users', method: 'POST', body: { zz: 1, account: { b: 2, a: 1 } } },
+                stepId: 'fetch',
+                stepType: 'core.http',
+              },
+            ],
+          },
+        },
+      ],
+      description: 'Keys as written',
+      initial: { userId: 42, account: 'acme' },
+      name: 'key-order',
+    };
+    const created = await createWorkflow(org, first);
+    expect(JSON.stringify(created.definition)).toBe(JSON.stringify(first));
+
+    const { settings, ...second } = {
+      name: 'key-order',
+      settings: { defaultEnvironment: null },
+      initial: { account: 'acme', userId: 7 },
+      steps: [{ stepType: 'core.return', input: { webhookResponse: { body: { z: 1, a: 2 }, statusCode: 200 } }, stepId: 'reply' }],
+      description: 'Second',
+    };
+    const updated = await as(h.app, org.ownerToken)
+      .put(`/workflows/${created.id}`)
+      .send({ ...second, settings });
+    expect(updated.status).toBe(200);
+    expect(JSON.stringify(updated.body.definition)).toBe(JSON.stringify(second));
+
+    const read = (path: string) => as(h.app, org.tokens.viewer).get(`/workflows/${created.id}${path}`);
+    expect(JSON.stringify((await read('')).body.definition)).toBe(JSON.stringify(second));
+    expect(JSON.stringify((await read('/versions/1')).body.definition)).toBe(JSON.stringify(first));
+    expect(JSON.stringify((await read('/versions/2')).body.definition)).toBe(JSON.stringify(second));
+    expect((await read('/versions')).body.data.map((v: { definition: object }) => JSON.stringify(v.definition))).toEqual([
+      JSON.stringify(second),
+      JSON.stringify(first),
+    ]);
+
+    // Unknown keys are refused as before, wherever they are.
+    const unknown = await as(h.app, org.ownerToken)
+      .put(`/workflows/${created.id}`)
+      .send({ ...second, steps: [{ ...second.steps[0], input: { ...second.steps[0].input, extra: 1 } }] });
+    expectError(unknown, 400, 'validation_failed');
+    expect(unknown.body.error.details).toEqual([expect.objectContaining({ path: 'steps.0.input.extra' })]);
+  });
+
+  test('defaults the service fills in are kept, after the keys written', async () => {
+    const org = await createTestOrg(h.services);
+    const created = await createWorkflow(org, {
+      steps: [{ input: { url: 'https://api.example.test/users' }, stepType: 'core.http', stepId: 'fetch' }],
+      name: 'defaulted',
+    });
+    expect(JSON.stringify(created.definition)).toBe(
+      JSON.stringify({
+        steps: [{ input: { url: 'https://api.example.test/users', method: 'GET' }, stepType: 'core.http', stepId: 'fetch' }],
+        name: 'defaulted',
+        initial: {},
+      }),
+    );
+  });
+
   test('names are unique per organization (400 duplicate_name); another organization may reuse one', async () => {
     const org = await createTestOrg(h.services);
     const other = await createTestOrg(h.services);

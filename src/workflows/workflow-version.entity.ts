@@ -9,9 +9,12 @@ export class WorkflowVersion {
   @PrimaryColumn({ type: 'integer' })
   version!: number;
 
-  /** A WorkflowDefinitionInput, validated before it was stored. */
-  @Column({ type: 'jsonb' })
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's insert/update take QueryDeepPartialEntity, which turns unknown values into {}: a jsonb object typed Record<string, unknown> cannot be written
+  /**
+   * A WorkflowDefinitionInput, validated before it was stored, with its keys in the order written (written-order.ts).
+   * `json`, not `jsonb`: jsonb sorts every object's keys, and a definition comes back as it was written.
+   */
+  @Column({ type: 'json' })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's insert/update take QueryDeepPartialEntity, which turns unknown values into {}: a json object typed Record<string, unknown> cannot be written
   definition!: Record<string, any>;
 
   @Column({ name: 'created_by', type: 'uuid' })

@@ -4,6 +4,7 @@ import { z } from '../openapi/zod';
 import { SaveWorkflowBody, VersionParams, WorkflowIdParams, WorkflowSchema, WorkflowSettings, WorkflowVersionSchema } from './workflows.schemas';
 import { presentVersion, presentWorkflow } from './workflows.presenter';
 import type { WorkflowsService } from './workflows.service';
+import { inWrittenOrder } from './written-order';
 
 const tags = ['Workflows'];
 
@@ -32,9 +33,9 @@ export function registerWorkflowRoutes(ctx: RouteContext, service: WorkflowsServ
     body: SaveWorkflowBody,
     summary: 'Create a workflow from its definition JSON (interface.md 2.1), pasted as is; version 1',
     responses: { 201: { description: 'Created', schema: WorkflowSchema } },
-    handler: async ({ auth, body: { settings, ...definition } }) => ({
+    handler: async ({ auth, body: { settings, ...definition } }, req) => ({
       status: 201,
-      body: presentWorkflow(await service.create(auth.organizationId, auth.userId, definition, settings)),
+      body: presentWorkflow(await service.create(auth.organizationId, auth.userId, inWrittenOrder(definition, req.body), settings)),
     }),
   });
 
@@ -58,9 +59,9 @@ export function registerWorkflowRoutes(ctx: RouteContext, service: WorkflowsServ
     body: SaveWorkflowBody,
     summary: 'Replace the definition: stored as the next version; runs already started keep theirs',
     responses: one,
-    handler: async ({ auth, params, body: { settings, ...definition } }) => ({
+    handler: async ({ auth, params, body: { settings, ...definition } }, req) => ({
       status: 200,
-      body: presentWorkflow(await service.update(auth.organizationId, auth.userId, params.id, definition, settings)),
+      body: presentWorkflow(await service.update(auth.organizationId, auth.userId, params.id, inWrittenOrder(definition, req.body), settings)),
     }),
   });
 
