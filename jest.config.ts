@@ -29,7 +29,7 @@ const config: Config = {
     {
       ...shared,
       displayName: 'unit',
-      roots: ['<rootDir>/src', '<rootDir>/activities', '<rootDir>/cube'],
+      roots: ['<rootDir>/src', '<rootDir>/activities', '<rootDir>/cube', '<rootDir>/console/src'],
       testMatch: ['**/*.test.ts'],
     },
     {

@@ -196,6 +196,7 @@ if (command === 'setup') {
   await runTogether([
     [bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']],
     [bin('tsc'), ['--noEmit', '-p', 'console/tsconfig.json']],
+    [bin('tsc'), ['--noEmit', '-p', 'console/tsconfig.test.json']],
     ...LINT.map(([name, args]) => [bin(name), args]),
     [process.execPath, ['scripts/build.mjs', '--if-changed']],
   ]);

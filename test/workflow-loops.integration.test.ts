@@ -62,6 +62,8 @@ test('each item runs the body, at most `concurrency` at once; results come in it
   const subSteps = execution.steps.filter((s) => s.parentStepId === 'each');
   expect(subSteps).toHaveLength(14);
   expect(subSteps.slice(0, 4).map((s) => s.stepId)).toEqual(['each[0].post', 'each[0].shape', 'each[1].post', 'each[1].shape']);
+  expect(subSteps.map((s) => s.itemIndex)).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+  expect(stepOf(execution, 'each').itemIndex).toBeNull();
   expect(stepOf(execution, 'each[3].post').input.body).toEqual({ id: 'o3', n: 3 });
 });
 

@@ -12,6 +12,10 @@ export { AGENT_LIMITS } from './agent-limits';
  */
 export const MAX_AGENT_DEPTH = MAX_NESTING_DEPTH;
 
+/** The step types of an agent's sub-step records: a model call and a tool call (activities/agent/sub-steps.ts). */
+export const MODEL_STEP_TYPE = 'ai.agent.model';
+export const TOOL_STEP_TYPE = 'ai.agent.tool';
+
 /** An agent step starts at most this many child runs: with the depth limit, one run fans out to at most 10³ others, not 200³. */
 export const MAX_CHILD_RUNS_PER_STEP = 10;
 

@@ -8,8 +8,9 @@ import type { StepScope } from '../steps/step-scope';
 export const modelStepId = (stepId: string, iteration: number) => `${stepId}.model-${iteration}`;
 export const toolStepId = (stepId: string, callNumber: number) => `${stepId}.tool-${callNumber}`;
 
-export const MODEL_STEP_TYPE = 'ai.agent.model';
-export const TOOL_STEP_TYPE = 'ai.agent.tool';
+import { MODEL_STEP_TYPE, TOOL_STEP_TYPE } from '../../workflows/agent.types';
+
+export { MODEL_STEP_TYPE, TOOL_STEP_TYPE };
 
 /** A tool call as a model turn records it. */
 export interface RecordedToolCall {

@@ -1,3 +1,5 @@
+import { MODEL_STEP_TYPE, TOOL_STEP_TYPE } from '../../workflows/agent.types';
+import { LOOP_SUB_SEQ_SPAN } from '../../workflows/run.types';
 import type { StepPart } from './executions.constants';
 import type { ExecutionRow, ListedExecution, ReadStep } from './executions.repository';
 import type { WaitRow } from './execution-waits.repository';
@@ -82,6 +84,7 @@ export function presentExecution(
             stepId: s.stepId,
             stepType: s.stepType,
             parentStepId: s.parentStepId ?? null,
+            itemIndex: loopItemIndex(s),
             status: s.status,
             attempt: s.attempt,
             ...stepValues(e.id, s),
@@ -95,6 +98,14 @@ export function presentExecution(
       : {}),
   };
 }
+
+/**
+ * The item a loop body's record belongs to (its place among the loop's
+ * records, LOOP_SUB_SEQ_SPAN per item); null for a top-level step and for an
+ * agent's model and tool calls, the only other sub-steps.
+ */
+const loopItemIndex = (s: ReadStep): number | null =>
+  s.parentStepId && s.stepType !== MODEL_STEP_TYPE && s.stepType !== TOOL_STEP_TYPE ? Math.floor((s.subSeq ?? 0) / LOOP_SUB_SEQ_SPAN) : null;
 
 /** A list entry: the input's summary in place of the input. */
 export function presentListedExecution(e: ListedExecution) {

@@ -81,6 +81,11 @@ const StepSchema = z.object({
     .string()
     .nullable()
     .openapi({ description: "Set on a sub-step: an ai.agent step's model call (<stepId>.model-<n>) or tool call (<stepId>.tool-<n>), listed after its step" }),
+  itemIndex: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "Set on a core.loop body's record: the index of the item it ran for (0-based); null otherwise" }),
   status: z.enum(['completed', 'failed']),
   attempt: z.number().int(),
   input: stepValue('Rendered input'),
