@@ -22,6 +22,16 @@ export type DeliveryIdSource = ApiSchema<'DeliveryIdSource'>;
 export type Deduplication = WebhookTrigger['deduplication'];
 
 export type ScheduleTrigger = ApiSchema<'ScheduleTrigger'>;
+/** A schedule trigger as POST /workflows/{id}/triggers takes it (`type: "schedule"`), and the fields PATCH /schedule-triggers/{id} takes. */
+export type NewScheduleTrigger = ApiSchema<'CreateScheduleTrigger'>;
+export type ScheduleTriggerChange = ApiSchema<'UpdateScheduleTrigger'>;
+export type OverlapPolicy = ScheduleTrigger['overlapPolicy'];
+export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'allow_all'] as const satisfies readonly OverlapPolicy[];
+
+/** An environment as GET /environments lists it (its variables' keys, no values). */
+export type Environment = ApiSchema<'Environment'>;
+export type EnvironmentList = ApiAnswer<'/environments', 'get'>;
+export type ExecutionList = ApiAnswer<'/executions', 'get'>;
 
 export type WorkflowList = ApiAnswer<'/workflows', 'get'>;
 export type VersionList = ApiAnswer<'/workflows/{id}/versions', 'get'>;

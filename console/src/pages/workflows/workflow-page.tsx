@@ -9,16 +9,18 @@ import { TestRunTab } from './test-run-tab';
 import { TriggersTab } from './triggers-tab';
 import { VersionsTab } from './versions-tab';
 import type { Workflow } from './workflow-model';
+import { WorkflowSettingsTab } from './workflow-settings-tab';
 
 const TABS = [
   { id: 'definition', label: 'Definition' },
   { id: 'triggers', label: 'Triggers' },
   { id: 'test', label: 'Test run' },
   { id: 'versions', label: 'Versions' },
+  { id: 'settings', label: 'Settings' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** One workflow: its definition, triggers, a test run and its versions, each a tab named in the URL (`?tab=`). */
+/** One workflow: its definition, triggers, a test run, its versions and settings, each a tab named in the URL (`?tab=`). */
 export function WorkflowPage() {
   const { id = '' } = useParams();
   const [params, setParams] = useSearchParams();
@@ -75,6 +77,7 @@ export function WorkflowPage() {
         {tab === 'triggers' && <TriggersTab workflow={current} />}
         {tab === 'test' && <TestRunTab workflow={current} />}
         {tab === 'versions' && <VersionsTab workflow={current} />}
+        {tab === 'settings' && <WorkflowSettingsTab workflow={current} onSaved={workflow.reload} />}
       </div>
     </Page>
   );

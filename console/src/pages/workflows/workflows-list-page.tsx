@@ -5,6 +5,7 @@ import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { ListView } from '../../ui/list-view';
+import { StarterPicker } from './starter-picker';
 import type { WorkflowList } from './workflow-model';
 
 const PAGE_SIZE = 50;
@@ -16,12 +17,15 @@ export function WorkflowsListPage() {
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const path = withQuery('/workflows', { limit: PAGE_SIZE, offset });
   const workflows = useApi(path, (signal) => get<WorkflowList>(path, { signal }));
+  const admin = can('workflows:admin');
+  // Only a truly empty organization is offered the starters, not a page past the end of the list.
+  const firstVisit = admin && workflows.data?.total === 0;
   return (
     <Page
       title="Workflows"
       subtitle="Definitions, their triggers, test runs and versions"
       actions={
-        can('workflows:admin') && (
+        admin && (
           <Link className="button primary" to="/workflows/new">
             New workflow
           </Link>
@@ -32,7 +36,7 @@ export function WorkflowsListPage() {
         state={workflows}
         items={workflows.data?.data}
         loadingText="Loading workflows…"
-        empty={`No workflows yet.${can('workflows:admin') ? ' Create one with “New workflow”, or paste a definition there.' : ''}`}
+        empty={admin ? 'No workflows yet: start from a template below, or from scratch.' : 'No workflows yet.'}
         columns={[{ label: 'Name' }, { label: 'Description' }, { label: 'Steps', numeric: true }, { label: 'Version', numeric: true }, { label: 'Updated' }]}
         rowKey={(w) => w.id}
         row={(w) => (
@@ -48,6 +52,7 @@ export function WorkflowsListPage() {
         )}
         paging={workflows.data && { offset, limit: PAGE_SIZE, total: workflows.data.total, onChange: (o) => setParams(o ? { offset: String(o) } : {}) }}
       />
+      {firstVisit && <StarterPicker />}
     </Page>
   );
 }
