@@ -29,6 +29,8 @@ interface Props {
   problems?: FieldProblem[];
   label: string;
   ref?: Ref<EditorHandle>;
+  /** A field to move to once mounted (a problem chosen while another view was showing). */
+  jumpOnMount?: string;
 }
 
 const setProblems = StateEffect.define<FieldProblem[]>();
@@ -82,7 +84,15 @@ const theme = EditorView.theme({
   '.cm-tooltip': { maxWidth: '36rem' },
 });
 
-export default function DefinitionEditor({ value, onChange, readOnly = false, schema, problems = [], label, ref }: Props) {
+/** Moves the cursor to the field `path` names (or its nearest existing parent) and scrolls it into view. */
+function jumpTo(editor: EditorView, path: string) {
+  const found = locate(editor.state.doc.toString(), path);
+  const at = found?.location.from ?? 0;
+  editor.dispatch({ selection: { anchor: at, head: found ? (found.missing ? found.location.headTo : found.location.to) : at }, scrollIntoView: true });
+  editor.focus();
+}
+
+export default function DefinitionEditor({ value, onChange, readOnly = false, schema, problems = [], label, ref, jumpOnMount }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
@@ -115,6 +125,7 @@ export default function DefinitionEditor({ value, onChange, readOnly = false, sc
       }),
     });
     view.current = editor;
+    if (jumpOnMount) jumpTo(editor, jumpOnMount);
     return () => {
       editor.destroy();
       view.current = null;
@@ -135,12 +146,7 @@ export default function DefinitionEditor({ value, onChange, readOnly = false, sc
     ref,
     () => ({
       jumpTo(path: string) {
-        const editor = view.current;
-        if (!editor) return;
-        const found = locate(editor.state.doc.toString(), path);
-        const at = found?.location.from ?? 0;
-        editor.dispatch({ selection: { anchor: at, head: found ? (found.missing ? found.location.headTo : found.location.to) : at }, scrollIntoView: true });
-        editor.focus();
+        if (view.current) jumpTo(view.current, path);
       },
     }),
     [],

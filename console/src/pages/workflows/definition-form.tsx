@@ -4,9 +4,13 @@ import { ErrorBox } from '../../ui/error-box';
 import { useApi } from '../../ui/use-api';
 import { loadDefinitionSchema } from './definition-schema';
 import type { EditorHandle } from './definition-editor';
+import type { GraphEditorProps } from './graph/graph-editor';
 
-// CodeMirror is a chunk of its own: the first visit to the console does not download it.
+// CodeMirror and the graph (xyflow, dagre) are chunks of their own: the first visit to the console downloads neither.
 const DefinitionEditor = lazy(() => import('./definition-editor'));
+const GraphEditor = lazy(() => import('./graph/graph-editor'));
+
+type View = 'graph' | 'json';
 
 interface Props {
   initialText: string;
@@ -16,13 +20,24 @@ interface Props {
   saveLabel?: string;
   /** Above the editor, beside the save button (a version number, a note). */
   status?: ReactNode;
+  /** What the graph shows and completes beside the definition: its triggers, names templates may read, pins. */
+  graph?: Pick<GraphEditorProps, 'triggers' | 'context' | 'pinned' | 'childHref' | 'stepExtras'>;
+  /** Called with the text at each change (a draft kept as you go). */
+  onTextChange?(text: string): void;
 }
 
 /** A definition in the editor, saved as a whole; what the API refuses is listed above and marked in the text. */
-export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabel = 'Save', status }: Props) {
+export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabel = 'Save', status, graph, onTextChange }: Props) {
   const schema = useApi('definition-schema', loadDefinitionSchema);
   const editor = useRef<EditorHandle>(null);
-  const [text, setText] = useState(initialText);
+  const [text, setTextState] = useState(initialText);
+  const [view, setView] = useState<View>('graph');
+  /** A field to show once the JSON editor has mounted (a problem chosen from the graph view). */
+  const [jump, setJump] = useState<string>();
+  const setText = (next: string) => {
+    setTextState(next);
+    onTextChange?.(next);
+  };
   const [problems, setProblems] = useState<FieldProblem[]>([]);
   const [error, setError] = useState<unknown>();
   const [saving, setSaving] = useState(false);
@@ -65,7 +80,18 @@ export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabe
             <ul className="problem-list" aria-label="Problems">
               {problems.map((p, i) => (
                 <li key={i}>
-                  <button type="button" className="link-button mono" onClick={() => editor.current?.jumpTo(p.path)} title="Show in the editor">
+                  <button
+                    type="button"
+                    className="link-button mono"
+                    onClick={() => {
+                      if (view === 'json') editor.current?.jumpTo(p.path);
+                      else {
+                        setJump(p.path);
+                        setView('json');
+                      }
+                    }}
+                    title="Show in the JSON editor"
+                  >
                     {p.path}
                   </button>
                   : {p.message}
@@ -76,21 +102,46 @@ export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabe
           {error instanceof ApiError && error.requestId && <p className="muted">Request {error.requestId}</p>}
         </div>
       )}
-      {schema.data || schema.error ? (
-        <Suspense fallback={<p className="page-status">Loading the editor…</p>}>
-          <DefinitionEditor
-            ref={editor}
-            value={initialText}
-            onChange={setText}
-            readOnly={readOnly}
-            schema={schema.data}
-            problems={problems}
-            label={readOnly ? 'Workflow definition (read only)' : 'Workflow definition (JSON)'}
-          />
-        </Suspense>
-      ) : (
-        <p className="page-status">Loading the editor…</p>
-      )}
+      <div role="tablist" aria-label="Definition view" className="view-switch">
+        {(['graph', 'json'] as const).map((v) => (
+          <button key={v} type="button" role="tab" aria-selected={view === v} aria-controls="definition-view" onClick={() => setView(v)}>
+            {v === 'graph' ? 'Graph' : 'JSON'}
+          </button>
+        ))}
+      </div>
+      <div id="definition-view" role="tabpanel" aria-label={view === 'graph' ? 'Graph' : 'JSON'}>
+        {schema.data || schema.error ? (
+          <Suspense fallback={<p className="page-status">Loading the editor…</p>}>
+            {view === 'graph' ? (
+              <GraphEditor
+                text={text}
+                onChange={setText}
+                readOnly={readOnly || !onSave}
+                schema={schema.data}
+                problems={problems}
+                triggers={graph?.triggers ?? []}
+                context={graph?.context}
+                pinned={graph?.pinned}
+                childHref={graph?.childHref}
+                stepExtras={graph?.stepExtras}
+              />
+            ) : (
+              <DefinitionEditor
+                ref={editor}
+                value={text}
+                jumpOnMount={jump}
+                onChange={setText}
+                readOnly={readOnly}
+                schema={schema.data}
+                problems={problems}
+                label={readOnly ? 'Workflow definition (read only)' : 'Workflow definition (JSON)'}
+              />
+            )}
+          </Suspense>
+        ) : (
+          <p className="page-status">Loading the editor…</p>
+        )}
+      </div>
       {schema.error !== undefined && (
         <>
           <p className="muted">The definition's schema did not load: the editor works without completion.</p>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { put } from '../../api/client';
 import { useSession } from '../../session/session';
 import { DefinitionForm } from './definition-form';
+import { useGraphContext } from './graph/graph-context';
 import type { Workflow } from './workflow-model';
 
 /** The workflow's current definition, editable by `workflows:admin`; a save stores the next version. */
@@ -9,12 +10,14 @@ export function DefinitionTab({ workflow, onSaved }: { workflow: Workflow; onSav
   const { can } = useSession();
   const [saved, setSaved] = useState<number | undefined>();
   const admin = can('workflows:admin');
+  const graph = useGraphContext(workflow);
   return (
     <DefinitionForm
       // A new version (saved here or elsewhere) starts a fresh editor on its text.
       key={workflow.version}
       initialText={JSON.stringify(workflow.definition, null, 2)}
       readOnly={!admin}
+      graph={graph}
       onSave={async (definition) => {
         const updated = await put<Workflow>(`/workflows/${workflow.id}`, definition);
         setSaved(updated.version);

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import {
   BaseEdge,
   Background,
@@ -207,32 +207,53 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
     return { nodes: flowNodes, edges: flowEdges };
   }, [steps, triggers, marks, taken, selected, onInsert, childHref, pinned]);
 
-  const height = Math.min(720, Math.max(320, Math.max(...nodes.filter((n) => !n.parentId).map((n) => n.position.y + (n.height ?? 0)), 0) + 80));
+  // The graph opens at a readable size from its top, centred: a long workflow scrolls (drag or wheel) rather than shrinking to fit.
+  const host = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState<number>();
+  useLayoutEffect(() => {
+    const element = host.current;
+    if (!element) return;
+    setWidth(element.clientWidth);
+    // Opening or closing the step panel changes the width: the graph is placed again for it.
+    const observer = new ResizeObserver(() => setWidth(Math.round(element.clientWidth / 16) * 16));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  const roots = nodes.filter((n) => !n.parentId);
+  const extent = {
+    width: Math.max(...roots.map((n) => n.position.x + (n.width ?? 0)), 1),
+    height: Math.max(...roots.map((n) => n.position.y + (n.height ?? 0)), 1),
+  };
+  const zoom = width ? Math.min(1, Math.max(0.55, (width - 48) / extent.width)) : 1;
+  const viewport = { x: width ? Math.max(24, (width - extent.width * zoom) / 2) : 24, y: 24, zoom };
+  const height = Math.min(760, Math.max(320, extent.height * zoom + 64));
   return (
-    <div className="workflow-graph" style={{ height }} role="group" aria-label={label}>
-      <ReactFlow
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        edgeTypes={edgeTypes}
-        fitView
-        fitViewOptions={{ maxZoom: 1, padding: 0.1 }}
-        minZoom={0.1}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        edgesFocusable={false}
-        elementsSelectable
-        onlyRenderVisibleElements
-        onNodeClick={(_, node) => node.type === 'step' && onSelect?.(node.id)}
-        onSelectionChange={({ nodes: picked }) => {
-          const step = picked.find((n) => n.type === 'step');
-          if (step && step.id !== selected) onSelect?.(step.id);
-        }}
-        deleteKeyCode={null}
-      >
-        <Background gap={24} />
-        <Controls showInteractive={false} />
-      </ReactFlow>
+    <div ref={host} className="workflow-graph" style={{ height }} role="group" aria-label={label}>
+      {width !== undefined && (
+        <ReactFlow
+          key={width}
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          edgeTypes={edgeTypes}
+          defaultViewport={viewport}
+          minZoom={0.1}
+          nodesDraggable={false}
+          nodesConnectable={false}
+          edgesFocusable={false}
+          elementsSelectable
+          onlyRenderVisibleElements
+          onNodeClick={(_, node) => node.type === 'step' && onSelect?.(node.id)}
+          onSelectionChange={({ nodes: picked }) => {
+            const step = picked.find((n) => n.type === 'step');
+            if (step && step.id !== selected) onSelect?.(step.id);
+          }}
+          deleteKeyCode={null}
+        >
+          <Background gap={24} />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      )}
     </div>
   );
 }
