@@ -209,6 +209,7 @@ test('a viewer gets no editor on /workflows/new, and no control on the settings 
   await viewer.goto('/console/workflows/new');
   await viewer.getByText('Your role can view workflows and their runs, not create them').waitFor();
   expect(await viewer.locator('.cm-content').count()).toBe(0);
+  expect(await viewer.getByRole('tablist', { name: 'Definition view' }).count()).toBe(0);
   expect(await viewer.getByRole('button', { name: 'Create workflow' }).count()).toBe(0);
   await screenshot(viewer, 'workflow-new-viewer');
   expect(await accessibilityViolations(viewer)).toEqual([]);
@@ -261,6 +262,8 @@ test('an empty organization is offered four starters and a blank start; each sta
   for (const [i, template] of STARTER_TEMPLATES.entries()) {
     if (i > 0) await admin.goto(`/console/workflows/new?template=${template.id}`);
     expect(new URL(admin.url()).searchParams.get('template')).toBe(template.id);
+    // The editor opens on its graph; the JSON view shows the text as the API will receive it.
+    await admin.getByRole('tab', { name: 'JSON' }).click();
     await admin.locator('.cm-content').waitFor();
     await expect(admin.locator('.cm-content').innerText()).resolves.toContain(`"name": "${template.definition.name}"`);
     await admin.getByText(template.needs).waitFor();
