@@ -38,6 +38,7 @@ import { ExecutionsByDelivery1763800003500 } from './1763800003500-ExecutionsByD
 import { FeedSyncsRunning1763800003600 } from './1763800003600-FeedSyncsRunning';
 import { WaitEventClaims1763800003700 } from './1763800003700-WaitEventClaims';
 import { DefinitionsAsWritten1763800003800 } from './1763800003800-DefinitionsAsWritten';
+import { WorkflowDrafts1763800003900 } from './1763800003900-WorkflowDrafts';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -81,4 +82,5 @@ export const migrations = [
   FeedSyncsRunning1763800003600,
   WaitEventClaims1763800003700,
   DefinitionsAsWritten1763800003800,
+  WorkflowDrafts1763800003900,
 ];

@@ -119,6 +119,8 @@ export interface Makers {
   member(): Promise<string>;
   /** A token minted with `token` (so revoking it leaves `token` working). */
   tokenOf(token: string): Promise<string>;
+  /** The draft of the fixture workflow of `token`'s user (a draft is a person's own), with a step's output pinned; a role that may not edit gets none. */
+  draftOf(token: string, options?: { pinned?: string }): Promise<string>;
   /** An active share of a table of its own with the share recipient. */
   share(): Promise<string>;
   /** A run of its own parked at a core.wait step for the event `go` (sending it resumes the run, so each success needs a new one). */
@@ -266,6 +268,17 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
           201,
         )
       ).id,
+    draftOf: async (token, options = {}) => {
+      const { version } = (await owner().get(`/workflows/${workflow.id}`)).body as { version: number };
+      await as(app, token)
+        .put(`/workflows/${workflow.id}/draft`)
+        .send({ baseVersion: version, definition: { name: workflow.name, steps: workflowSteps() } });
+      if (options.pinned)
+        await as(app, token)
+          .put(`/workflows/${workflow.id}/draft/pins/${options.pinned}`)
+          .send({ output: { statusCode: 200 } });
+      return workflow.id;
+    },
     tokenOf: async (token) =>
       (
         await expectOk(

@@ -118,6 +118,9 @@ export const errorCode = (res: request.Response) => res.body?.error?.code;
 /** One file of the console's build (npm test builds it first): hashed names change with every build. */
 const consoleAsset = () => fs.readdirSync(path.resolve(__dirname, '../console/dist/assets')).find((f) => f.endsWith('.js'));
 
+/** The token a caller acts with in A: its role's, and A's owner's for the callers of other organizations (their drafts are A's owner's). */
+const tokenOfCaller = (a: OrgFixtures, caller: Caller) => a.org.tokens[(ROLES as readonly string[]).includes(caller) ? (caller as Role) : 'owner'];
+
 const r = (method: string, path: string, access: Access, build: RouteCase['build'], extra: Partial<RouteCase> = {}): RouteCase => ({
   method,
   path,
@@ -249,6 +252,34 @@ export const ROUTES: RouteCase[] = [
   })),
   r('POST', '/workflows/:id/runs', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}/runs`, body: { input: {}, wait: true } })),
   r('POST', '/workflows/:id/test', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}/test`, body: {} })),
+  // Drafts are each person's own: the caller's draft is made first (for B's owner, A's owner's: B must get a 404).
+  r('PUT', '/workflows/:id/draft', 'workflows:admin', ({ a }) => ({
+    url: `/workflows/${a.workflow.id}/draft`,
+    body: { baseVersion: 1, definition: { name: a.workflow.name, steps: workflowSteps() } },
+  })),
+  r('GET', '/workflows/:id/draft', 'workflows:admin', async ({ a, caller }) => ({ url: `/workflows/${await a.make.draftOf(tokenOfCaller(a, caller))}/draft` })),
+  r('DELETE', '/workflows/:id/draft', 'workflows:admin', async ({ a, caller }) => ({
+    url: `/workflows/${await a.make.draftOf(tokenOfCaller(a, caller))}/draft`,
+  })),
+  r('POST', '/workflows/:id/draft/publish', 'workflows:admin', async ({ a, caller }) => ({
+    url: `/workflows/${await a.make.draftOf(tokenOfCaller(a, caller))}/draft/publish`,
+    body: { force: true },
+  })),
+  r('PUT', '/workflows/:id/draft/pins/:stepId', 'workflows:admin', async ({ a, caller }) => ({
+    url: `/workflows/${await a.make.draftOf(tokenOfCaller(a, caller))}/draft/pins/answer`,
+    body: { output: { statusCode: 200 } },
+  })),
+  r('DELETE', '/workflows/:id/draft/pins/:stepId', 'workflows:admin', async ({ a, caller }) => ({
+    url: `/workflows/${await a.make.draftOf(tokenOfCaller(a, caller), { pinned: 'answer' })}/draft/pins/answer`,
+  })),
+  r('POST', '/workflows/:id/draft/test', 'workflows:admin', async ({ a, caller }) => ({
+    url: `/workflows/${await a.make.draftOf(tokenOfCaller(a, caller))}/draft/test`,
+    body: {},
+  })),
+  r('POST', '/workflows/:id/draft/steps/:stepId/test', 'workflows:admin', async ({ a, caller }) => ({
+    url: `/workflows/${await a.make.draftOf(tokenOfCaller(a, caller))}/draft/steps/answer/test`,
+    body: {},
+  })),
   r('GET', '/webhook-triggers', 'workflows:view', () => ({ url: '/webhook-triggers' })),
   r('GET', '/webhook-triggers/:id', 'workflows:view', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}` })),
   r('PATCH', '/webhook-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}`, body: { method: 'POST' } })),

@@ -21,6 +21,7 @@ import { registerWebhookHost } from '../webhooks/webhook-host.routes';
 import { registerWebhookTriggerRoutes } from '../webhooks/webhook-triggers.routes';
 import { registerScheduleTriggerRoutes } from '../schedules/schedule-triggers.routes';
 import { registerWorkflowRoutes } from '../workflows/workflows.routes';
+import { registerDraftRoutes } from '../drafts/drafts.routes';
 import { registerEnvironmentRoutes } from '../environments/environments.routes';
 import { registerHealthRoutes } from '../health/health.routes';
 import { errorMiddleware, notFoundRoute } from '../http/error-middleware';
@@ -89,6 +90,7 @@ export function createApp(services: Services): Express {
   registerConnectionRoutes(ctx, services.connections, services.catalog);
   registerEnvironmentRoutes(ctx, services.environments);
   registerWorkflowRoutes(ctx, services.workflows);
+  registerDraftRoutes(ctx, services.drafts, services.executions);
   registerWebhookTriggerRoutes(ctx, services.webhookTriggers, services.scheduleTriggers, services.config.http.webhookBaseUrl);
   registerScheduleTriggerRoutes(ctx, services.scheduleTriggers);
   registerDataStoreRoutes(ctx, services.dataStores, services.config.dataStores.importLimitBytes);

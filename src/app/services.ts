@@ -48,6 +48,8 @@ import { dataStoresService } from '../data-stores/data-stores.service';
 import { RecordPurger } from '../data-stores/record-purger';
 import { ExecutionsRepository } from '../executions/executions.repository';
 import { ExecutionsService } from '../executions/executions.service';
+import { DraftsRepository } from '../drafts/drafts.repository';
+import { DraftsService } from '../drafts/drafts.service';
 import { RunStarter } from '../executions/run-starter';
 import { ReplayBulksRepository } from '../executions/replay-bulks.repository';
 import { ReplayPlanner } from '../executions/replay-planner';
@@ -175,6 +177,17 @@ export function createServices(infra: Infrastructure) {
     seals: new StepOutputSeals(box),
     workflows: new WorkflowsRepository(infra.db.manager),
   });
+  const executions = new ExecutionsService(
+    executionsRepository,
+    infra.temporal.client,
+    runs,
+    workflows,
+    environments,
+    syncTimeoutMs,
+    { namespace: infra.config.temporal.namespace, uiUrl: infra.config.temporal.uiUrl },
+    waits,
+    replaysRepository,
+  );
   const taskQueue = infra.config.temporal.taskQueue;
   const sourceMembers = new SourceMembersService(dataSources, dataSourcesRepository);
   const feedSources = new FeedSourcesService(dataSources, dataSourcesRepository);
@@ -229,17 +242,8 @@ export function createServices(infra: Infrastructure) {
       executionRetentionDays(infra.config.retention.executionDays),
     ),
     executionsRepository,
-    executions: new ExecutionsService(
-      executionsRepository,
-      infra.temporal.client,
-      runs,
-      workflows,
-      environments,
-      syncTimeoutMs,
-      { namespace: infra.config.temporal.namespace, uiUrl: infra.config.temporal.uiUrl },
-      waits,
-      replaysRepository,
-    ),
+    executions,
+    drafts: new DraftsService(new DraftsRepository(infra.db), workflows, executions, executionsRepository, replayPlanner, replaysRepository, environments),
     /** Replays from a step, one run or a bulk (the bulk's workflow runs on the worker). */
     replays: new ReplaysService(replayPlanner, runs, new ReplayBulksRepository(infra.db), workflows, {
       client: infra.temporal.client,

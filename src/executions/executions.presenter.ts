@@ -25,6 +25,7 @@ const tail = (e: Omit<ExecutionRow, 'input'>) => ({
   replayOf: e.replayOf ?? null,
   replayFromStepId: e.replayFromStepId ?? null,
   deliveryId: e.deliveryId ?? null,
+  draft: e.draft ?? false,
   startedAt: e.startedAt.toISOString(),
   finishedAt: e.finishedAt?.toISOString() ?? null,
   durationMs: e.finishedAt ? e.finishedAt.getTime() - e.startedAt.getTime() : null,

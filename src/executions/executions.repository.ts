@@ -29,6 +29,8 @@ export interface ExecutionRow {
   replayFromStepId: string | null;
   /** A webhook delivery's id, when the trigger deduplicates and the delivery named one. */
   deliveryId?: string | null;
+  /** A run of a person's draft (a test of one step or of the whole draft): its steps are no version's. */
+  draft?: boolean;
   startedAt: Date;
   finishedAt: Date | null;
 }
@@ -93,7 +95,7 @@ const BASE_COLUMNS = `id, organization_id AS "organizationId", workflow_id AS "w
   workflow_version AS "workflowVersion", trigger_id AS "triggerId", trigger_name AS "triggerName",
   environment_id AS "environmentId", mode, status, error, rerun_of AS "rerunOf",
   parent_execution_id AS "parentExecutionId", parent_step_id AS "parentStepId",
-  replay_of AS "replayOf", replay_from_step_id AS "replayFromStepId", delivery_id AS "deliveryId", started_at AS "startedAt", finished_at AS "finishedAt"`;
+  replay_of AS "replayOf", replay_from_step_id AS "replayFromStepId", delivery_id AS "deliveryId", draft, started_at AS "startedAt", finished_at AS "finishedAt"`;
 const COLUMNS = `${BASE_COLUMNS}, input`;
 // Lists never touch `input`: a page of 1000 runs with 1 MB inputs would be a gigabyte.
 const LIST_COLUMNS = `${BASE_COLUMNS}, CASE WHEN input_bytes IS NULL THEN NULL
@@ -155,7 +157,7 @@ export class ExecutionsRepository {
    */
   async insert(
     e: Omit<ExecutionRow, 'status' | 'error' | 'startedAt' | 'finishedAt' | 'replayOf' | 'replayFromStepId'> &
-      Partial<Pick<ExecutionRow, 'replayOf' | 'replayFromStepId' | 'deliveryId'>>,
+      Partial<Pick<ExecutionRow, 'replayOf' | 'replayFromStepId' | 'deliveryId' | 'draft'>>,
     /** Write it only if its trigger has no execution of its delivery id yet (a webhook delivery seen before); returns whether it was written. */
     options: { unlessDeliverySeen?: boolean } = {},
   ): Promise<boolean> {
@@ -164,8 +166,8 @@ export class ExecutionsRepository {
       : '';
     const rows: unknown[] = await this.db.query(
       `INSERT INTO executions (id, organization_id, workflow_id, workflow_name, workflow_version, trigger_id, trigger_name,
-         environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, replay_of, replay_from_step_id, delivery_id, input_bytes, input_key_count, input_keys)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, $14, $15, $16, ${summaryOf('v.input')}
+         environment_id, mode, input, rerun_of, parent_execution_id, parent_step_id, replay_of, replay_from_step_id, delivery_id, draft, input_bytes, input_key_count, input_keys)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, v.input, $11, $12, $13, $14, $15, $16, $17, ${summaryOf('v.input')}
        FROM (SELECT $10::jsonb AS input) v ${unless}
        ON CONFLICT (id) DO NOTHING RETURNING id`,
       [
@@ -185,6 +187,7 @@ export class ExecutionsRepository {
         e.replayOf ?? null,
         e.replayFromStepId ?? null,
         e.deliveryId ?? null,
+        e.draft ?? false,
       ],
     );
     return rows.length > 0;

@@ -12,28 +12,18 @@ import {
   ExecutionsQuery,
   RerunBody,
   RunBody,
-  StartedSchema,
   StepValueParams,
   TestRunBody,
 } from './executions.schemas';
-import { presentExecution, presentListedExecution } from './executions.presenter';
-import type { ExecutionRow, ReadStep } from './executions.repository';
-import type { ApiRun, ExecutionsService, ReadExecution } from './executions.service';
+import { presentListedExecution } from './executions.presenter';
+import type { ExecutionsService } from './executions.service';
+import { runAnswers } from './run-answers';
 import type { RunEventsService } from './run-events.service';
 
 const tags = ['Executions'];
 
 export function registerExecutionRoutes(ctx: RouteContext, service: ExecutionsService, events: RunEventsService): void {
-  const started = { 202: { description: 'Started; the run goes on', schema: StartedSchema } };
-  const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
-
-  /** An execution with its steps (when read) and where its run is in Temporal. */
-  const present = ({ execution, steps, runId, waits, subStepsOmitted, replay }: Partial<ReadExecution> & { execution: ExecutionRow; steps?: ReadStep[] }) =>
-    presentExecution(execution, service.temporalLink(execution.id, runId), steps, { waits, subStepsOmitted, replay });
-
-  /** The ended execution, or 202 while it still runs (not waited for, or past the wait) or waits at a core.wait step. */
-  const presentRun = ({ executionId, read, waiting }: ApiRun) =>
-    read ? { status: 200, body: present(read) } : { status: 202, body: { executionId, status: waiting ? 'waiting' : 'running' } };
+  const { started, finished, present, presentRun } = runAnswers(service);
 
   defineRoute(ctx, {
     method: 'post',

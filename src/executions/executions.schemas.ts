@@ -136,6 +136,9 @@ const executionFields = {
     description:
       'The id of the webhook delivery that started this run, when its trigger deduplicates and the delivery named one (also the Temporal search attribute DeliveryId)',
   }),
+  draft: z.boolean().openapi({
+    description: "A run of a person's draft (a test of one step or of the whole draft): its steps are no version's, so it is neither rerun nor replayed",
+  }),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   durationMs: z.number().int().nullable(),

@@ -10,6 +10,7 @@ import type { ExecutionFilter, ExecutionRow, ExecutionsRepository, ReadStep } fr
 import type { ReplayMark, ReplaysRepository } from './replays.repository';
 import type { RunRequest } from './run-request';
 import type { RunStarter } from './run-starter';
+import { draftRunHasNoVersion } from './draft-runs';
 
 /** The step values one execution read inlines together; past it, every further value is a reference. */
 export const READ_INLINE_BUDGET = 4 * 1024 * 1024;
@@ -79,12 +80,16 @@ export class ExecutionsService {
     workflowId: string,
     options: { initial?: Record<string, unknown>; environment?: string; mode: 'api' | 'test'; wait: boolean },
   ): Promise<ApiRun> {
-    const request = await this.prepareRun(organizationId, workflowId, options);
-    if (!options.wait) return { executionId: await this.runs.start(request) };
+    return this.launch(await this.prepareRun(organizationId, workflowId, options), options.wait);
+  }
+
+  /** Starts a prepared run; with `wait`, waits for its end (bounded) and reads it, as `run` answers. */
+  async launch(request: RunRequest, wait: boolean): Promise<ApiRun> {
+    if (!wait) return { executionId: await this.runs.start(request) };
     const { executionId, outcome } = await this.runs.startAndAwaitResult(request, this.syncTimeoutMs);
     if (outcome.kind === 'timeout') return { executionId };
     if (outcome.kind === 'waiting') return { executionId, waiting: true };
-    return { executionId, read: await this.get(organizationId, executionId) };
+    return { executionId, read: await this.get(request.organizationId, executionId) };
   }
 
   list(organizationId: string, filter: ExecutionFilter) {
@@ -138,6 +143,7 @@ export class ExecutionsService {
   /** Starts a new run with the original input and environment, on the workflow's current definition or the original version. */
   async rerun(organizationId: string, id: string, definition: 'current' | 'original'): Promise<string> {
     const execution = await this.find(organizationId, id);
+    if (execution.draft && definition === 'original') throw draftRunHasNoVersion();
     const current = await this.workflows.get(organizationId, execution.workflowId);
     const version =
       definition === 'original' ? await this.workflows.getVersion(organizationId, execution.workflowId, execution.workflowVersion) : current.version;

@@ -7,6 +7,7 @@ import type { ExecutionRow, ExecutionsRepository } from './executions.repository
 import type { RecordedStep, ReplaysRepository } from './replays.repository';
 import type { RunRequest } from './run-request';
 import type { StepOutputSeals } from './step-output-seals';
+import { draftRunHasNoVersion } from './draft-runs';
 
 /** A replay from a step, as asked for (POST /executions/{id}/replay, or each run of a bulk). */
 export interface ReplayRequest {
@@ -49,6 +50,7 @@ export class ReplayPlanner {
     if (OPEN_STATUSES.has(original.status)) {
       throw new ConflictError(`The execution is ${original.status}; only a run that has ended can be replayed`, 'not_ended');
     }
+    if (original.draft && request.version === 'original') throw draftRunHasNoVersion();
     const recorded = await this.deps.replays.recordedSteps(organizationId, executionId);
     const from = recorded.find((s) => s.stepId === request.fromStepId);
     if (!from) {
@@ -95,7 +97,7 @@ export class ReplayPlanner {
   }
 
   /** Copies the reused records into the replay; a sealed output is sealed anew for it (a seal names its execution and step). */
-  private async copyReused(organizationId: string, from: string, to: string, stepIds: string[], replaced: Record<string, unknown>): Promise<void> {
+  async copyReused(organizationId: string, from: string, to: string, stepIds: string[], replaced: Record<string, unknown>): Promise<void> {
     const sealedIds = stepIds.filter((id) => !(id in replaced));
     const sealed: Record<string, string> = {};
     for (const [stepId, envelope] of await this.deps.replays.sealedOutputs(organizationId, from, sealedIds)) {

@@ -77,6 +77,26 @@ export class ReplaysRepository {
   }
 
   /**
+   * Records outputs given for steps (a draft's pins) in run `executionId`
+   * before it starts, as completed, so the steps after them read them as a
+   * replay reads reused ones. Once, like copyReused. The run is the organization's.
+   */
+  async insertGiven(
+    organizationId: string,
+    executionId: string,
+    given: Array<{ stepId: string; stepType: string; seq: number; output: unknown }>,
+  ): Promise<void> {
+    await this.db.query(
+      `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, output, output_bytes, started_at, finished_at, replay_source)
+       SELECT e.id, g."stepId", g."stepType", g.seq, 'completed', 1, g.output, octet_length(g.output::text), now(), now(), 'replaced'
+       FROM executions e, jsonb_to_recordset($3::jsonb) AS g("stepId" text, "stepType" text, seq integer, output jsonb)
+       WHERE e.id = $2 AND e.organization_id = $1
+       ON CONFLICT (execution_id, step_id) DO NOTHING`,
+      [organizationId, executionId, JSON.stringify(given)],
+    );
+  }
+
+  /**
    * How each step record of a replay relates to its original: reused
    * (`changed` false), replaced (`changed` true), or run again (`changed`:
    * whether its recorded, masked output differs from the original's as JSON;

@@ -32,6 +32,11 @@ export interface RunRequest {
    * and one seen before is told apart from it.
    */
   claimNewDelivery?: boolean;
+  /**
+   * A run of a person's draft (POST /workflows/{id}/draft/test, …/steps/{stepId}/test):
+   * recorded as such, and its `replay` (the steps a step test takes as given) names no original.
+   */
+  draft?: boolean;
   /** Runs once the execution is recorded, before Temporal starts the run: a replay copies its reused step records. */
   beforeStart?: (executionId: string) => Promise<void>;
 }
@@ -58,9 +63,10 @@ export function executionRecord(request: RunRequest, id: string): Parameters<Exe
     mode: request.mode,
     input: request.initial,
     rerunOf: request.rerunOf ?? null,
-    replayOf: request.replay?.of ?? null,
-    replayFromStepId: request.replay?.fromStepId ?? null,
+    replayOf: request.draft ? null : (request.replay?.of ?? null),
+    replayFromStepId: request.draft ? null : (request.replay?.fromStepId ?? null),
     deliveryId: request.deliveryId ?? null,
+    draft: request.draft ?? false,
   };
 }
 

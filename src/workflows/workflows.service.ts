@@ -115,7 +115,7 @@ export class WorkflowsService {
   }
 
   /** The definition's own rules, then (when those hold) the workflows it names (workflow-references.ts). `savedId`: on update. */
-  private async check(organizationId: string, definition: WorkflowDefinitionInput, savedId?: string): Promise<void> {
+  async check(organizationId: string, definition: WorkflowDefinitionInput, savedId?: string): Promise<void> {
     let issues = checkDefinition(this.liquid, definition);
     if (!issues.length) issues = await checkReferences((name) => this.repo.findCurrentByName(organizationId, name), definition, savedId);
     if (issues.length) throw new ValidationError('The workflow definition has problems', issues, 'invalid_definition');
