@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { post } from '../../api/client';
+import { ApiError, get, post } from '../../api/client';
 import { useSession } from '../../session/session';
+import { useApi } from '../../ui/use-api';
 import { ErrorBox } from '../../ui/error-box';
 import { formatDuration } from '../../ui/format';
 import { StatusBadge } from '../../ui/status-badge';
@@ -18,8 +19,18 @@ export function TestRunTab({ workflow }: { workflow: Workflow }) {
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   const [error, setError] = useState<unknown>();
   const [running, setRunning] = useState(false);
+  const [target, setTarget] = useState<'version' | 'draft'>('version');
+  const admin = can('workflows:admin');
+  const draftPath = admin ? `/workflows/${workflow.id}/draft` : null;
+  // Whether the caller has a draft to test: 404 is "none", not an error.
+  const draft = useApi(draftPath, (signal) =>
+    get<unknown>(draftPath!, { signal }).then(
+      () => true,
+      (err: unknown) => (err instanceof ApiError && err.status === 404 ? false : Promise.reject(err)),
+    ),
+  );
 
-  if (!can('workflows:admin')) {
+  if (!admin) {
     return <p className="empty-state">Test runs start the workflow: your role can view workflows and their runs, not start them.</p>;
   }
 
@@ -39,7 +50,8 @@ export function TestRunTab({ workflow }: { workflow: Workflow }) {
     setError(undefined);
     setOutcome(undefined);
     try {
-      const answer = await post<Execution | RunStarted>(`/workflows/${workflow.id}/test`, { initial });
+      const path = target === 'draft' ? `/workflows/${workflow.id}/draft/test` : `/workflows/${workflow.id}/test`;
+      const answer = await post<Execution | RunStarted>(path, { initial });
       setOutcome('executionId' in answer ? { started: answer.executionId } : { ended: answer });
     } catch (err) {
       setError(err);
@@ -50,7 +62,20 @@ export function TestRunTab({ workflow }: { workflow: Workflow }) {
 
   return (
     <div className="test-run">
-      <p className="muted">Runs the current version ({workflow.version}) as a test run and waits for its outcome.</p>
+      {draft.data ? (
+        <fieldset className="test-target">
+          <legend>What to run</legend>
+          <label>
+            <input type="radio" name="test-target" checked={target === 'version'} onChange={() => setTarget('version')} /> Version {workflow.version}, as
+            published
+          </label>
+          <label>
+            <input type="radio" name="test-target" checked={target === 'draft'} onChange={() => setTarget('draft')} /> Your draft, without publishing it
+          </label>
+        </fieldset>
+      ) : (
+        <p className="muted">Runs the current version ({workflow.version}) as a test run and waits for its outcome.</p>
+      )}
       <label htmlFor="test-payload">Initial payload</label>
       <textarea id="test-payload" className="payload" rows={10} spellCheck={false} value={payload} onChange={(e) => setPayload(e.target.value)} />
       <div className="test-actions">

@@ -200,7 +200,11 @@ function ValueField({
       </select>
     );
   }
-  if (type === 'string' && (typeof value === 'string' || value === undefined)) {
+  // A string where any JSON may go (a set value, a body) is a template: edited as text, not as a JSON string literal.
+  if (
+    (type === 'string' && (typeof value === 'string' || value === undefined)) ||
+    (type === undefined && !schema.oneOf && !schema.anyOf && typeof value === 'string')
+  ) {
     return (
       <TemplateInput
         id={id}
