@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { get, post } from '../../api/client';
 import { useSession } from '../../session/session';
@@ -13,6 +13,9 @@ import { ReplayForm } from './replay-form';
 import { StepTimeline } from './step-timeline';
 import { StepValue } from './step-value';
 import { WaitPanel } from './event-form';
+
+// The graph (xyflow, dagre) is a chunk of its own, shared with the workflow editor: the timeline does not wait for it.
+const RunGraph = lazy(() => import('./run-graph'));
 
 /** One run: what started it, how it went, each step on a timeline with its values, its answer; rerun and cancel for admins. */
 export function RunPage() {
@@ -54,6 +57,13 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
   const canReplay = can('workflows:admin') && isFinished(execution.status);
   const replayIds = new Set(replayableSteps(steps).map((s) => s.stepId));
   const replayFrom = params.get('replay') ?? '';
+  const view = params.get('view') === 'graph' ? 'graph' : 'timeline';
+  /** "Replay from here" keeps the view the person is in. */
+  const replayLink = (stepId: string) => {
+    const next = new URLSearchParams(params);
+    next.set('replay', stepId);
+    return `?${next.toString()}`;
+  };
   const closeReplay = () =>
     setParams((p) => {
       const next = new URLSearchParams(p);
@@ -213,24 +223,49 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
       )}
 
       <section aria-labelledby="steps-heading">
-        <h2 id="steps-heading">Steps</h2>
-        {steps.length === 0 ? (
-          <p className="empty-state">{execution.status === 'running' ? 'No step has finished yet.' : 'This run recorded no steps.'}</p>
-        ) : (
-          <>
-            <div className="timeline-scale muted" aria-hidden="true">
-              <span className="timeline-scale-axis">
-                <span>0</span>
-                <span>{formatDuration(span.total)}</span>
-              </span>
-            </div>
-            <StepTimeline
-              nodes={stepTree(steps)}
-              span={span}
-              replayLink={canReplay ? (stepId) => `?${new URLSearchParams({ replay: stepId }).toString()}` : undefined}
-            />
-          </>
-        )}
+        <div className="steps-head">
+          <h2 id="steps-heading">Steps</h2>
+          <div role="tablist" aria-label="Steps view" className="view-switch">
+            {(['timeline', 'graph'] as const).map((v) => (
+              <button
+                key={v}
+                type="button"
+                role="tab"
+                aria-selected={view === v}
+                aria-controls="steps-view"
+                onClick={() =>
+                  setParams((p) => {
+                    const next = new URLSearchParams(p);
+                    if (v === 'graph') next.set('view', 'graph');
+                    else next.delete('view');
+                    return next;
+                  })
+                }
+              >
+                {v === 'graph' ? 'Graph' : 'Timeline'}
+              </button>
+            ))}
+          </div>
+        </div>
+        <div id="steps-view" role="tabpanel" aria-label={view === 'graph' ? 'Graph' : 'Timeline'}>
+          {view === 'graph' ? (
+            <Suspense fallback={<p className="page-status">Loading the graph…</p>}>
+              <RunGraph execution={execution} replayLink={canReplay ? replayLink : undefined} />
+            </Suspense>
+          ) : steps.length === 0 ? (
+            <p className="empty-state">{execution.status === 'running' ? 'No step has finished yet.' : 'This run recorded no steps.'}</p>
+          ) : (
+            <>
+              <div className="timeline-scale muted" aria-hidden="true">
+                <span className="timeline-scale-axis">
+                  <span>0</span>
+                  <span>{formatDuration(span.total)}</span>
+                </span>
+              </div>
+              <StepTimeline nodes={stepTree(steps)} span={span} replayLink={canReplay ? replayLink : undefined} />
+            </>
+          )}
+        </div>
         {!isFinished(execution.status) && <p className="muted">Refreshing while the run goes on…</p>}
       </section>
 

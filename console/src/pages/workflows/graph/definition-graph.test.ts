@@ -1,6 +1,7 @@
 import { definitionGraph, GRAPH_END, loopBodyEntry, loopBodyExit, type GraphEdge } from './definition-graph';
 import { duplicateStep, insertStep, moveStep, removeStep, renameStep, valueAt } from './definition-edit';
 import { layoutGraph } from './graph-layout';
+import { loopItems, runMarks, runOverlay, type RecordedStep } from './run-overlay';
 
 const set = (stepId: string, values: Record<string, unknown> = { v: 1 }) => ({ stepId, stepType: 'core.set', input: { values } });
 
@@ -135,5 +136,46 @@ describe('definition edits', () => {
     expect(stepId).toBe('each_copy');
     expect(valueAt(copied, ['steps', 1, 'input', 'steps', 1])).toEqual(set('b_copy', { v: '{{ a_copy.v }}' }));
     expect(valueAt(copied, ['steps', 0])).toEqual(source.steps[0]);
+  });
+});
+
+describe('a run drawn on its graph', () => {
+  const record = (stepId: string, extra: Partial<RecordedStep> = {}): RecordedStep => ({
+    stepId,
+    stepType: 'core.set',
+    parentStepId: null,
+    itemIndex: null,
+    status: 'completed',
+    output: {},
+    durationMs: 5,
+    ...extra,
+  });
+  const steps: RecordedStep[] = [
+    record('first'),
+    record('big', { stepType: 'core.if', output: { result: false, branch: 'else' } }),
+    record('each[0].inner', { parentStepId: 'each', itemIndex: 0 }),
+    record('each[1].inner', { parentStepId: 'each', itemIndex: 1, status: 'failed' }),
+    record('each[2].inner', { parentStepId: 'each', itemIndex: 2 }),
+    record('each', { stepType: 'core.loop' }),
+  ];
+
+  test("a loop counts its items and its body shows the chosen item's record", () => {
+    expect(loopItems(steps).get('each')).toEqual({ done: 2, failed: 1, statuses: ['completed', 'failed', 'completed'] });
+    const marks = runMarks(steps, [{ stepId: 'approval', event: 'ok', until: '2026-01-01T00:00:00Z' }], () => 1);
+    expect(marks.get('each')?.detail).toMatch(/^2 items done · 1 failed/);
+    expect(marks.get('inner')).toMatchObject({ status: 'failed', detail: expect.stringContaining('item 1') });
+    expect(marks.get('approval')).toEqual({ status: 'waiting', detail: 'waits for event ok' });
+    expect(marks.has('yes')).toBe(false);
+  });
+
+  test('the edges taken follow the branch the if took, through the join and into the loop body', () => {
+    const { graph, marks, taken } = runOverlay(definition.steps, [{ id: 'trigger:hook', label: 'hook', detail: '' }], steps, [], () => 0);
+    const edge = (source: string, label?: string) => graph.edges.find((e) => e.source === source && (label === undefined || e.label === label))!.id;
+    expect(taken.has(edge('trigger:hook'))).toBe(true);
+    expect(taken.has(edge('big', 'else'))).toBe(true);
+    expect(taken.has(edge('big', 'then'))).toBe(false);
+    expect(taken.has(edge('join-1'))).toBe(true);
+    expect(taken.has(edge(loopBodyEntry('each')))).toBe(true);
+    expect(marks.get('inner')?.status).toBe('completed');
   });
 });
