@@ -19,6 +19,10 @@
  *   3. The report: POST /dashboards/{id}/report.pdf for the same dashboard,
  *      server-side charts through the PDF renderer, beside the data call
  *      measured above (the report's own data part).
+ *   4. The workflow graph (issue 39): a definition of about 200 steps with
+ *      branches and loops, opened as a graph (navigation to its first nodes
+ *      drawn) beside the JSON editor opening it (navigation to its text
+ *      shown), alternating; and the JavaScript the graph adds, gzipped.
  *
  * Knobs: BENCH_RECORDS (1,000,000), BENCH_RUNS (10 of each), CHROMIUM_PATH.
  * Results: bench-results/console-<time>.json.
@@ -171,6 +175,37 @@ async function loadDashboard(page: Page, id: string, widgets: number): Promise<{
   return { totalMs, dataCallMs };
 }
 
+/** The issue's aims for the graph: drawn under 1 s, and under twice the JSON editor's time. */
+const AIM_GRAPH_MS = 1000;
+const AIM_GRAPH_RATIO = 2;
+
+/** About 200 steps: groups of a set, a core.if with a step in each branch, and a loop with one body step. */
+function largeDefinition() {
+  const set = (stepId: string) => ({ stepId, stepType: 'core.set', input: { values: { v: `{{ initial.n }} ${stepId}` } } });
+  const steps = Array.from({ length: 33 }, (_, i) => [
+    set(`a${i}`),
+    { stepId: `b${i}`, stepType: 'core.if', input: { condition: `initial.n > ${i}`, then: [set(`c${i}`)], else: [set(`d${i}`)] } },
+    { stepId: `e${i}`, stepType: 'core.loop', input: { items: '{{ initial.items }}', steps: [set(`f${i}`)] } },
+  ]).flat();
+  return { name: 'bench-large-workflow', initial: { n: 1, items: [1, 2] }, steps: [...steps, set('last1'), set('last2')] };
+}
+
+const countSteps = (steps: unknown[]): number =>
+  steps.reduce<number>((n, s) => {
+    const input = (s as { input: Record<string, unknown> }).input;
+    return n + 1 + ['then', 'else', 'steps'].reduce((m, k) => m + (Array.isArray(input[k]) ? countSteps(input[k] as unknown[]) : 0), 0);
+  }, 0);
+
+/** One timed open of a workflow's definition: navigation to the JSON editor's text shown, or to the graph's first nodes drawn. */
+async function openDefinition(page: Page, id: string, view: 'json' | 'graph'): Promise<number> {
+  await page.goto('about:blank');
+  const started = Date.now();
+  await page.goto(`/console/workflows/${id}${view === 'json' ? '?view=json' : ''}`);
+  if (view === 'json') await page.locator('.cm-content').getByText('"stepId": "a0"').waitFor({ timeout: CALL_TIMEOUT_MS });
+  else await page.locator('.react-flow__node[data-id="a0"] .graph-step').waitFor({ timeout: CALL_TIMEOUT_MS });
+  return Date.now() - started;
+}
+
 async function main() {
   const results: Record<string, unknown> = { records: RECORDS, runs: RUNS, cpus: os.cpus().length };
   let stack: BenchStack | undefined;
@@ -274,6 +309,29 @@ async function main() {
     fs.mkdirSync('bench-results', { recursive: true });
     fs.writeFileSync(path.join('bench-results', 'console-report.pdf'), lastReport!);
     console.log('  the last one is bench-results/console-report.pdf (pdftoppm turns it into PNGs)');
+
+    // 4. A 200-step workflow (branches and loops) opened as a graph, beside the JSON editor opening it.
+    const definition = largeDefinition();
+    const workflow = await call('POST', '/workflows', definition, 201);
+    const jsonView = await downloads(page, () => openDefinition(page, workflow.id, 'json').then(() => undefined));
+    const graphView = await downloads(page, () => openDefinition(page, workflow.id, 'graph').then(() => undefined));
+    const graphAdds = new Map([...graphView].filter(([p]) => !firstVisit.has(p) && !jsonView.has(p)));
+    const graphMs: number[] = [];
+    const jsonMs: number[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      jsonMs.push(await openDefinition(page, workflow.id, 'json'));
+      graphMs.push(await openDefinition(page, workflow.id, 'graph'));
+    }
+    const steps = countSteps(definition.steps);
+    console.log(`\nA workflow of ${steps} steps (${definition.steps.length} at the top, branches and loops), ${RUNS} opens of each view`);
+    console.log(row('baseline: the JSON editor, navigation to its text shown', jsonMs));
+    console.log(row('the graph, navigation to its first nodes drawn', graphMs));
+    console.log(
+      `  the graph takes ${fmt.ms(p50(graphMs))} at p50, ${(p50(graphMs) / p50(jsonMs)).toFixed(2)}× the JSON editor (aims: under ${fmt.ms(AIM_GRAPH_MS)}, under ${AIM_GRAPH_RATIO}×)`,
+    );
+    console.log(`  the graph adds ${kb(scripts(graphAdds))} of JavaScript gzipped (xyflow, dagre, the graph editor), loaded when a definition opens`);
+    for (const [p, bytes] of [...graphAdds].sort((a, b) => b[1] - a[1])) console.log(`  ${kb(bytes).padStart(9)}  ${p}`);
+    results.workflowGraph = { steps, graphMs, jsonMs, graphAddsScriptBytes: scripts(graphAdds), graphFiles: Object.fromEntries(graphAdds) };
     console.log(`\nResults: ${saveResults('console', results)}`);
   } finally {
     await context?.close().catch(() => undefined);

@@ -60,8 +60,9 @@ test('the workflows list shows each workflow with its version and a New workflow
   expect(await accessibilityViolations(page)).toEqual([]);
 });
 
-test('a save the API refuses shows its error at the field and in a list; fixed, it saves as the next version', async () => {
+test('a publish the API refuses shows its error at the field and in a list; fixed, it publishes as the next version', async () => {
   await page.goto(`/console/workflows/${workflowId}`);
+  await page.getByRole('tab', { name: 'JSON' }).click();
   await page.locator('.cm-content').waitFor();
   await expect(page.locator('.cm-content').innerText()).resolves.toContain('"stepId": "greet"');
   const bad = {
@@ -71,10 +72,10 @@ test('a save the API refuses shows its error at the field and in a list; fixed, 
     steps: [steps[0], { stepId: 'notify', stepType: 'core.http', input: { method: 'POST' } }, steps[1]],
   };
   await setEditorText(JSON.stringify(bad, null, 2));
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
 
   const alert = page.getByRole('alert');
-  await expect(alert.innerText()).resolves.toContain('Invalid request body');
+  await expect(alert.innerText()).resolves.toContain('The draft has problems');
   const problems = page.getByRole('list', { name: 'Problems' });
   await expect(problems.innerText()).resolves.toContain('steps.1.input.url');
   // The diagnostic in the editor: the lint panel lists it, and the field's text carries the error mark.
@@ -93,8 +94,7 @@ test('a save the API refuses shows its error at the field and in a list; fixed, 
   // Fixed: the step becomes one that needs no outside call (the test network is closed).
   bad.steps[1] = { stepId: 'notify', stepType: 'core.set', input: { values: { channel: 'email' } } } as never;
   await setEditorText(JSON.stringify(bad, null, 2));
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await page.getByRole('status').filter({ hasText: 'Saved as version 2' }).waitFor();
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
   await page.getByText('version 2 · updated').waitFor();
   expect(await page.getByRole('list', { name: 'Problems' }).count()).toBe(0);
   const saved = await as(stack.harness.app, org.ownerToken).get(`/workflows/${workflowId}`);
@@ -346,6 +346,7 @@ test('versions: both versions listed, an old one viewed by URL', async () => {
 test('a new workflow is created from the editor and opens', async () => {
   await page.goto('/console/workflows');
   await page.getByRole('link', { name: 'New workflow' }).click();
+  await page.getByRole('tab', { name: 'JSON' }).click();
   await page.locator('.cm-content').waitFor();
   await expect(page.locator('.cm-content').innerText()).resolves.toContain('"stepType": "core.set"');
   const fresh = uniqueName('fresh');
@@ -361,10 +362,11 @@ test('a viewer sees definitions read only, and no Save, New workflow, Rotate or 
   await viewer.getByRole('link', { name }).waitFor();
   expect(await viewer.getByRole('link', { name: 'New workflow' }).count()).toBe(0);
   await viewer.getByRole('link', { name }).click();
+  await viewer.getByRole('tab', { name: 'JSON' }).click();
   await viewer.locator('.cm-content').waitFor();
   await expect(viewer.locator('.cm-content').getAttribute('contenteditable')).resolves.toBe('false');
   await viewer.getByText('Read only').waitFor();
-  expect(await viewer.getByRole('button', { name: 'Save' }).count()).toBe(0);
+  expect(await viewer.getByRole('button', { name: /^(Save|Publish)$/ }).count()).toBe(0);
   await screenshot(viewer, 'workflows-definition-viewer');
   expect(await accessibilityViolations(viewer)).toEqual([]);
   await viewer.getByRole('tab', { name: 'Triggers' }).click();

@@ -28,12 +28,14 @@ export interface ConsoleStack {
  * on a port, and a real headless Chromium driven by Playwright. The console is
  * the build scripts/run.mjs made before jest started.
  */
-export async function startConsoleStack(options: { worker?: boolean } = {}): Promise<ConsoleStack> {
+export async function startConsoleStack(
+  options: { worker?: boolean; /** Hosts the worker's HTTP steps may call (a stub's). */ httpAllowList?: string[] } = {},
+): Promise<ConsoleStack> {
   if (!fs.existsSync(path.resolve(__dirname, '../../console/dist/index.html'))) {
     throw new Error('console/dist is missing: npm test builds it (node scripts/run.mjs setup builds it too)');
   }
   const harness = await startHarness();
-  if (options.worker !== false) await harness.startWorker();
+  if (options.worker !== false) await harness.startWorker(options.httpAllowList ? { httpAllowList: options.httpAllowList } : undefined);
   const server = harness.app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,4 +1,5 @@
 import { lazy, type ReactNode, Suspense, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { ApiError, type FieldProblem } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
 import { useApi } from '../../ui/use-api';
@@ -31,7 +32,19 @@ export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabe
   const schema = useApi('definition-schema', loadDefinitionSchema);
   const editor = useRef<EditorHandle>(null);
   const [text, setTextState] = useState(initialText);
-  const [view, setView] = useState<View>('graph');
+  // The view is in the address (?view=json), so a link or a reload opens the one a person was in.
+  const [params, setParams] = useSearchParams();
+  const view: View = params.get('view') === 'json' ? 'json' : 'graph';
+  const setView = (next: View) =>
+    setParams(
+      (p) => {
+        const out = new URLSearchParams(p);
+        if (next === 'json') out.set('view', 'json');
+        else out.delete('view');
+        return out;
+      },
+      { replace: true },
+    );
   /** A field to show once the JSON editor has mounted (a problem chosen from the graph view). */
   const [jump, setJump] = useState<string>();
   const setText = (next: string) => {

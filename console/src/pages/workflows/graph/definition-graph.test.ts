@@ -35,14 +35,15 @@ describe('definitionGraph', () => {
     const out = edgesFrom(graph.edges, 'big');
     expect(out.map((e) => [e.label, e.target])).toEqual([
       ['then', 'yes'],
-      ['else', 'join-1'],
+      ['else', 'big::else'],
     ]);
     expect(edgesFrom(graph.edges, 'done')).toEqual([]);
-    // Only the else path reaches the join; the step after the if follows it.
-    expect(graph.edges.filter((e) => e.target === 'join-1').map((e) => e.source)).toEqual(['big']);
+    // Only the else path reaches the join, through its own point; the step after the if follows the join.
+    expect(graph.edges.filter((e) => e.target === 'join-1').map((e) => e.source)).toEqual(['big::else']);
     expect(edgesFrom(graph.edges, 'join-1').map((e) => e.target)).toEqual(['each']);
     // A step inserted on the empty else opens the branch.
     expect(out[1].insert).toEqual({ list: ['steps', 1, 'input', 'else'], index: 0, scope: 'branch' });
+    expect(edgesFrom(graph.edges, 'big::else')[0].insert).toBeUndefined();
   });
 
   test("a loop's body is drawn inside the loop, between its own start and end", () => {
@@ -61,7 +62,7 @@ describe('definitionGraph', () => {
         .map((e) => [e.label, e.target])
         .sort(),
     ).toEqual([
-      ['event', 'join-2'],
+      ['event', 'approval::event'],
       ['timeout', 'late'],
     ]);
     expect(edgesFrom(graph.edges, 'join-2').map((e) => e.target)).toEqual(['last']);
@@ -174,6 +175,7 @@ describe('a run drawn on its graph', () => {
     expect(taken.has(edge('trigger:hook'))).toBe(true);
     expect(taken.has(edge('big', 'else'))).toBe(true);
     expect(taken.has(edge('big', 'then'))).toBe(false);
+    expect(taken.has(edge('big::else'))).toBe(true);
     expect(taken.has(edge('join-1'))).toBe(true);
     expect(taken.has(edge(loopBodyEntry('each')))).toBe(true);
     expect(marks.get('inner')?.status).toBe('completed');

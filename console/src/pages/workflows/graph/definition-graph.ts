@@ -64,6 +64,8 @@ const inputOf = (step: DefinitionStep): Record<string, unknown> =>
 /** The node ids of a loop's body belong to the loop's box, so a step id alone names a node everywhere. */
 export const loopBodyEntry = (loopId: string) => `${loopId}::start`;
 export const loopBodyExit = (loopId: string) => `${loopId}::end`;
+/** The point an empty branch passes through: `check::else`. */
+export const emptyBranch = (stepId: string, label: string) => `${stepId}::${label}`;
 /** Where the paths that do not return meet after the last step. */
 export const GRAPH_END = '::end';
 
@@ -132,13 +134,19 @@ export function definitionGraph(steps: unknown, triggers: GraphTrigger[]): Defin
       const join = `join-${++joins}`;
       const after: Open[] = [];
       for (const branch of branches) {
-        const start = [{ from: step.stepId, label: branch.label }];
-        // An empty branch's edge goes straight to the join; a step inserted on it opens the branch.
-        after.push(
-          ...(branch.key.length
-            ? sequence(branch.steps, [...path, 'input', ...branch.key], scope === 'loop-body' ? scope : 'branch', start, container)
-            : start),
-        );
+        const list = branch.key.length ? [...path, 'input', ...branch.key] : undefined;
+        const branchScope: InsertionPoint['scope'] = scope === 'loop-body' ? scope : 'branch';
+        if (branch.steps.length > 0 && list) {
+          after.push(...sequence(branch.steps, list, branchScope, [{ from: step.stepId, label: branch.label }], container));
+          continue;
+        }
+        // An empty branch is a point of its own (beside the other branch, not on top of it); a step inserted on it opens the branch.
+        const empty = emptyBranch(step.stepId, branch.label);
+        nodes.push({ id: empty, kind: 'join', container });
+        const insert = list ? { list, index: 0, scope: branchScope } : undefined;
+        edge(step.stepId, empty, { label: branch.label, insert });
+        // The edge on to the join offers no second button for the same place.
+        after.push({ from: empty });
       }
       if (after.length > 0) {
         nodes.push({ id: join, kind: 'join', container });

@@ -2,7 +2,7 @@ import { type ReactNode, useCallback, useMemo, useState } from 'react';
 import type { FieldProblem } from '../../../api/client';
 import { type Definition, freeId, insertStep, stepIds } from './definition-edit';
 import { definitionGraph, type GraphTrigger, type InsertionPoint, type StepPath } from './definition-graph';
-import type { Schema } from './schema-form';
+import { ObjectFields, type Schema } from './schema-form';
 import { StepPalette } from './step-palette';
 import { StepPanel } from './step-panel';
 import { templateSuggestions, type TemplateContext } from './template-suggestions';
@@ -66,9 +66,28 @@ export default function GraphEditor({ text, onChange, readOnly, schema, problems
       </p>
     );
   }
+  const definitions = ((schema?.definitions as Record<string, Schema> | undefined) ?? {}) as Record<string, Schema>;
+  const top = schema?.properties as Record<string, Schema> | undefined;
   return (
     <div className={`graph-editor ${path ? 'has-panel' : ''}`}>
       <div className="graph-column">
+        {top && (
+          <details className="workflow-fields" open={!readOnly && !path}>
+            <summary>Name, description and sample input</summary>
+            <ObjectFields
+              // The steps are the graph; settings are the Settings tab's.
+              schema={{
+                type: 'object',
+                properties: Object.fromEntries(Object.entries(top).filter(([k]) => k !== 'steps' && k !== 'settings')),
+                required: ['name'],
+              }}
+              value={definition}
+              onChange={(next) => write(next as Definition, selected)}
+              path=""
+              ctx={{ definitions, suggestions: [], problems: problems.map((p) => ({ ...p, path: `.${p.path}` })), readOnly }}
+            />
+          </details>
+        )}
         {elsewhere.length > 0 && (
           <ul className="problem-list" aria-label="Problems on the graph">
             {elsewhere.map((p, i) => {
@@ -101,10 +120,11 @@ export default function GraphEditor({ text, onChange, readOnly, schema, problems
       </div>
       {path && selected && (
         <StepPanel
-          key={selected}
+          // By place, not id: a rename keeps the panel (and its note); another step gets a fresh one.
+          key={path.join('.')}
           definition={definition}
           path={path}
-          definitions={((schema?.definitions as Record<string, Schema> | undefined) ?? {}) as Record<string, Schema>}
+          definitions={definitions}
           suggestions={suggestions}
           problems={problems}
           readOnly={readOnly}

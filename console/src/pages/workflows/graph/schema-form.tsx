@@ -174,6 +174,7 @@ function ValueField({
   id,
   ctx,
   problem,
+  label,
 }: {
   schema: Schema;
   value: unknown;
@@ -182,9 +183,11 @@ function ValueField({
   id: string;
   ctx: FormContext;
   problem?: FieldProblem;
+  /** The field's name for assistive technology where no <label> names it (a map's value, an array's item). */
+  label?: string;
 }) {
   const describedBy = [problem ? `${id}-problem` : '', schema.description ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined;
-  const aria = { 'aria-describedby': describedBy, 'aria-invalid': problem ? true : undefined };
+  const aria = { 'aria-describedby': describedBy, 'aria-invalid': problem ? true : undefined, 'aria-label': label };
   const type = typeOf(schema);
 
   if (schema.enum && schema.enum.every((e) => typeof e === 'string')) {
@@ -208,6 +211,7 @@ function ValueField({
     return (
       <TemplateInput
         id={id}
+        label={label}
         value={(value as string | undefined) ?? ''}
         onChange={onChange}
         suggestions={ctx.suggestions}
@@ -281,7 +285,7 @@ function ValueField({
       </fieldset>
     );
   }
-  return <JsonField id={id} value={value} onChange={onChange} readOnly={ctx.readOnly} describedBy={describedBy} />;
+  return <JsonField id={id} value={value} onChange={onChange} readOnly={ctx.readOnly} describedBy={describedBy} label={label} />;
 }
 
 /** Name → value rows (headers, query parameters, set values, an output schema). */
@@ -316,6 +320,7 @@ function MapField({
             id={`${id}-${i}`}
             ctx={ctx}
             problem={problemFor(ctx, `${path}.${k}`)}
+            label={`Value of ${k}`}
           />
           {!ctx.readOnly && (
             <button
@@ -375,6 +380,7 @@ function ArrayField({
             id={`${id}-${i}`}
             ctx={ctx}
             problem={problemFor(ctx, `${path}.${i}`)}
+            label={`Item ${i + 1} of ${path.split('.').pop()}`}
           />
           {!ctx.readOnly && (
             <button type="button" className="link-button" aria-label={`Remove item ${i + 1}`} onClick={() => onChange(value.filter((_, j) => j !== i))}>
@@ -399,12 +405,14 @@ function JsonField({
   onChange,
   readOnly,
   describedBy,
+  label,
 }: {
   id: string;
   value: unknown;
   onChange(next: unknown): void;
   readOnly: boolean;
   describedBy?: string;
+  label?: string;
 }) {
   const written = JSON.stringify(value ?? null, null, 2);
   const [text, setText] = useState(written);
@@ -417,6 +425,7 @@ function JsonField({
         rows={Math.min(10, text.split('\n').length + 1)}
         value={text}
         readOnly={readOnly}
+        aria-label={label}
         aria-describedby={[describedBy, invalid ? `${id}-json` : ''].filter(Boolean).join(' ') || undefined}
         aria-invalid={invalid ? true : undefined}
         onChange={(e) => setText(e.target.value)}

@@ -10,6 +10,8 @@ interface Props {
   readOnly?: boolean;
   describedBy?: string;
   invalid?: boolean;
+  /** Where no <label> names the field. */
+  label?: string;
 }
 
 /** The `{{ …` being typed before the caret, if any: where it starts and what is typed so far. */
@@ -29,7 +31,7 @@ const MAX_SHOWN = 12;
  * `{{ expression }}`, Escape closes. An ARIA combobox, so a screen reader
  * hears the list and the chosen entry.
  */
-export function TemplateInput({ id, value, onChange, suggestions, multiline = false, readOnly = false, describedBy, invalid }: Props) {
+export function TemplateInput({ id, value, onChange, suggestions, multiline = false, readOnly = false, describedBy, invalid, label }: Props) {
   const listId = useId();
   const field = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState<number | undefined>();
@@ -67,6 +69,7 @@ export function TemplateInput({ id, value, onChange, suggestions, multiline = fa
     'aria-activedescendant': showing ? `${listId}-${active}` : undefined,
     'aria-describedby': describedBy,
     'aria-invalid': invalid || undefined,
+    'aria-label': label,
     autoComplete: 'off',
     spellCheck: false,
     onChange: (e: { target: { value: string; selectionStart: number | null } }) => {

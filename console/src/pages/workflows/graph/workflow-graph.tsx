@@ -189,7 +189,6 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
       return {
         ...base,
         type: 'step',
-        selected: selected === n.id,
         ariaLabel: `Step ${n.step.stepId}, ${stepLabel(n.step.stepType)}${mark ? `, ${mark.status}` : ''}${pinned?.has(n.id) ? ', output pinned' : ''}`,
         data: { node: n, mark, selected: selected === n.id, pinned: pinned?.has(n.id) ?? false, childHref: child ? childHref?.(child) : undefined },
       };
@@ -228,7 +227,23 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
   const viewport = { x: width ? Math.max(24, (width - extent.width * zoom) / 2) : 24, y: 24, zoom };
   const height = Math.min(760, Math.max(320, extent.height * zoom + 64));
   return (
-    <div ref={host} className="workflow-graph" style={{ height }} role="group" aria-label={label}>
+    <div
+      ref={host}
+      className="workflow-graph"
+      style={{ height }}
+      role="group"
+      aria-label={label}
+      onKeyDown={(e) => {
+        // A focused step node opens with Enter or Space, as a button would.
+        const focused = (e.target as HTMLElement).closest('.react-flow__node');
+        if (!focused || (e.key !== 'Enter' && e.key !== ' ') || e.target !== focused) return;
+        const id = focused.getAttribute('data-id');
+        if (id && nodes.some((n) => n.id === id && n.type === 'step')) {
+          e.preventDefault();
+          onSelect?.(id);
+        }
+      }}
+    >
       {width !== undefined && (
         <ReactFlow
           key={width}
@@ -241,13 +256,10 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
           nodesDraggable={false}
           nodesConnectable={false}
           edgesFocusable={false}
-          elementsSelectable
+          // Selection is the caller's (the `selected` prop): xyflow's own would be a second state to keep in step.
+          elementsSelectable={false}
           onlyRenderVisibleElements
           onNodeClick={(_, node) => node.type === 'step' && onSelect?.(node.id)}
-          onSelectionChange={({ nodes: picked }) => {
-            const step = picked.find((n) => n.type === 'step');
-            if (step && step.id !== selected) onSelect?.(step.id);
-          }}
           deleteKeyCode={null}
         >
           <Background gap={24} />
