@@ -54,19 +54,45 @@ export type ScheduleTriggerList = ApiAnswer<'/schedule-triggers', 'get'>;
 /** Still going: running, or parked at a wait (both refresh, both may be cancelled). */
 export const isFinished = (status: string) => status !== 'running' && status !== 'waiting';
 
-/** A step with the sub-steps recorded under it (an agent's model and tool calls). */
+/**
+ * A step with what is recorded under it: sub-steps (an agent's model and tool
+ * calls, a loop's item records) and, when the definition is known, the steps
+ * of the branch or timeout path it took (`inner`, each with its `branch`).
+ */
 export interface StepNode {
   step: ExecutionStep;
   children: ExecutionStep[];
+  inner: StepNode[];
+  /** For a step inside a core.if branch or a wait's timeout path: which (then, else, timeout). */
+  branch?: string;
 }
 
-/** Top-level steps in the order they ran, each with its sub-steps. */
-export function stepTree(steps: ExecutionStep[]): StepNode[] {
+/** Where a step sits in the definition: the core.if or core.wait holding it, and the branch. */
+export type BranchParents = ReadonlyMap<string, { parent: string; branch: string }>;
+
+/** The steps the definition nests in branches and timeout paths, by id (loop bodies are recorded as sub-steps already). */
+export function branchParents(steps: unknown, into = new Map<string, { parent: string; branch: string }>()): BranchParents {
+  if (!Array.isArray(steps)) return into;
+  for (const step of steps as Array<{ stepId?: string; stepType?: string; input?: Record<string, unknown> }>) {
+    if (!step?.stepId || !step.input) continue;
+    const keys = step.stepType === 'core.if' ? { then: 'then', else: 'else' } : step.stepType === 'core.wait' ? { onTimeout: 'timeout' } : {};
+    for (const [key, branch] of Object.entries(keys)) {
+      const nested = step.input[key];
+      if (!Array.isArray(nested)) continue;
+      for (const s of nested as Array<{ stepId?: string }>) if (s?.stepId) into.set(s.stepId, { parent: step.stepId, branch });
+      branchParents(nested, into);
+    }
+  }
+  return into;
+}
+
+/** Top-level steps in the order they ran, each with its sub-steps, and branch steps under the step that chose them. */
+export function stepTree(steps: ExecutionStep[], branches?: BranchParents): StepNode[] {
   const nodes = new Map<string, StepNode>();
   const roots: StepNode[] = [];
   for (const step of steps) {
     if (step.parentStepId === null) {
-      const node = { step, children: [] };
+      const node: StepNode = { step, children: [], inner: [] };
       nodes.set(step.stepId, node);
       roots.push(node);
     }
@@ -75,10 +101,19 @@ export function stepTree(steps: ExecutionStep[]): StepNode[] {
     if (step.parentStepId !== null) {
       const parent = nodes.get(step.parentStepId);
       if (parent) parent.children.push(step);
-      else roots.push({ step, children: [] });
+      else roots.push({ step, children: [], inner: [] });
     }
   }
-  return roots;
+  if (!branches) return roots;
+  // A branch's step goes under the step that chose it, when that step was recorded; else it stays where it ran.
+  return roots.filter((node) => {
+    const place = branches.get(node.step.stepId);
+    const parent = place && nodes.get(place.parent);
+    if (!parent || parent === node) return true;
+    node.branch = place.branch;
+    parent.inner.push(node);
+    return false;
+  });
 }
 
 export const MODEL_STEP_TYPE = 'ai.agent.model';

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { get, post } from '../../api/client';
 import { useSession } from '../../session/session';
@@ -8,7 +8,8 @@ import { JsonView } from '../../ui/json-view';
 import { Page } from '../../ui/page';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi, useInterval } from '../../ui/use-api';
-import { isFinished, replayableSteps, runAnswer, stepTree, type Execution, type RunStarted } from './run-model';
+import { branchParents, isFinished, replayableSteps, runAnswer, stepTree, type Execution, type RunStarted } from './run-model';
+import type { WorkflowVersion } from '../workflows/workflow-model';
 import { ReplayForm } from './replay-form';
 import { StepTimeline } from './step-timeline';
 import { StepValue } from './step-value';
@@ -58,6 +59,10 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
   const replayIds = new Set(replayableSteps(steps).map((s) => s.stepId));
   const replayFrom = params.get('replay') ?? '';
   const view = params.get('view') === 'graph' ? 'graph' : 'timeline';
+  // The version's definition says which steps a branch holds, so the timeline nests them; without it, they stay flat.
+  const versionPath = `/workflows/${execution.workflowId}/versions/${execution.workflowVersion}`;
+  const version = useApi(versionPath, (signal) => get<WorkflowVersion>(versionPath, { signal }));
+  const branches = useMemo(() => (version.data ? branchParents(version.data.definition.steps) : undefined), [version.data]);
   /** "Replay from here" keeps the view the person is in. */
   const replayLink = (stepId: string) => {
     const next = new URLSearchParams(params);
@@ -262,7 +267,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
                   <span>{formatDuration(span.total)}</span>
                 </span>
               </div>
-              <StepTimeline nodes={stepTree(steps)} span={span} replayLink={canReplay ? replayLink : undefined} />
+              <StepTimeline nodes={stepTree(steps, branches)} span={span} replayLink={canReplay ? replayLink : undefined} waiting={execution.waiting ?? []} />
             </>
           )}
         </div>

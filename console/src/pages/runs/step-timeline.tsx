@@ -38,43 +38,74 @@ const MARK_HINT = {
 
 /**
  * The run's steps in the order they ran, each a row with a bar placed by its start and sized by its duration; a row opens to its values.
- * `replayLink`, when given, is where a top-level step's "Replay from here" leads (the run page with its replay form open).
+ * A branch's steps are nested under the step that chose it, a loop's records numbered by item, and a step the run is parked at ends the list.
+ * `replayLink`, when given, is where a step's "Replay from here" leads (the run page with its replay form open).
  */
-export function StepTimeline({ nodes, span, replayLink }: { nodes: StepNode[]; span: Span; replayLink?: (stepId: string) => string }) {
+export function StepTimeline({
+  nodes,
+  span,
+  replayLink,
+  waiting = [],
+}: {
+  nodes: StepNode[];
+  span: Span;
+  replayLink?: (stepId: string) => string;
+  waiting?: ReadonlyArray<{ stepId: string; event: string | null; until: string }>;
+}) {
   return (
     <ol className="timeline" aria-label="Steps">
       {nodes.map((node) => (
-        <StepRow
-          key={node.step.stepId}
-          step={node.step}
-          span={span}
-          childSteps={node.children}
-          replayLink={node.step.parentStepId === null ? replayLink?.(node.step.stepId) : undefined}
-        />
+        <StepRow key={node.step.stepId} node={node} span={span} replayLink={replayLink} />
+      ))}
+      {waiting.map((w) => (
+        <li key={w.stepId} className="step waiting">
+          <div className="step-row step-parked">
+            <span className="step-name">
+              <strong>{w.stepId}</strong> <span className="muted">core.wait</span>
+            </span>
+            <span className="step-status">
+              <StatusBadge status="waiting" />
+            </span>
+            <span className="step-track muted">
+              {w.event ? `waits for the event ${w.event}` : 'waits for its time'} until {formatTime(w.until)}
+            </span>
+            <span className="step-duration" />
+          </div>
+        </li>
       ))}
     </ol>
   );
 }
 
 function subStepLabel(step: ExecutionStep): string {
+  if (step.itemIndex !== null && step.itemIndex !== undefined) return `item ${step.itemIndex} · ${step.stepType}`;
   if (step.stepType === MODEL_STEP_TYPE) return 'model call';
   if (step.stepType === TOOL_STEP_TYPE) return `tool ${toolNameOf(step) ?? ''}`.trim();
   return step.stepType;
 }
 
 interface RowProps {
-  step: ExecutionStep;
+  node?: StepNode;
+  step?: ExecutionStep;
   span: Span;
-  childSteps?: ExecutionStep[];
   nested?: boolean;
-  replayLink?: string;
+  replayLink?: (stepId: string) => string;
 }
 
-function StepRow({ step, span, childSteps = [], nested = false, replayLink }: RowProps) {
+/** A sub-step's own name: an agent call's after its step's (`ask.model-1` → `model-1`), a loop record's after its item (`each[3].post` → `post`). */
+const subStepName = (step: ExecutionStep) => {
+  const item = step.stepId.indexOf('].');
+  return item >= 0 ? step.stepId.slice(item + 2) : step.stepId.slice(step.stepId.lastIndexOf('.') + 1);
+};
+
+function StepRow({ node, step: given, span, nested = false, replayLink }: RowProps) {
   const [open, setOpen] = useState(false);
+  const step = (node?.step ?? given)!;
+  const childSteps = node?.children ?? [];
   const detailId = `step-detail-${step.stepId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const usage = step.stepType === MODEL_STEP_TYPE ? usageOf(step) : childSteps.length > 0 ? totalUsage(childSteps) : undefined;
-  const name = nested ? step.stepId.slice(step.stepId.lastIndexOf('.') + 1) : step.stepId;
+  const name = nested ? subStepName(step) : step.stepId;
+  const link = !nested && step.parentStepId === null ? replayLink?.(step.stepId) : undefined;
   return (
     <li className={`step ${step.status}${nested ? ' sub-step' : ''}`}>
       <button type="button" className="step-row" aria-expanded={open} aria-controls={detailId} onClick={() => setOpen(!open)}>
@@ -82,7 +113,8 @@ function StepRow({ step, span, childSteps = [], nested = false, replayLink }: Ro
           <span className="step-caret" aria-hidden="true">
             {open ? '▾' : '▸'}
           </span>
-          <strong>{name}</strong> <span className="muted">{nested ? subStepLabel(step) : step.stepType}</span>
+          <strong>{name}</strong>{' '}
+          <span className="muted">{nested ? subStepLabel(step) : node?.branch ? `${node.branch} · ${step.stepType}` : step.stepType}</span>
           {step.replay && (
             <>
               {' '}
@@ -100,9 +132,9 @@ function StepRow({ step, span, childSteps = [], nested = false, replayLink }: Ro
         </span>
         <span className="step-duration">{formatDuration(step.durationMs)}</span>
       </button>
-      {replayLink && (
+      {link && (
         <p className="step-replay">
-          <Link to={replayLink}>
+          <Link to={link}>
             Replay from here<span className="visually-hidden"> (step {step.stepId})</span>
           </Link>
         </p>
@@ -131,9 +163,16 @@ function StepRow({ step, span, childSteps = [], nested = false, replayLink }: Ro
         </div>
       )}
       {childSteps.length > 0 && (
-        <ol className="timeline sub-steps" aria-label={`Calls of ${step.stepId}`}>
+        <ol className="timeline sub-steps" aria-label={`${step.stepType === 'core.loop' ? 'Items' : 'Calls'} of ${step.stepId}`}>
           {childSteps.map((child) => (
             <StepRow key={child.stepId} step={child} span={span} nested />
+          ))}
+        </ol>
+      )}
+      {node && node.inner.length > 0 && (
+        <ol className="timeline branch-steps" aria-label={`Steps ${step.stepId} chose`}>
+          {node.inner.map((inner) => (
+            <StepRow key={inner.step.stepId} node={inner} span={span} replayLink={replayLink} />
           ))}
         </ol>
       )}
