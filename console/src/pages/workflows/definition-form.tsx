@@ -123,7 +123,8 @@ export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabe
         ))}
       </div>
       <div id="definition-view" role="tabpanel" aria-label={view === 'graph' ? 'Graph' : 'JSON'}>
-        {schema.data || schema.error ? (
+        {/* The graph draws at once (only its forms need the schema, which is large); the JSON editor is built with it. */}
+        {view === 'graph' || schema.data || schema.error ? (
           <Suspense fallback={<p className="page-status">Loading the editor…</p>}>
             {view === 'graph' ? (
               <GraphEditor

@@ -155,6 +155,8 @@ export function StepPanel({ definition, path, definitions, suggestions, problems
             path={`${where}.input`}
             ctx={ctx}
           />
+        ) : Object.keys(definitions).length === 0 ? (
+          <p className="page-status">Loading the form…</p>
         ) : (
           <p className="muted">No form for {step.stepType}: edit it in the JSON view.</p>
         )}
