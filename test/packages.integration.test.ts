@@ -74,6 +74,8 @@ describe('install', () => {
     const workflow = await get(org, `/workflows/${p.workflows[0].id}`);
     expect(workflow).toEqual(expect.objectContaining({ name: 'sync-orders', version: 1 }));
     expect(workflow.definition.steps[0].input.webhookResponse.body).toEqual({ synced: true });
+    // As written in the package (stepId before stepType before input), as a definition POSTed is.
+    expect(JSON.stringify(workflow.definition)).toBe(JSON.stringify({ ...workflowDef('sync-orders', { synced: true }), initial: {} }));
 
     const ordersId = p.dataSources.find((s: Json) => s.name === 'Orders').id;
     const source = await get(org, `/dashboards/data-sources/${ordersId}`);

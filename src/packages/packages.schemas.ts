@@ -5,6 +5,7 @@ import { TableName } from '../data-stores/data-stores.schemas';
 import { parseOrThrow } from '../http/validation';
 import { z } from '../openapi/zod';
 import { SaveWorkflowBody } from '../workflows/workflows.schemas';
+import { inWrittenOrder } from '../workflows/written-order';
 
 /**
  * A package (src/packages): a versioned bundle of workflow definitions, data
@@ -128,7 +129,8 @@ export function parsePackageUpload(json: unknown): PackageUpload {
       pkg.dashboards.forEach((d, j) => assertPortableFormat(d, `${at}.dashboards.${j}`));
     }
   }
-  return parseOrThrow(PackageUpload, upload, 'body');
+  // Workflow definitions come back as written (src/workflows/written-order.ts): zod rebuilt them in schema order.
+  return inWrittenOrder(parseOrThrow(PackageUpload, upload, 'body'), upload);
 }
 
 export const PackageParams = z.strictObject({ id: z.uuid({ error: 'must be a UUID' }) });
