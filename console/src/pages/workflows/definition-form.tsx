@@ -22,7 +22,7 @@ interface Props {
   /** Above the editor, beside the save button (a version number, a note). */
   status?: ReactNode;
   /** What the graph shows and completes beside the definition: its triggers, names templates may read, pins. */
-  graph?: Pick<GraphEditorProps, 'triggers' | 'context' | 'pinned' | 'childHref' | 'stepExtras'>;
+  graph?: Pick<GraphEditorProps, 'triggers' | 'context' | 'pinned' | 'marks' | 'childHref' | 'stepExtras'>;
   /** Called with the text at each change (a draft kept as you go). */
   onTextChange?(text: string): void;
 }
@@ -136,6 +136,7 @@ export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabe
                 triggers={graph?.triggers ?? []}
                 context={graph?.context}
                 pinned={graph?.pinned}
+                marks={graph?.marks}
                 childHref={graph?.childHref}
                 stepExtras={graph?.stepExtras}
               />

@@ -36,16 +36,17 @@ function DraftEditor({ workflow, onPublished, graph }: { workflow: Workflow; onP
   const d = useDraft(workflow);
   const [text, setText] = useState<string>();
   const [outdated, setOutdated] = useState<unknown>();
-  const [tested, setTested] = useState<ReadonlyMap<string, unknown>>(new Map());
+  const [tested, setTested] = useState<ReadonlyMap<string, { status: 'completed' | 'failed'; output: unknown; durationMs: number }>>(new Map());
   const [discarded, setDiscarded] = useState(0);
 
   const pins = d.draft?.pins;
   const pinned = useMemo(() => new Set(Object.keys(pins ?? {})), [pins]);
   const context = useMemo(() => {
-    const outputs = new Map(tested);
+    const outputs = new Map([...tested].filter(([, t]) => t.status === 'completed').map(([stepId, t]) => [stepId, t.output]));
     for (const [stepId, pin] of Object.entries(pins ?? {})) outputs.set(stepId, pin.output);
     return { ...graph.context, outputs };
   }, [graph.context, pins, tested]);
+  const marks = useMemo(() => new Map([...tested].map(([stepId, t]) => [stepId, { status: t.status, detail: `tested · ${t.durationMs} ms` }])), [tested]);
 
   if (d.draft === undefined) {
     return d.loadError ? <ErrorBox error={d.loadError} /> : <p className="page-status">Loading your draft…</p>;
@@ -116,6 +117,7 @@ function DraftEditor({ workflow, onPublished, graph }: { workflow: Workflow; onP
         ...graph,
         context,
         pinned,
+        marks,
         stepExtras: (stepId, path) => (
           <StepTestPanel
             key={stepId}
@@ -126,7 +128,7 @@ function DraftEditor({ workflow, onPublished, graph }: { workflow: Workflow; onP
             test={(body) => d.testStep(stepId, body, current)}
             pin={(body) => d.pin(stepId, body)}
             unpin={() => d.unpin(stepId)}
-            onTested={(output) => setTested((all) => new Map(all).set(stepId, output))}
+            onTested={(result) => setTested((all) => new Map(all).set(stepId, result))}
           />
         ),
       }}

@@ -1,10 +1,13 @@
+import { useEffect } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { get } from '../../api/client';
+import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { DefinitionTab } from './definition-tab';
+import { prefetchDraft } from './draft/use-draft';
 import { TestRunTab } from './test-run-tab';
 import { TriggersTab } from './triggers-tab';
 import { VersionsTab } from './versions-tab';
@@ -28,6 +31,11 @@ export function WorkflowPage() {
   const path = `/workflows/${encodeURIComponent(id)}`;
   const workflow = useApi(path, (signal) => get<Workflow>(path, { signal }));
   const current = workflow.data?.id === id ? workflow.data : undefined;
+  const admin = useSession().can('workflows:admin');
+  // An editor's draft is read beside the workflow, not after it.
+  useEffect(() => {
+    if (admin && tab === 'definition') prefetchDraft(id);
+  }, [admin, id, tab]);
 
   if (!current) {
     return (

@@ -18,8 +18,8 @@ interface Props {
   test(body: { executionId?: string; initial?: Record<string, unknown> }): Promise<StepTest>;
   pin(body: { executionId: string } | { output: unknown }): Promise<void>;
   unpin(): Promise<void>;
-  /** The step's output was tested: later steps complete its fields. */
-  onTested(output: unknown): void;
+  /** The step was tested: its node shows how it went, and later steps complete the fields of its output. */
+  onTested(result: { status: 'completed' | 'failed'; output: unknown; durationMs: number }): void;
 }
 
 /**
@@ -60,7 +60,7 @@ export function StepTestPanel({ workflowId, stepId, draft, inLoopBody, test, pin
       const answer = await test({ ...(source ? { executionId: source } : {}), ...(given ? { initial: given } : {}) });
       setResult(answer);
       const record = 'steps' in answer ? answer.steps?.find((s) => s.stepId === stepId) : undefined;
-      if (record?.status === 'completed') onTested(record.output);
+      if (record) onTested({ status: record.status, output: record.output, durationMs: record.durationMs });
     });
 
   if (inLoopBody) return <p className="muted step-test">A step in a loop body runs once per item: test its loop step, whose items it reads.</p>;

@@ -10,6 +10,27 @@ export type StepTest = (Execution | RunStarted) & { missing: string[] };
 /** How long typing pauses before the draft is saved. */
 const SAVE_DELAY_MS = 700;
 
+/** The caller's draft, or null when they have none. */
+const loadDraft = (path: string): Promise<Draft | null> =>
+  get<Draft>(path).catch((err: unknown) => (err instanceof ApiError && err.status === 404 ? null : Promise.reject(err)));
+
+/** Drafts asked for before their editor mounts, by path; each is taken once. */
+const early = new Map<string, Promise<Draft | null>>();
+
+/**
+ * Starts reading the caller's draft of a workflow beside the workflow itself
+ * (the page knows the id before the workflow arrives): the editor then opens
+ * one round trip sooner.
+ */
+export function prefetchDraft(workflowId: string): void {
+  const path = `/workflows/${workflowId}/draft`;
+  if (early.has(path)) return;
+  const pending = loadDraft(path);
+  // Never taken (the person left first): its failure is nobody's to report.
+  pending.catch(() => undefined);
+  early.set(path, pending);
+}
+
 export type SaveState = { kind: 'idle' } | { kind: 'pending' } | { kind: 'saving' } | { kind: 'saved'; at: string } | { kind: 'unsaved'; why: string };
 
 /**
@@ -29,13 +50,11 @@ export function useDraft(workflow: Workflow) {
 
   useEffect(() => {
     let live = true;
-    get<Draft>(path).then(
+    const pending = early.get(path) ?? loadDraft(path);
+    early.delete(path);
+    pending.then(
       (d) => live && setDraft(d),
-      (err: unknown) => {
-        if (!live) return;
-        if (err instanceof ApiError && err.status === 404) setDraft(null);
-        else setLoadError(err);
-      },
+      (err: unknown) => live && setLoadError(err),
     );
     return () => {
       live = false;

@@ -6,7 +6,7 @@ import { ObjectFields, type Schema } from './schema-form';
 import { StepPalette } from './step-palette';
 import { StepPanel } from './step-panel';
 import { templateSuggestions, type TemplateContext } from './template-suggestions';
-import WorkflowGraph from './workflow-graph';
+import WorkflowGraph, { type NodeMark } from './workflow-graph';
 
 export interface GraphEditorProps {
   /** The draft as JSON text: the graph and the JSON view edit this one text. */
@@ -19,6 +19,8 @@ export interface GraphEditorProps {
   triggers: GraphTrigger[];
   context?: TemplateContext;
   pinned?: ReadonlySet<string>;
+  /** What the last test of each step ended with, drawn on its node. */
+  marks?: ReadonlyMap<string, NodeMark>;
   childHref?(name: string): string | undefined;
   /** Below a selected step's form: its test and pin controls. */
   stepExtras?(stepId: string, path: StepPath): ReactNode;
@@ -35,7 +37,7 @@ const parse = (text: string): { definition?: Definition; error?: string } => {
 };
 
 /** The graph view of the editor: the graph, the palette that inserts steps on its edges, and the selected step's panel. */
-export default function GraphEditor({ text, onChange, readOnly, schema, problems, triggers, context, pinned, childHref, stepExtras }: GraphEditorProps) {
+export default function GraphEditor({ text, onChange, readOnly, schema, problems, triggers, context, pinned, marks, childHref, stepExtras }: GraphEditorProps) {
   const { definition, error } = useMemo(() => parse(text), [text]);
   const [selected, setSelected] = useState<string>();
   const [inserting, setInserting] = useState<{ point: InsertionPoint; after: string }>();
@@ -115,6 +117,7 @@ export default function GraphEditor({ text, onChange, readOnly, schema, problems
           onSelect={setSelected}
           onInsert={readOnly ? undefined : onInsert}
           pinned={pinned}
+          marks={marks}
           childHref={childHref}
         />
       </div>

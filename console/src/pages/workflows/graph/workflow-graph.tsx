@@ -18,7 +18,7 @@ import { StatusBadge } from '../../../ui/status-badge';
 import { definitionGraph, type GraphNode, type GraphTrigger, type InsertionPoint } from './definition-graph';
 import { layoutGraph } from './graph-layout';
 import { stepLabel } from './step-catalog';
-import './graph.css';
+import '../../../ui/workflow-graph.css';
 
 /** What a run recorded at a node: its status and a line under it (a loop's items, what a wait waits for, a duration). */
 export interface NodeMark {
