@@ -179,5 +179,9 @@ describe('a run drawn on its graph', () => {
     expect(taken.has(edge('join-1'))).toBe(true);
     expect(taken.has(edge(loopBodyEntry('each')))).toBe(true);
     expect(marks.get('inner')?.status).toBe('completed');
+    // A failed step leads nowhere.
+    const failed = runOverlay(definition.steps, [], [record('first', { status: 'failed' })], [], () => 0);
+    expect(failed.taken.has(edge('first'))).toBe(false);
+    expect(failed.taken.size).toBe(1);
   });
 });

@@ -110,6 +110,9 @@ export function takenEdges(graph: DefinitionGraph, marks: ReadonlyMap<string, No
     changed = false;
     for (const e of graph.edges) {
       if (taken.has(e.id) || !reached.has(e.source)) continue;
+      // A step that failed, or that the run is still at, led nowhere (yet).
+      const status = marks.get(e.source)?.status;
+      if (status === 'failed' || status === 'waiting' || status === 'running') continue;
       if (e.label && BRANCH_LABELS.has(e.label) && branchOf(e.source) !== e.label) continue;
       const target = graph.nodes.find((n) => n.id === e.target);
       if (!target) continue;
