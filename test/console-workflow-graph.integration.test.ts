@@ -82,6 +82,8 @@ test('branches and a loop are added on the graph and published', async () => {
   const wf = await a.createWorkflow([set('start', { amount: 5 })]);
   await page.goto(`/console/workflows/${wf.id}`);
   await node(page, 'start').waitFor();
+  // The editor (not a read-only view) is up: its draft has loaded.
+  await page.getByRole('button', { name: 'Publish', exact: true }).waitFor();
 
   const add = async (after: string, label: string) => {
     await page.getByRole('button', { name: after }).click();

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import {
   BaseEdge,
   Background,
@@ -12,6 +12,7 @@ import {
   type EdgeProps,
   type Node,
   type NodeProps,
+  useReactFlow,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { StatusBadge } from '../../../ui/status-badge';
@@ -144,6 +145,19 @@ function FlowEdge({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targ
   );
 }
 
+/**
+ * Places the graph again when its width changes (the step panel opened or
+ * closed), without remounting it: a remount would drop and redraw every node
+ * and edge while a person (or a test) is about to use them.
+ */
+function Recenter({ x, y, zoom }: { x: number; y: number; zoom: number }) {
+  const flow = useReactFlow();
+  useEffect(() => {
+    void flow.setViewport({ x, y, zoom });
+  }, [flow, x, y, zoom]);
+  return null;
+}
+
 const nodeTypes = { step: StepCard, trigger: TriggerCard, join: Join };
 const edgeTypes = { flow: FlowEdge };
 
@@ -212,9 +226,11 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
   useLayoutEffect(() => {
     const element = host.current;
     if (!element) return;
-    setWidth(element.clientWidth);
+    // Rounded: a scrollbar coming and going does not move the graph.
+    const measure = () => setWidth(Math.round(element.clientWidth / 16) * 16);
+    measure();
     // Opening or closing the step panel changes the width: the graph is placed again for it.
-    const observer = new ResizeObserver(() => setWidth(Math.round(element.clientWidth / 16) * 16));
+    const observer = new ResizeObserver(measure);
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
@@ -246,7 +262,6 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
     >
       {width !== undefined && (
         <ReactFlow
-          key={width}
           nodes={nodes}
           edges={edges}
           nodeTypes={nodeTypes}
@@ -262,6 +277,7 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
           onNodeClick={(_, node) => node.type === 'step' && onSelect?.(node.id)}
           deleteKeyCode={null}
         >
+          <Recenter x={viewport.x} y={viewport.y} zoom={viewport.zoom} />
           <Background gap={24} />
           <Controls showInteractive={false} />
         </ReactFlow>
