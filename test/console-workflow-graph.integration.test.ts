@@ -217,3 +217,21 @@ test('a step is added with the keyboard alone, and opened from its node', async 
     10_000,
   );
 });
+
+test('the JSON view completes a step type with every type there is', async () => {
+  await page.goto('/console/workflows/new?view=json');
+  const editor = page.locator('.cm-content');
+  await editor.waitFor();
+  // The caret goes between the quotes of the stepType: four places left of the text's end.
+  await editor.fill('{"name": "typed", "steps": [{"stepId": "a", "input": {}, "stepType": ""}]}');
+  await page.keyboard.press('Control+End');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('Control+Space');
+  const options = page.locator('.cm-tooltip-autocomplete li');
+  await options.first().waitFor();
+  const offered = await options.allInnerTexts();
+  expect(offered).toEqual(expect.arrayContaining(['core.http', 'core.if', 'core.loop', 'core.wait', 'ai.agent', 'data-store.set']));
+  await page.keyboard.type('core.lo');
+  await page.keyboard.press('Enter');
+  await expect(editor.innerText()).resolves.toContain('"stepType": "core.loop"');
+});

@@ -8,6 +8,7 @@ import { handleRefresh, jsonCompletion, jsonSchemaHover, jsonSchemaLinter, state
 import type { JSONSchema7 } from 'json-schema';
 import type { FieldProblem } from '../../api/client';
 import { locate } from './json-locations';
+import { stepTypesOf, withStepTypeCompletion } from './step-type-completion';
 
 /**
  * The definition editor: CodeMirror 6 with completion, hover and checks from
@@ -72,7 +73,7 @@ const jsonWithSchema = (schema: JSONSchema7) => [
   json(),
   linter(jsonParseLinter()),
   linter(schemaDiagnostics(), { needsRefresh: handleRefresh }),
-  jsonLanguage.data.of({ autocomplete: jsonCompletion() }),
+  jsonLanguage.data.of({ autocomplete: withStepTypeCompletion(stepTypesOf(schema as Record<string, unknown>), jsonCompletion()) }),
   hoverTooltip(jsonSchemaHover()),
   stateExtensions(schema),
 ];
