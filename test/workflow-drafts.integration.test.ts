@@ -162,3 +162,14 @@ test('the whole draft is tested without publishing; its run is marked draft and 
   const loop = await owner().post(`/workflows/${wf.id}/draft/steps/each/test`).send({});
   expect(stepOf(loop.body, 'each').output).toMatchObject({ count: 2, results: [{ v: 1 }, { v: 2 }] });
 });
+
+test("a step named like every object's own property (constructor) is refused at its field, in a test and as a pin", async () => {
+  const wf = await a.createWorkflow([set('hello', { v: 1 })]);
+  const definition = { name: wf.name, steps: [set('constructor', { v: 2 }), set('after', { got: '{{ constructor.v }}' })] };
+  await owner().put(`/workflows/${wf.id}/draft`).send({ baseVersion: 1, definition }).expect(200);
+  expectError(await owner().put(`/workflows/${wf.id}/draft/pins/constructor`).send({ output: {} }), 400);
+  expectError(await owner().delete(`/workflows/${wf.id}/draft/pins/constructor`), 400);
+  const refused = await owner().post(`/workflows/${wf.id}/draft/steps/after/test`).send({});
+  expectError(refused, 400, 'invalid_definition');
+  expect(refused.body.error.details).toEqual([expect.objectContaining({ path: 'steps.0.stepId' })]);
+});

@@ -121,7 +121,7 @@ export class DraftsService {
 
   async unpin(organizationId: string, userId: string, workflowId: string, stepId: string) {
     const draft = await this.find(organizationId, userId, workflowId);
-    if (!(stepId in draft.pins)) throw new NotFoundError('Pin');
+    if (!Object.hasOwn(draft.pins, stepId)) throw new NotFoundError('Pin');
     const updated = await this.repo.pin(organizationId, workflowId, userId, stepId, undefined);
     if (!updated) throw new NotFoundError('Draft');
     return this.withOthers(organizationId, userId, updated);
@@ -157,10 +157,10 @@ export class DraftsService {
     }
     const source = options.executionId ? await this.sourceRun(organizationId, workflowId, options.executionId) : undefined;
     const fromRun = new Set(source ? (await this.recordedOutputs(organizationId, source.id, place.before)).map((s) => s.stepId) : []);
-    const given = place.before.filter((s) => s.stepId in draft.pins || fromRun.has(s.stepId));
+    const given = place.before.filter((s) => Object.hasOwn(draft.pins, s.stepId) || fromRun.has(s.stepId));
     const missing = place.before.filter((s) => !given.includes(s)).map((s) => s.stepId);
-    const pinned = given.filter((s) => s.stepId in draft.pins);
-    const copied = given.filter((s) => !(s.stepId in draft.pins)).map((s) => s.stepId);
+    const pinned = given.filter((s) => Object.hasOwn(draft.pins, s.stepId));
+    const copied = given.filter((s) => !Object.hasOwn(draft.pins, s.stepId)).map((s) => s.stepId);
     const run: RunRequest = {
       ...request,
       initial: options.initial ?? source?.input ?? request.initial,

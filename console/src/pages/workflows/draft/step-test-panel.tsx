@@ -35,7 +35,7 @@ export function StepTestPanel({ workflowId, stepId, draft, inLoopBody, test, pin
   const [result, setResult] = useState<StepTest>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  const pinned = draft?.pins[stepId];
+  const pinned = draft && Object.hasOwn(draft.pins, stepId) ? draft.pins[stepId] : undefined;
 
   const act = async (work: () => Promise<void>) => {
     setBusy(true);
