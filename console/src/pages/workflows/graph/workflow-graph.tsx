@@ -273,9 +273,10 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
           edgesFocusable={false}
           // Selection is the caller's (the `selected` prop): xyflow's own would be a second state to keep in step.
           elementsSelectable={false}
-          onlyRenderVisibleElements
           onNodeClick={(_, node) => node.type === 'step' && onSelect?.(node.id)}
           deleteKeyCode={null}
+          // Every node is drawn, not only those in view (onlyRenderVisibleElements): an edge is drawn only once both its
+          // nodes have been measured, and CI saw the edge into an unmeasured join, with its insert button, never appear.
         >
           <Recenter x={viewport.x} y={viewport.y} zoom={viewport.zoom} />
           <Background gap={24} />
