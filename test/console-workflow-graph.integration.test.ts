@@ -86,7 +86,19 @@ test('branches and a loop are added on the graph and published', async () => {
   await page.getByRole('button', { name: 'Publish', exact: true }).waitFor();
 
   const add = async (after: string, label: string) => {
-    await page.getByRole('button', { name: after }).click();
+    await page
+      .getByRole('button', { name: after })
+      .click({ timeout: 20_000 })
+      .catch(async (error: Error) => {
+        // What the graph held when the button was not there: its screenshot, and the nodes and edges drawn.
+        await screenshot(page, 'workflow-graph-insert-missing');
+        const drawn = await page.evaluate(() =>
+          [...(globalThis as any).document.querySelectorAll('.react-flow__node, .react-flow__edge, .graph-insert')].map(
+            (e: any) => `${e.className.baseVal ?? e.className} ${e.dataset?.id ?? e.getAttribute('aria-label') ?? ''}`,
+          ),
+        );
+        throw new Error(`${error.message}\ndrawn: ${drawn.join(' | ')}`);
+      });
     const palette = page.getByRole('dialog', { name: /Add a step after/ });
     await palette.getByRole('button', { name: new RegExp(`^${label}`) }).click();
     await palette.waitFor({ state: 'detached' });

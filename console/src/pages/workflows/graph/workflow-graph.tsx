@@ -195,6 +195,12 @@ export default function WorkflowGraph(props: WorkflowGraphProps) {
         ...(n.container ? { parentId: n.container, extent: 'parent' as const } : {}),
         draggable: false,
         connectable: false,
+        // Where edges meet the node, known from the layout: xyflow otherwise draws an edge only once it has measured
+        // both nodes' handles in the page, and CI saw an edge (with its insert button) wait for that indefinitely.
+        handles: [
+          ...(n.kind === 'trigger' ? [] : [{ type: 'target' as const, position: Position.Top, x: box.width / 2, y: 0, width: 1, height: 1 }]),
+          { type: 'source' as const, position: Position.Bottom, x: box.width / 2, y: box.height, width: 1, height: 1 },
+        ],
       };
       if (n.kind === 'trigger') return { ...base, type: 'trigger', data: { node: n }, selectable: false, ariaLabel: `Trigger: ${n.label}` };
       if (n.kind === 'join') return { ...base, type: 'join', data: {}, selectable: false, focusable: false };
