@@ -1,9 +1,8 @@
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { get } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
 import { StatusBadge } from '../../ui/status-badge';
-import { useApi } from '../../ui/use-api';
+import type { Loaded } from '../../ui/use-api';
 import { bodyRecordPrefix, loopItems, runOverlay } from '../workflows/graph/run-overlay';
 import { stepLabel } from '../workflows/graph/step-catalog';
 import WorkflowGraph from '../workflows/graph/workflow-graph';
@@ -13,6 +12,8 @@ import { StepValue } from './step-value';
 
 interface Props {
   execution: Execution;
+  /** The version the run used, as the run page read it (its timeline nests branches by it too). */
+  version: Loaded<WorkflowVersion>;
   /** Where "Replay from here" of a top-level step leads; absent when the run may not be replayed. */
   replayLink?(stepId: string): string;
 }
@@ -23,9 +24,7 @@ interface Props {
  * steps shown in its body, a parked wait saying what it waits for. A node
  * opens its record: input, output, error, and "Replay from here".
  */
-export default function RunGraph({ execution, replayLink }: Props) {
-  const path = `/workflows/${execution.workflowId}/versions/${execution.workflowVersion}`;
-  const version = useApi(path, (signal) => get<WorkflowVersion>(path, { signal }));
+export default function RunGraph({ execution, version, replayLink }: Props) {
   const [selected, setSelected] = useState<string>();
   const [items, setItems] = useState<Record<string, number>>({});
   const steps = useMemo(() => execution.steps ?? [], [execution.steps]);

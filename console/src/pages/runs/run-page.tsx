@@ -8,6 +8,7 @@ import { JsonView } from '../../ui/json-view';
 import { Page } from '../../ui/page';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi, useInterval } from '../../ui/use-api';
+import { useViewParam, ViewSwitch } from '../../ui/view-switch';
 import { branchParents, isFinished, replayableSteps, runAnswer, stepTree, type Execution, type RunStarted } from './run-model';
 import type { WorkflowVersion } from '../workflows/workflow-model';
 import { ReplayForm } from './replay-form';
@@ -17,6 +18,11 @@ import { WaitPanel } from './event-form';
 
 // The graph (xyflow, dagre) is a chunk of its own, shared with the workflow editor: the timeline does not wait for it.
 const RunGraph = lazy(() => import('./run-graph'));
+
+const STEPS_VIEWS = [
+  { id: 'timeline', label: 'Timeline' },
+  { id: 'graph', label: 'Graph' },
+] as const;
 
 /** One run: what started it, how it went, each step on a timeline with its values, its answer; rerun and cancel for admins. */
 export function RunPage() {
@@ -58,7 +64,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
   const canReplay = can('workflows:admin') && isFinished(execution.status);
   const replayIds = new Set(replayableSteps(steps).map((s) => s.stepId));
   const replayFrom = params.get('replay') ?? '';
-  const view = params.get('view') === 'graph' ? 'graph' : 'timeline';
+  const [view, setView] = useViewParam(['timeline', 'graph'] as const);
   // The version's definition says which steps a branch holds, so the timeline nests them; without it, they stay flat.
   const versionPath = `/workflows/${execution.workflowId}/versions/${execution.workflowVersion}`;
   const version = useApi(versionPath, (signal) => get<WorkflowVersion>(versionPath, { signal }));
@@ -230,32 +236,12 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
       <section aria-labelledby="steps-heading">
         <div className="steps-head">
           <h2 id="steps-heading">Steps</h2>
-          <div role="tablist" aria-label="Steps view" className="view-switch">
-            {(['timeline', 'graph'] as const).map((v) => (
-              <button
-                key={v}
-                type="button"
-                role="tab"
-                aria-selected={view === v}
-                aria-controls="steps-view"
-                onClick={() =>
-                  setParams((p) => {
-                    const next = new URLSearchParams(p);
-                    if (v === 'graph') next.set('view', 'graph');
-                    else next.delete('view');
-                    return next;
-                  })
-                }
-              >
-                {v === 'graph' ? 'Graph' : 'Timeline'}
-              </button>
-            ))}
-          </div>
+          <ViewSwitch label="Steps view" views={STEPS_VIEWS} view={view} onChange={setView} controls="steps-view" />
         </div>
         <div id="steps-view" role="tabpanel" aria-label={view === 'graph' ? 'Graph' : 'Timeline'}>
           {view === 'graph' ? (
             <Suspense fallback={<p className="page-status">Loading the graph…</p>}>
-              <RunGraph execution={execution} replayLink={canReplay ? replayLink : undefined} />
+              <RunGraph execution={execution} version={version} replayLink={canReplay ? replayLink : undefined} />
             </Suspense>
           ) : steps.length === 0 ? (
             <p className="empty-state">{execution.status === 'running' ? 'No step has finished yet.' : 'This run recorded no steps.'}</p>

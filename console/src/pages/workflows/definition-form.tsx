@@ -1,7 +1,7 @@
 import { lazy, type ReactNode, Suspense, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
 import { ApiError, type FieldProblem } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
+import { useViewParam, ViewSwitch } from '../../ui/view-switch';
 import { useApi } from '../../ui/use-api';
 import { loadDefinitionSchema } from './definition-schema';
 import type { EditorHandle } from './definition-editor';
@@ -12,6 +12,10 @@ const DefinitionEditor = lazy(() => import('./definition-editor'));
 const GraphEditor = lazy(() => import('./graph/graph-editor'));
 
 type View = 'graph' | 'json';
+const DEFINITION_VIEWS = [
+  { id: 'graph', label: 'Graph' },
+  { id: 'json', label: 'JSON' },
+] as const;
 
 interface Props {
   initialText: string;
@@ -32,19 +36,7 @@ export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabe
   const schema = useApi('definition-schema', loadDefinitionSchema);
   const editor = useRef<EditorHandle>(null);
   const [text, setTextState] = useState(initialText);
-  // The view is in the address (?view=json), so a link or a reload opens the one a person was in.
-  const [params, setParams] = useSearchParams();
-  const view: View = params.get('view') === 'json' ? 'json' : 'graph';
-  const setView = (next: View) =>
-    setParams(
-      (p) => {
-        const out = new URLSearchParams(p);
-        if (next === 'json') out.set('view', 'json');
-        else out.delete('view');
-        return out;
-      },
-      { replace: true },
-    );
+  const [view, setView] = useViewParam<View>(['graph', 'json']);
   /** A field to show once the JSON editor has mounted (a problem chosen from the graph view). */
   const [jump, setJump] = useState<string>();
   const setText = (next: string) => {
@@ -115,13 +107,7 @@ export function DefinitionForm({ initialText, readOnly = false, onSave, saveLabe
           {error instanceof ApiError && error.requestId && <p className="muted">Request {error.requestId}</p>}
         </div>
       )}
-      <div role="tablist" aria-label="Definition view" className="view-switch">
-        {(['graph', 'json'] as const).map((v) => (
-          <button key={v} type="button" role="tab" aria-selected={view === v} aria-controls="definition-view" onClick={() => setView(v)}>
-            {v === 'graph' ? 'Graph' : 'JSON'}
-          </button>
-        ))}
-      </div>
+      <ViewSwitch label="Definition view" views={DEFINITION_VIEWS} view={view} onChange={setView} controls="definition-view" />
       <div id="definition-view" role="tabpanel" aria-label={view === 'graph' ? 'Graph' : 'JSON'}>
         {/* The graph draws at once (only its forms need the schema, which is large); the JSON editor is built with it. */}
         {view === 'graph' || schema.data || schema.error ? (

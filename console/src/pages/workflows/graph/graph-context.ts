@@ -3,6 +3,7 @@ import { get, withQuery } from '../../../api/client';
 import type { ApiAnswer } from '../../../api/schemas';
 import { useSession } from '../../../session/session';
 import { useApi } from '../../../ui/use-api';
+import { describeSchedule } from '../schedule-triggers';
 import type { GraphTrigger } from './definition-graph';
 import type { TemplateContext } from './template-suggestions';
 
@@ -11,9 +12,6 @@ type ScheduleTriggers = ApiAnswer<'/schedule-triggers', 'get'>;
 type Environments = ApiAnswer<'/environments', 'get'>;
 type Connections = ApiAnswer<'/connections', 'get'>;
 type Workflows = ApiAnswer<'/workflows', 'get'>;
-
-const every = (seconds: number) =>
-  seconds % 86_400 === 0 ? `every ${seconds / 86_400} d` : seconds % 3600 === 0 ? `every ${seconds / 3600} h` : `every ${Math.round(seconds / 60)} min`;
 
 /**
  * What the graph shows around a workflow's definition: its triggers as the
@@ -40,7 +38,7 @@ export function useGraphContext(workflow: { id: string; settings: { defaultEnvir
       ...(schedules.data?.data ?? []).map((s) => ({
         id: `trigger:${s.id}`,
         label: `Schedule ${s.name}${s.paused ? ' (paused)' : ''}`,
-        detail: 'cron' in s.schedule ? `cron ${s.schedule.cron}` : every(s.schedule.intervalSeconds),
+        detail: describeSchedule(s.schedule),
       })),
     ];
     const envs = environments.data?.data ?? [];
