@@ -5,7 +5,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { ProblemNote, problemAt, problemProps } from '../../ui/field-problem';
 import { useApi } from '../../ui/use-api';
 import { ScheduleTriggers } from './schedule-triggers';
-import { SecretOnce } from './secret-once';
+import { SecretOnce } from '../../ui/secret-once';
 import { VerificationFields } from './verification-fields';
 import { WebhookTriggerCard } from './webhook-trigger-card';
 import { verificationBody, verificationDraft } from './webhook-verification';

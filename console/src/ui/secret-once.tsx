@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { CopyButton } from '../../ui/copy-button';
+import { CopyButton } from './copy-button';
+import './secret-once.css';
 
 interface Props {
   /** What the secret is, in the notice's heading and its copy button ("Secret of new-order"). */
