@@ -362,6 +362,14 @@ export const ROUTES: RouteCase[] = [
     url: '/dashboards/data-sources',
     body: { name: uniqueName('src'), dataStoreTableName: a.table, recordSchema: DATA_SOURCE_SCHEMA },
   })),
+  // B naming A's table learns nothing of its records: it is unknown in B.
+  r(
+    'POST',
+    '/dashboards/data-sources/infer-fields',
+    'dashboards:admin',
+    ({ a }) => ({ url: '/dashboards/data-sources/infer-fields', body: { dataStoreTableName: a.table } }),
+    { ownerOfB: (res) => (res.status === 400 && errorCode(res) === 'unknown_table' ? undefined : `expected 400 unknown_table, got ${show(res)}`) },
+  ),
   r('GET', '/dashboards/data-sources/:dataSourceId', 'dashboards:view', ({ a }) => ({ url: sourceIn(a) })),
   r('PATCH', '/dashboards/data-sources/:dataSourceId', 'dashboards:admin', ({ a }) => ({ url: sourceIn(a), body: { name: 'Probed source' } })),
   r('DELETE', '/dashboards/data-sources/:dataSourceId', 'dashboards:admin', async ({ a, fresh }) => ({ url: sourceIn(a, await fresh(a.make.dataSource)) })),

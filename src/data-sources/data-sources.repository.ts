@@ -101,13 +101,18 @@ export class DataSourcesRepository {
     });
   }
 
-  /** Record values of the table, newest first, to infer fields from. */
-  async sampleValues(source: AnalyticsSource, limit: number): Promise<Record<string, unknown>[]> {
+  /** Record values of the source's table, newest first, to infer fields from. */
+  sampleValues(source: AnalyticsSource, limit: number): Promise<Record<string, unknown>[]> {
+    return this.sampleTable(source.tableOrganizationId, source.dataStoreTableName, limit);
+  }
+
+  /** Live record values of one organization's table, newest first (a source may not exist over it yet). */
+  async sampleTable(tableOrganizationId: string, tableName: string, limit: number): Promise<Record<string, unknown>[]> {
     const rows: Array<{ value: Record<string, unknown> }> = await this.manager.query(
       `SELECT value FROM data_store_records
        WHERE organization_id = $1 AND table_name = $2 AND key <> '__meta__' AND (expires_at IS NULL OR expires_at > now())
        ORDER BY updated_at DESC LIMIT $3`,
-      [source.tableOrganizationId, source.dataStoreTableName, limit],
+      [tableOrganizationId, tableName, limit],
     );
     return rows.map((r) => r.value);
   }

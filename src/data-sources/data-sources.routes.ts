@@ -7,6 +7,8 @@ import {
   CreateDataSourceBody,
   DataSourceParams,
   DataSourceSchema,
+  InferFieldsBody,
+  InferredFields,
   MemberParams,
   PatchDataSourceBody,
   PreviewBody,
@@ -45,6 +47,20 @@ export function registerDataSourceRoutes(ctx: RouteContext, service: DataSources
     summary: 'Create a data source over a data store table; its serving relation is built from the records at once',
     responses: { 201: one },
     handler: async ({ auth, body }) => ({ status: 201, body: presentDataSource(await service.create(auth.organizationId, auth.userId, body)) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post',
+    path: `${BASE}/infer-fields`,
+    permission: 'dashboards:admin',
+    tags,
+    body: InferFieldsBody,
+    summary: 'The fields a new source over a table would have, inferred from its newest 1000 records; nothing is saved',
+    responses: { 201: { description: 'The inferred fields', schema: InferredFields } },
+    handler: async ({ auth, body }) => {
+      const { fields, skipped, sampled } = await service.inferFields(auth.organizationId, body);
+      return { status: 201, body: { fields, skippedFields: skipped, sampledRecords: sampled } };
+    },
   });
 
   defineRoute(ctx, {

@@ -142,6 +142,28 @@ export const PatchDataSourceBody = z.strictObject({
 });
 export type PatchDataSourceBody = z.output<typeof PatchDataSourceBody>;
 
+/** A table to infer fields from before a source exists over it: one of the organization's own, or one shared with it. */
+export const InferFieldsBody = z
+  .strictObject({
+    dataStoreTableName: TableName,
+    sharedFromOrganizationId: z
+      .uuid()
+      .optional()
+      .openapi({ description: 'The owner of a table shared with this organization (GET /dashboards/shares/received)' }),
+  })
+  .openapi('InferFieldsRequest');
+export type InferFieldsBody = z.output<typeof InferFieldsBody>;
+
+export const InferredFields = z
+  .object({
+    fields: z.record(z.string(), FieldDefinition).openapi({
+      description: 'Each field seen in the sampled records with its type and a label; number fields are measures, and no field is the time dimension yet',
+    }),
+    skippedFields: z.array(z.string()).openapi({ description: 'Names seen that cannot be field names (not identifiers, or reserved)' }),
+    sampledRecords: z.number().int().openapi({ description: 'How many of the newest records were read (at most 1000)' }),
+  })
+  .openapi('InferredFields');
+
 export const DataSourceParams = z.strictObject({ dataSourceId: z.uuid({ error: 'must be a UUID' }) });
 export const MemberParams = DataSourceParams.extend({ fieldId: z.uuid({ error: 'must be a UUID' }) });
 

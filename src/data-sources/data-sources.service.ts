@@ -4,7 +4,7 @@ import type { SharesRepository } from '../shares/shares.repository';
 import { newId, newSuid } from '../ids';
 import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
 import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
-import type { CalculatedField, CreateDataSourceBody, PatchDataSourceBody, RecordSchema, RecordSchemaInput } from './data-sources.schemas';
+import type { CalculatedField, CreateDataSourceBody, InferFieldsBody, PatchDataSourceBody, RecordSchema, RecordSchemaInput } from './data-sources.schemas';
 import { newFieldsFrom } from './field-inference';
 import { modelIssues } from './schema-rules';
 import { physicalShape, SERVING_ENGINE, servingRelationName, timeField } from './serving-relation';
@@ -322,6 +322,38 @@ export class DataSourcesService {
       return 'rebuild';
     });
     return { refreshed: true as const, added: Object.keys(found.fields), skipped: found.skipped, source };
+  }
+
+  /**
+   * The fields a new source over the table would have, inferred from its
+   * newest records (at most SAMPLE_SIZE), as refresh-schema infers them: the
+   * console's "New data source" form starts from them. The table is the
+   * organization's own, or, with `sharedFromOrganizationId`, one an active
+   * share lets it read; any other name is 400 unknown_table, never another
+   * organization's records.
+   */
+  async inferFields(organizationId: string, body: InferFieldsBody): Promise<{ fields: RecordSchema['fields']; skipped: string[]; sampled: number }> {
+    const table = await this.readableTable(organizationId, body);
+    const samples = await this.repository.sampleTable(table.organizationId, table.name, SAMPLE_SIZE);
+    const { fields, skipped } = newFieldsFrom(samples, new Set());
+    return { fields, skipped, sampled: samples.length };
+  }
+
+  /** Where the records of a table the organization names live: its own table, or the owner's table behind an active share. */
+  private async readableTable(organizationId: string, body: InferFieldsBody): Promise<{ organizationId: string; name: string }> {
+    if (body.sharedFromOrganizationId) {
+      const share = await this.shares.findReceived(organizationId, body.sharedFromOrganizationId, body.dataStoreTableName);
+      if (!share) throw shareInactive(body.dataStoreTableName, body.sharedFromOrganizationId);
+      return { organizationId: share.ownerOrganizationId, name: share.tableName };
+    }
+    if (!(await this.dataStores.tableExists(organizationId, body.dataStoreTableName))) {
+      throw new ValidationError(
+        `Data store table "${body.dataStoreTableName}" does not exist`,
+        [{ path: 'dataStoreTableName', message: 'no such table' }],
+        'unknown_table',
+      );
+    }
+    return { organizationId, name: body.dataStoreTableName };
   }
 
   async reindex(organizationId: string, id: string): Promise<void> {
