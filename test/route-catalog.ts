@@ -178,6 +178,7 @@ export const ROUTES: RouteCase[] = [
   r('DELETE', '/organization/invitations/:id', 'members:admin', async ({ a, fresh }) => ({
     url: `/organization/invitations/${(await fresh(a.make.invitation)).id}`,
   })),
+  r('POST', '/invitations/preview', 'public', async ({ a }) => ({ url: '/invitations/preview', body: { code: (await a.make.invitation()).code } })),
   r('POST', '/invitations/accept', 'public', async ({ a, fresh }) => ({ url: '/invitations/accept', body: { code: (await fresh(a.make.invitation)).code } })),
   r('GET', '/tokens', 'member', () => ({ url: '/tokens' })),
   r('POST', '/tokens', 'member', () => ({ url: '/tokens', body: { name: 'probe' } })),

@@ -18,6 +18,16 @@ const COLUMNS = `id, organization_id AS "organizationId", email, name, role, inv
 /** An invitation that can still be accepted: not accepted, not revoked, not expired. */
 const OPEN = `accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()`;
 
+/** What an invitation link shows before it is accepted (InvitationsService.preview). */
+export interface InvitationPreviewRow {
+  organizationName: string;
+  inviterName: string | null;
+  inviterEmail: string | null;
+  role: Role;
+  email: string;
+  expiresAt: Date;
+}
+
 /** Invitations to join an organization; every read is scoped to the organization, except the lookup by secret code. */
 export class InvitationsRepository {
   constructor(private readonly db: DataSource) {}
@@ -66,6 +76,20 @@ export class InvitationsRepository {
   /** The open invitation with this code, locked until the transaction ends so it is accepted once. */
   async lockOpenByCode(codeHash: string, manager: EntityManager): Promise<InvitationRow | undefined> {
     const rows: InvitationRow[] = await manager.query(`SELECT ${COLUMNS} FROM invitations WHERE code_hash = $1 AND ${OPEN} FOR UPDATE`, [codeHash]);
+    return rows[0];
+  }
+
+  /**
+   * The open invitation with this code, with its organization's name and its
+   * inviter (none once the inviter's account is gone), read without a lock.
+   */
+  async findOpenPreview(codeHash: string): Promise<InvitationPreviewRow | undefined> {
+    const rows: InvitationPreviewRow[] = await this.db.query(
+      `SELECT o.name AS "organizationName", u.name AS "inviterName", u.email AS "inviterEmail", i.role, i.email, i.expires_at AS "expiresAt"
+         FROM invitations i JOIN organizations o ON o.id = i.organization_id LEFT JOIN users u ON u.id = i.invited_by
+        WHERE i.code_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > now()`,
+      [codeHash],
+    );
     return rows[0];
   }
 

@@ -9,6 +9,7 @@ import {
   InvitationSchema,
   InviteBody,
 } from './organizations.schemas';
+import { InvitationPreviewSchema, PreviewInvitationBody } from './invitations.schemas';
 import type { InvitationsService } from './invitations.service';
 
 const tags = ['Organizations'];
@@ -46,6 +47,20 @@ export function registerInvitationRoutes(ctx: RouteContext, service: Invitations
     summary: 'Revoke an open invitation; its code stops working',
     responses: { 200: { description: 'Revoked', schema: InvitationSchema } },
     handler: async ({ auth, params }) => ({ status: 200, body: await service.revoke(auth.organizationId, params.id) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post',
+    path: '/invitations/preview',
+    tags,
+    body: PreviewInvitationBody,
+    summary:
+      'What an invitation offers, read with its code before accepting: the organization, who invited, the role, the invited address and when the code expires. Changes nothing; a POST so the code stays out of URLs.',
+    responses: {
+      200: { description: 'The open invitation', schema: InvitationPreviewSchema },
+      404: { description: 'No open invitation has this code (unknown, expired, revoked or used: one answer for all)' },
+    },
+    handler: async ({ body }) => ({ status: 200, body: await service.preview(body.code) }),
   });
 
   defineRoute(ctx, {

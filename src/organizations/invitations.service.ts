@@ -14,6 +14,17 @@ import { assertMayGrant } from './role-rules';
 /** How long an invitation can be accepted. */
 export const INVITATION_TTL_DAYS = 7;
 
+/** The one answer for a code that does not open an invitation, whatever the reason. */
+const CLOSED_INVITATION = 'Invitation (it may have expired, been revoked or been used already)';
+
+export interface InvitationPreview {
+  organizationName: string;
+  invitedBy: { name: string | null; email: string } | null;
+  role: Role;
+  email: string;
+  expiresAt: string;
+}
+
 export interface AcceptedInvitation {
   organization: Organization;
   role: Role;
@@ -69,6 +80,19 @@ export class InvitationsService {
   }
 
   /**
+   * What the holder of a code may know before accepting: the organization,
+   * who invited, the role and the invited address. An unknown, expired,
+   * revoked or used code is one and the same 404, so the answer tells nothing
+   * about codes that do not work.
+   */
+  async preview(code: string): Promise<InvitationPreview> {
+    const row = await this.invitations.findOpenPreview(hashToken(code));
+    if (!row) throw new NotFoundError(CLOSED_INVITATION);
+    const invitedBy = row.inviterEmail === null ? null : { name: row.inviterName, email: row.inviterEmail };
+    return { organizationName: row.organizationName, invitedBy, role: row.role, email: row.email, expiresAt: row.expiresAt.toISOString() };
+  }
+
+  /**
    * Accepts an invitation by its code. `caller` is the accepting person's
    * own token when one was sent: it must be personal and belong to the
    * invited address. Without one, the address must not have an account yet.
@@ -77,7 +101,7 @@ export class InvitationsService {
     if (caller) assertPersonal(caller, 'accept an invitation');
     return this.orgs.transaction(async (manager) => {
       const invitation = await this.invitations.lockOpenByCode(hashToken(code), manager);
-      if (!invitation) throw new NotFoundError('Invitation (it may have expired, been revoked or been used already)');
+      if (!invitation) throw new NotFoundError(CLOSED_INVITATION);
       let userId: string;
       if (caller) {
         const user = await this.orgs.findUserById(caller.userId, manager);
