@@ -58,7 +58,11 @@ test('tables list their record counts; a table filters by key prefix, pages, and
   await expect(owner.getByLabel('Key starts with').inputValue()).resolves.toBe('order:');
 
   // A value filter, and a record's JSON opened in place.
-  await owner.getByLabel('Value filter (JSON)').fill('{"total": {"$gte": 280}}');
+  await owner.getByRole('button', { name: 'Add condition' }).click();
+  const condition = owner.getByRole('group', { name: 'Condition 1' });
+  await condition.getByLabel('Field').selectOption('total');
+  await condition.getByLabel('Comparison').selectOption({ label: '≥' });
+  await condition.getByLabel('Value').fill('280');
   await owner.getByRole('button', { name: 'Apply' }).click();
   await owner.getByText('3 records match').waitFor();
   expect(await shownKeys(owner)).toEqual(['order:028', 'order:029', 'order:030']);

@@ -57,6 +57,9 @@ export function withQuery(path: string, query?: RequestOptions['query']): string
   return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
 }
 
+/** The CSRF header for a write sent outside `send` (an upload through XMLHttpRequest, which reports its progress). */
+export const csrfHeaders = (): Record<string, string> => (csrfToken ? { 'X-CSRF-Token': csrfToken } : {});
+
 /** Whether this browser looks signed in (it holds a session's CSRF cookie): worth starting requests before GET /session answers. */
 export const mayBeSignedIn = () => csrfToken !== undefined;
 

@@ -3,6 +3,7 @@ import { NotFoundPage } from '../../layout/not-found-page';
 import { RecordPage } from './record-page';
 import { SourcePage } from './source-page';
 import { SourcesPage } from './sources-page';
+import { TableCreatePage } from './table-create-page';
 import { TablePage } from './table-page';
 import { TablesPage } from './tables-page';
 import './data.css';
@@ -14,6 +15,7 @@ export default function DataArea() {
       <Routes>
         <Route index element={<Navigate to="tables" replace />} />
         <Route path="tables" element={<TablesPage />} />
+        <Route path="new-table" element={<TableCreatePage />} />
         <Route path="tables/:name" element={<TablePage />} />
         <Route path="tables/:name/records/:key" element={<RecordPage />} />
         <Route path="sources" element={<SourcesPage />} />

@@ -1,39 +1,58 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { get, post, withQuery } from '../../api/client';
+import { del, get, post, withQuery } from '../../api/client';
 import { useSession } from '../../session/session';
+import { DangerZone } from '../../ui/danger-zone';
 import { ErrorBox } from '../../ui/error-box';
-import { formatTime } from '../../ui/format';
-import { JsonView } from '../../ui/json-view';
 import { Page } from '../../ui/page';
 import { Pager } from '../../ui/pager';
 import { useApi } from '../../ui/use-api';
 import { DataTabs } from './data-tabs';
-import { type DataRecord, type RecordPage, tablePath } from './data-types';
+import { type RecordPage, tablePath } from './data-types';
+import { buildWhere, parseWhere } from './filter-conditions';
 import { JsonValueForm } from './json-value-form';
+import { filterFields } from './record-columns';
+import { RecordFilterBuilder } from './record-filter-builder';
+import { RecordTable } from './record-table';
+import { emptyChoice, ImportFileFields, ImportStatus, useImport } from './table-import';
+import './tables.css';
 
 const PAGE_SIZES = [25, 50, 100, 200];
-const PREVIEW_CHARS = 140;
+/** Records read to learn the table's fields and their types for the filter builder (the table has no schema). */
+const FIELD_SAMPLE = 100;
 
-/** A value on one line, cut to fit a table cell. */
-function preview(value: unknown): string {
-  const text = JSON.stringify(value);
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
-}
-
-/** One table's records in key order, filtered by key prefix and value conditions; the filters live in the URL. */
+/**
+ * One table's records as columns, filtered by key prefix and value conditions
+ * built from the table's fields; the filters live in the URL (`prefix`, and
+ * `where` in the API's own filter language), so a filtered view can be shared
+ * and reloaded.
+ */
 export function TablePage() {
   const { name = '' } = useParams();
   const [params, setParams] = useSearchParams();
   const { can } = useSession();
+  const admin = can('workflows:admin');
   const prefix = params.get('prefix') ?? '';
   const where = params.get('where') ?? '';
   const limit = PAGE_SIZES.includes(Number(params.get('limit'))) ? Number(params.get('limit')) : PAGE_SIZES[0];
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
-  const key = withQuery(tablePath(name), { prefix, where, limit, offset, count: true });
+
+  const samplePath = withQuery(tablePath(name), { limit: FIELD_SAMPLE });
+  const sample = useApi(samplePath, (signal) => get<RecordPage>(samplePath, { signal }));
+  const fields = useMemo(() => filterFields(sample.data?.data.map((r) => r.value) ?? []), [sample.data]);
+  const fieldsKnown = sample.data !== undefined || sample.error !== undefined;
+
+  // The URL's filter is read against the fields' types (amount > "5" would match nothing): until they are known nothing is asked.
+  const parsed = !where ? { conditions: [] } : fieldsKnown ? parseWhere(where, fields) : undefined;
+  const built = parsed && 'conditions' in parsed ? buildWhere(parsed.conditions, fields) : undefined;
+  const key =
+    built && built.problems.size === 0
+      ? withQuery(tablePath(name), { prefix, where: built.where && JSON.stringify(built.where), limit, offset, count: true })
+      : null;
   // The page answered carries the offset it was asked for: the pager then describes the rows shown, not the ones still loading.
-  const records = useApi(key, async (signal) => ({ ...(await get<RecordPage>(key, { signal })), offset, limit }));
-  const [adding, setAdding] = useState(false);
+  const records = useApi(key, async (signal) => ({ ...(await get<RecordPage>(key!, { signal })), offset, limit }));
+  const [panel, setPanel] = useState<'add' | 'import'>();
+  const filtered = prefix !== '' || where !== '';
 
   /** Changes some query parameters; a filter change starts again at the first page. */
   function update(changes: Record<string, string | null>) {
@@ -44,6 +63,10 @@ export function TablePage() {
     }
     setParams(next);
   }
+  const reload = () => {
+    sample.reload();
+    records.reload();
+  };
 
   return (
     <Page
@@ -54,28 +77,48 @@ export function TablePage() {
         </>
       }
       actions={
-        can('workflows:admin') && !adding ? (
-          <button type="button" className="primary" onClick={() => setAdding(true)}>
-            Add record
-          </button>
+        admin && !panel ? (
+          <>
+            <button type="button" onClick={() => setPanel('import')}>
+              Import file
+            </button>
+            <button type="button" className="primary" onClick={() => setPanel('add')}>
+              Add record
+            </button>
+          </>
         ) : undefined
       }
     >
       <DataTabs />
-      {adding && <AddRecord table={name} onDone={() => setAdding(false)} />}
-      {/* Keyed by the URL's filters, so back/forward puts their text back into the inputs. */}
-      <FilterForm key={`${prefix}\n${where}`} prefix={prefix} where={where} onApply={(p, w) => update({ prefix: p, where: w, offset: null })} />
+      {panel === 'add' && <AddRecord table={name} onDone={() => setPanel(undefined)} />}
+      {panel === 'import' && <ImportPanel table={name} onImported={reload} onClose={() => setPanel(undefined)} />}
+      {!fieldsKnown ? (
+        <p className="page-status">Loading fields…</p>
+      ) : (
+        // Keyed by the URL's filters, so back/forward puts them back into the builder.
+        <RecordFilterBuilder
+          key={`${prefix}\n${where}`}
+          fields={fields}
+          prefix={prefix}
+          conditions={parsed && 'conditions' in parsed ? parsed.conditions : []}
+          urlProblem={parsed && 'problem' in parsed ? parsed.problem : undefined}
+          onApply={(p, w) => update({ prefix: p, where: w ? JSON.stringify(w) : null, offset: null })}
+        />
+      )}
+      {built && built.problems.size > 0 && <p className="empty-state">Fix the filter above to see records: a condition cannot be applied as it is.</p>}
       <ErrorBox error={records.error} />
-      {!records.data && !records.error && <p className="page-status">Loading records…</p>}
-      {records.data && (
+      {key && !records.data && !records.error && <p className="page-status">Loading records…</p>}
+      {key && records.data && (
         <>
           <p className="muted result-count" aria-live="polite">
             {records.loading
               ? 'Loading…'
-              : `${(records.data.total ?? records.data.data.length).toLocaleString()} ${records.data.total === 1 ? 'record' : 'records'}${prefix || where ? ' match' : ''}`}
+              : `${(records.data.total ?? records.data.data.length).toLocaleString()} ${records.data.total === 1 ? 'record' : 'records'}${filtered ? ' match' : ''}`}
           </p>
           {records.data.data.length === 0 ? (
-            <p className="empty-state">{prefix || where ? 'No record matches these filters.' : 'This table has no records.'}</p>
+            <p className="empty-state">
+              {filtered ? 'No record matches these filters.' : `This table has no records.${admin ? ' Import a file or add a record.' : ''}`}
+            </p>
           ) : (
             <RecordTable table={name} records={records.data.data} busy={records.loading} search={params.toString()} />
           )}
@@ -99,122 +142,53 @@ export function TablePage() {
           </div>
         </>
       )}
+      {admin && <DeleteTable table={name} recordCount={!filtered ? records.data?.total : undefined} />}
     </Page>
   );
 }
 
-function FilterForm({ prefix, where, onApply }: { prefix: string; where: string; onApply(prefix: string, where: string): void }) {
-  const [draftPrefix, setDraftPrefix] = useState(prefix);
-  const [draftWhere, setDraftWhere] = useState(where);
-  const [problem, setProblem] = useState<string>();
-
-  function submit(event: FormEvent) {
+/** Imports a file into this table (upserting by key); the records shown are read again once it lands. */
+function ImportPanel({ table, onImported, onClose }: { table: string; onImported(): void; onClose(): void }) {
+  const [choice, setChoice] = useState(emptyChoice);
+  const importing = useImport();
+  async function submit(event: FormEvent) {
     event.preventDefault();
-    const text = draftWhere.trim();
-    if (text) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      } catch {
-        setProblem('The value filter must be a JSON object, e.g. {"status": "paid", "total": {"$gte": 100}}');
-        return;
-      }
-    }
-    setProblem(undefined);
-    onApply(draftPrefix, text);
+    if (await importing.start(table, choice)) onImported();
   }
-
   return (
-    <form className="filters" role="search" aria-label="Filter records" onSubmit={submit}>
-      <div>
-        <label htmlFor="filter-prefix">Key starts with</label>
-        <input id="filter-prefix" value={draftPrefix} onChange={(e) => setDraftPrefix(e.target.value)} placeholder="order:2026-" />
-      </div>
-      <div className="grow">
-        <label htmlFor="filter-where">Value filter (JSON)</label>
-        <input
-          id="filter-where"
-          className="mono"
-          value={draftWhere}
-          onChange={(e) => setDraftWhere(e.target.value)}
-          placeholder='{"status": "paid", "total": {"$gte": 100}}'
-          aria-describedby="filter-where-help"
-        />
-        <span id="filter-where-help" className="help">
-          Dot-separated field paths; operators $eq $ne $gt $gte $lt $lte $in $exists
-        </span>
-      </div>
-      <div className="filter-buttons">
-        <button type="submit" className="primary">
-          Apply
-        </button>
-        {(prefix || where) && (
-          <button type="button" onClick={() => onApply('', '')}>
-            Clear
+    <section className="panel" aria-labelledby="import-heading">
+      <h2 id="import-heading">Import into {table}</h2>
+      <form className="stacked-form" onSubmit={(e) => void submit(e)}>
+        <ImportFileFields idPrefix="table-import" choice={choice} onChange={setChoice} />
+        <ImportStatus state={importing.state} tableName={table} />
+        <div className="form-actions">
+          <button type="submit" className="primary" disabled={importing.busy}>
+            {importing.busy ? 'Importing…' : 'Import'}
           </button>
-        )}
-      </div>
-      {problem && (
-        <p role="alert" className="error filter-problem">
-          {problem}
-        </p>
-      )}
-    </form>
+          <button type="button" onClick={onClose}>
+            {importing.state.phase === 'done' ? 'Close' : 'Cancel'}
+          </button>
+        </div>
+      </form>
+    </section>
   );
 }
 
-/** `search`: the table page's filters, handed to the record page so its way back keeps them. */
-function RecordTable({ table, records, busy, search }: { table: string; records: DataRecord[]; busy: boolean; search: string }) {
-  const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
-  const toggle = (key: string) =>
-    setExpanded((current) => {
-      const next = new Set(current);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
+function DeleteTable({ table, recordCount }: { table: string; recordCount: number | undefined }) {
+  const navigate = useNavigate();
   return (
-    <table className="list records" aria-busy={busy}>
-      <thead>
-        <tr>
-          <th scope="col">Key</th>
-          <th scope="col">Value</th>
-          <th scope="col">Updated</th>
-          <th scope="col">
-            <span className="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {records.map((r) => {
-          const open = expanded.has(r.key);
-          return (
-            <tr key={r.key} data-key={r.key}>
-              <th scope="row" className="record-key">
-                <Link to={`/data/tables/${encodeURIComponent(table)}/records/${encodeURIComponent(r.key)}`} state={{ tableSearch: search }}>
-                  {r.key}
-                </Link>
-              </th>
-              <td className="record-value">
-                {open ? <JsonView value={r.value} label={`Value of ${r.key}`} /> : <code className="json-preview">{preview(r.value)}</code>}
-              </td>
-              <td className="nowrap">{formatTime(r.updatedAt)}</td>
-              <td>
-                <button
-                  type="button"
-                  className="link-button"
-                  aria-expanded={open}
-                  aria-label={`${open ? 'Collapse' : 'Expand'} ${r.key}`}
-                  onClick={() => toggle(r.key)}
-                >
-                  {open ? 'Collapse' : 'Expand'}
-                </button>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <DangerZone
+      heading="Delete table"
+      question={
+        <>
+          Delete the table <code>{table}</code> and {recordCount === undefined ? 'all its records' : `its ${recordCount.toLocaleString()} records`}? Workflows
+          and dashboards reading it will find nothing.
+        </>
+      }
+      confirmLabel={`Delete table ${table}`}
+      action={() => del(tablePath(table))}
+      then={() => void navigate('/data/tables', { replace: true })}
+    />
   );
 }
 
