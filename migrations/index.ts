@@ -39,6 +39,7 @@ import { FeedSyncsRunning1763800003600 } from './1763800003600-FeedSyncsRunning'
 import { WaitEventClaims1763800003700 } from './1763800003700-WaitEventClaims';
 import { DefinitionsAsWritten1763800003800 } from './1763800003800-DefinitionsAsWritten';
 import { WorkflowDrafts1763800003900 } from './1763800003900-WorkflowDrafts';
+import { TokenPermissions1763800004100 } from './1763800004100-TokenPermissions';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -83,4 +84,5 @@ export const migrations = [
   WaitEventClaims1763800003700,
   DefinitionsAsWritten1763800003800,
   WorkflowDrafts1763800003900,
+  TokenPermissions1763800004100,
 ];

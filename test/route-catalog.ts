@@ -208,6 +208,7 @@ export const ROUTES: RouteCase[] = [
   r('PATCH', '/connections/:id', 'secrets:admin', ({ a }) => ({ url: `/connections/${a.connection.id}`, body: { metadata: { probed: true } } })),
   r('DELETE', '/connections/:id', 'secrets:admin', async ({ a, fresh }) => ({ url: `/connections/${await fresh(a.make.connection)}` })),
   r('GET', '/connections/:id/config', 'secrets:view', ({ a }) => ({ url: `/connections/${a.connection.id}/config` })),
+  r('GET', '/connections/:id/config/redacted', 'secrets:view', ({ a }) => ({ url: `/connections/${a.connection.id}/config/redacted` })),
 
   // Environments (README table): keys with workflows:view, values with secrets:view, changes with secrets:admin.
   r('GET', '/environments', 'workflows:view', () => ({ url: '/environments' })),

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { Permission } from './roles';
 
 export type TokenKind = 'personal' | 'delegated';
 
@@ -40,6 +41,14 @@ export class AccessToken {
   /** First characters of the token, to tell tokens apart in lists. */
   @Column({ name: 'token_prefix', type: 'text' })
   tokenPrefix!: string;
+
+  /**
+   * The permissions the token was minted with: it acts with those of its
+   * member's current role that this names (authenticate.ts). Null: all of the
+   * role's. Set once, at minting.
+   */
+  @Column({ type: 'text', array: true, nullable: true })
+  permissions!: Permission[] | null;
 
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt!: Date | null;

@@ -1,7 +1,7 @@
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
 import { AccessToken, type TokenKind } from './access-token.entity';
 import type { Page } from '../http/pagination';
-import type { Role } from './roles';
+import type { Permission, Role } from './roles';
 
 /** A live token with the membership it belongs to, as authentication needs it. */
 export interface TokenPrincipal {
@@ -14,6 +14,8 @@ export interface TokenPrincipal {
   issuedBy: string | null;
   /** The issuer's current role in the organization, for delegated tokens; null when the issuer is no longer a member. */
   issuerRole: Role | null;
+  /** The permissions the token was minted with (null: its role's); the role's current ones narrow them further. */
+  tokenPermissions: Permission[] | null;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   /** Set when the principal came from a console session (the cookie) rather than the token itself. */
@@ -27,7 +29,8 @@ export interface TokenPrincipal {
  */
 export const PRINCIPAL_SELECT = `
   SELECT t.id AS "tokenId", t.user_id AS "userId", t.organization_id AS "organizationId", o.suid AS "organizationSuid",
-         m.role, t.kind, t.issued_by AS "issuedBy", im.role AS "issuerRole", t.expires_at AS "expiresAt", t.last_used_at AS "lastUsedAt"
+         m.role, t.kind, t.issued_by AS "issuedBy", im.role AS "issuerRole", t.expires_at AS "expiresAt", t.last_used_at AS "lastUsedAt",
+         t.permissions AS "tokenPermissions"
     FROM access_tokens t
     JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.user_id
     JOIN organizations o ON o.id = t.organization_id

@@ -5,7 +5,7 @@ import { type AccessTokensRepository, type TokenPrincipal } from './access-token
 import type { ConsoleSessionsRepository } from './console-sessions.repository';
 import type { PrincipalCache } from './principal-cache';
 import { csrfAllows, type SessionCookies } from './session-cookie';
-import { outranks, ROLE_PERMISSIONS } from './roles';
+import { effectivePermissions, outranks } from './roles';
 import { hashToken } from './token-secret';
 
 /** Header a caller may send to name the organization it means (id or suid); it must be the token's own. */
@@ -72,7 +72,9 @@ export function createAuthenticate(tokens: AccessTokensRepository, sessions: Con
       organizationId: principal.organizationId,
       organizationSuid: principal.organizationSuid,
       role: principal.role,
-      permissions: new Set(ROLE_PERMISSIONS[principal.role]),
+      // A token minted with chosen permissions acts with those its member's role still holds (roles.ts).
+      permissions: new Set(effectivePermissions(principal.role, principal.tokenPermissions)),
+      tokenPermissions: principal.tokenPermissions,
       session: principal.session,
     };
   }

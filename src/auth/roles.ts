@@ -36,6 +36,16 @@ export function roleHas(role: Role, permission: Permission): boolean {
   return ROLE_PERMISSIONS[role].includes(permission);
 }
 
+/**
+ * What a token acts with: the permissions of its member's current role that
+ * the token's own list names (all of the role's when it has none), in the
+ * order of PERMISSIONS. Read at each request, so a role narrowed later
+ * narrows every token of the member.
+ */
+export function effectivePermissions(role: Role, tokenPermissions: readonly Permission[] | null): Permission[] {
+  return ROLE_PERMISSIONS[role].filter((p) => tokenPermissions === null || tokenPermissions.includes(p));
+}
+
 /** Seniority of roles: a member may mint tokens only for members strictly below them. */
 const ROLE_RANK: Record<Role, number> = { owner: 4, admin: 3, developer: 2, analyst: 1, viewer: 0 };
 

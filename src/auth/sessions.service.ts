@@ -2,7 +2,7 @@ import { UnauthorizedError } from '../errors/errors';
 import { newId } from '../ids';
 import type { AccessTokensRepository } from './access-tokens.repository';
 import type { ConsoleSessionsRepository } from './console-sessions.repository';
-import { outranks, ROLE_PERMISSIONS, type Permission, type Role } from './roles';
+import { effectivePermissions, outranks, type Permission, type Role } from './roles';
 import { csrfTokenFor } from './session-cookie';
 import { generateToken, hashToken } from './token-secret';
 
@@ -23,6 +23,8 @@ interface Identity {
   userId: string;
   organizationId: string;
   role: Role;
+  /** The permissions the token was minted with (null: its role's): a session of a token keeps its scope. */
+  tokenPermissions: readonly Permission[] | null;
 }
 
 /**
@@ -69,7 +71,7 @@ export class SessionsService {
       user: { id: identity.userId, ...names.user },
       organization: { id: identity.organizationId, ...names.organization },
       role: identity.role,
-      permissions: [...ROLE_PERMISSIONS[identity.role]],
+      permissions: effectivePermissions(identity.role, identity.tokenPermissions),
     };
   }
 }

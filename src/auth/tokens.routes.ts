@@ -28,7 +28,7 @@ export function registerTokenRoutes(ctx: RouteContext, tokens: TokensService): v
     body: IssueTokenBody,
     summary: 'Mint another token of this membership (shown once); it is never wider than the token that mints it and is revoked with it',
     responses: { 201: { description: 'Issued', schema: IssuedTokenSchema } },
-    handler: async ({ auth, body }) => ({ status: 201, body: await tokens.mintForCaller(auth, body.name, body.expiresInDays) }),
+    handler: async ({ auth, body }) => ({ status: 201, body: await tokens.mintForCaller(auth, body) }),
   });
 
   defineRoute(ctx, {
@@ -63,7 +63,7 @@ export function registerTokenRoutes(ctx: RouteContext, tokens: TokensService): v
     body: IssueTokenBody,
     summary: "Mint a delegated token for a member below the caller's role (shown once); it acts only here, and only while the caller outranks the member",
     responses: { 201: { description: 'Issued', schema: IssuedTokenSchema } },
-    handler: async ({ auth, params, body }) => ({ status: 201, body: await tokens.mintForMember(auth, params.userId, body.name, body.expiresInDays) }),
+    handler: async ({ auth, params, body }) => ({ status: 201, body: await tokens.mintForMember(auth, params.userId, body) }),
   });
 
   defineRoute(ctx, {

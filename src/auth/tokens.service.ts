@@ -5,7 +5,7 @@ import type { AuthContext } from '../http/request-context';
 import { newId } from '../ids';
 import type { AccessToken, TokenKind } from './access-token.entity';
 import type { AccessTokensRepository } from './access-tokens.repository';
-import { outranks, type Role } from './roles';
+import { outranks, type Permission, PERMISSIONS, type Role } from './roles';
 import { generateToken } from './token-secret';
 
 /** A token as minted: the secret is in `token`, shown this once. */
@@ -17,8 +17,16 @@ export interface IssuedToken {
   kind: TokenKind;
   organizationId: string;
   userId: string;
+  permissions: Permission[] | null;
   expiresAt: Date | null;
   createdAt: Date;
+}
+
+/** What a minting route asks for: a name, and optionally an expiry and the permissions the token may use. */
+export interface MintRequest {
+  name: string;
+  expiresInDays?: number;
+  permissions?: Permission[];
 }
 
 /** How the tokens service learns a member's role (the organizations domain owns memberships). */
@@ -27,7 +35,10 @@ export interface MemberRoles {
 }
 
 /** The caller of a minting route: who acts, with which token. */
-export type Minter = Pick<AuthContext, 'userId' | 'organizationId' | 'role' | 'tokenId' | 'tokenKind' | 'tokenIssuedBy' | 'tokenExpiresAt'>;
+export type Minter = Pick<
+  AuthContext,
+  'userId' | 'organizationId' | 'role' | 'permissions' | 'tokenId' | 'tokenKind' | 'tokenIssuedBy' | 'tokenExpiresAt' | 'tokenPermissions'
+>;
 
 const DAY_MS = 86_400_000;
 
@@ -38,8 +49,8 @@ export const MAX_LIVE_TOKENS = 100;
  * Access tokens. Each belongs to one membership (user + organization) and
  * acts only there. Minting never widens what the minting token could do: a
  * token minted with another is of the same kind, for the same membership
- * (or, for a member admin, a less senior member), expires no later, and is
- * revoked with it.
+ * (or, for a member admin, a less senior member), expires no later, holds
+ * no permission the minting token does not hold now, and is revoked with it.
  */
 export class TokensService {
   constructor(
@@ -49,19 +60,20 @@ export class TokensService {
 
   /** The user's own credential for a membership: operators, new organizations, accepted invitations. */
   issuePersonal(organizationId: string, userId: string, name: string, manager?: EntityManager): Promise<IssuedToken> {
-    return this.insert({ organizationId, userId, name, kind: 'personal', issuedBy: null, parentId: null, expiresAt: null }, manager);
+    return this.insert({ organizationId, userId, name, kind: 'personal', issuedBy: null, parentId: null, permissions: null, expiresAt: null }, manager);
   }
 
   /** `POST /tokens`: another token of the caller's own membership, as narrow as the one that asks. */
-  mintForCaller(caller: Minter, name: string, expiresInDays?: number): Promise<IssuedToken> {
+  mintForCaller(caller: Minter, request: MintRequest): Promise<IssuedToken> {
     return this.insert({
       organizationId: caller.organizationId,
       userId: caller.userId,
-      name,
+      name: request.name,
       kind: caller.tokenKind,
       issuedBy: caller.tokenKind === 'delegated' ? caller.tokenIssuedBy : null,
       parentId: caller.tokenId,
-      expiresAt: earliest(expiry(expiresInDays), caller.tokenExpiresAt),
+      permissions: permissionsFor(caller, request.permissions),
+      expiresAt: earliest(expiry(request.expiresInDays), caller.tokenExpiresAt),
     });
   }
 
@@ -70,17 +82,18 @@ export class TokensService {
    * member the caller outranks (an owner for admins and below, an admin for
    * developers and below). It lives only while the caller stays senior to them.
    */
-  async mintForMember(caller: Minter, userId: string, name: string, expiresInDays?: number): Promise<IssuedToken> {
+  async mintForMember(caller: Minter, userId: string, request: MintRequest): Promise<IssuedToken> {
     assertPersonal(caller, 'mint tokens for other members');
     await this.assertOutranks(caller, userId);
     return this.insert({
       organizationId: caller.organizationId,
       userId,
-      name,
+      name: request.name,
       kind: 'delegated',
       issuedBy: caller.userId,
       parentId: caller.tokenId,
-      expiresAt: earliest(expiry(expiresInDays), caller.tokenExpiresAt),
+      permissions: permissionsFor(caller, request.permissions),
+      expiresAt: earliest(expiry(request.expiresInDays), caller.tokenExpiresAt),
     });
   }
 
@@ -123,7 +136,7 @@ export class TokensService {
   }
 
   private async insert(
-    token: Pick<AccessToken, 'organizationId' | 'userId' | 'name' | 'kind' | 'issuedBy' | 'parentId' | 'expiresAt'>,
+    token: Pick<AccessToken, 'organizationId' | 'userId' | 'name' | 'kind' | 'issuedBy' | 'parentId' | 'permissions' | 'expiresAt'>,
     manager?: EntityManager,
   ): Promise<IssuedToken> {
     const secret = generateToken();
@@ -134,8 +147,8 @@ export class TokensService {
     }
     // The minting token was revoked between authentication and now.
     if (outcome === 'parent_revoked') throw new UnauthorizedError('Access token is invalid, expired or revoked');
-    const { id, name, kind, organizationId, userId, expiresAt, createdAt } = row;
-    return { id, name, token: secret.token, tokenPrefix: secret.prefix, kind, organizationId, userId, expiresAt, createdAt };
+    const { id, name, kind, organizationId, userId, permissions, expiresAt, createdAt } = row;
+    return { id, name, token: secret.token, tokenPrefix: secret.prefix, kind, organizationId, userId, permissions, expiresAt, createdAt };
   }
 }
 
@@ -144,6 +157,26 @@ export function assertPersonal(caller: Pick<AuthContext, 'tokenKind'>, action: s
   if (caller.tokenKind !== 'personal') {
     throw new ForbiddenError(`Only a personal token can ${action}; this token was minted for you by another member`, 'personal_token_required');
   }
+}
+
+/**
+ * The permissions a new token is minted with: the chosen ones, each of which
+ * the minting token must hold now (its role's, narrowed by its own list), or,
+ * when none are chosen, the minting token's own list (null: the role's), so
+ * minting never widens.
+ */
+function permissionsFor(caller: Minter, chosen: Permission[] | undefined): Permission[] | null {
+  if (chosen === undefined) return caller.tokenPermissions === null ? null : [...caller.tokenPermissions];
+  const missing = chosen.filter((p) => !caller.permissions.has(p));
+  if (missing.length > 0) {
+    const held = PERMISSIONS.filter((p) => caller.permissions.has(p));
+    throw new ValidationError(
+      `A token can be given only permissions the token minting it holds; this one does not hold ${missing.join(', ')} (it holds ${held.join(', ') || 'none'})`,
+      missing.map((p) => ({ path: `permissions.${chosen.indexOf(p)}`, message: `is not held by the minting token: ${p}` })),
+      'permission_not_held',
+    );
+  }
+  return PERMISSIONS.filter((p) => chosen.includes(p));
 }
 
 const expiry = (days?: number) => (days ? new Date(Date.now() + days * DAY_MS) : null);

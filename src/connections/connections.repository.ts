@@ -46,6 +46,15 @@ export class ConnectionsRepository {
     return this.findById(organizationId, id);
   }
 
+  /**
+   * Updates the row only while its config is still `configEncrypted` (compare-and-swap); null when it is not (changed
+   * meanwhile) or the row is gone.
+   */
+  async updateIfConfigIs(organizationId: string, id: string, configEncrypted: string, changes: Partial<Connection>): Promise<Connection | null> {
+    const result = await uniqueName(changes.name, () => this.repo.update({ organizationId, id, configEncrypted }, changes));
+    return result.affected ? this.findById(organizationId, id) : null;
+  }
+
   /** Deletes and returns the row, or null if there was none in this organization. */
   async delete(organizationId: string, id: string): Promise<Connection | null> {
     const existing = await this.findById(organizationId, id);

@@ -2,7 +2,7 @@ import { NotFoundError } from '../errors/errors';
 import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
-import { ConnectionIdParams, ConnectionSchema, CreateConnectionBody, TypeParams, UpdateConnectionBody } from './connections.schemas';
+import { ConnectionIdParams, ConnectionSchema, CreateConnectionBody, RedactedConfigSchema, TypeParams, UpdateConnectionBody } from './connections.schemas';
 import { presentConnection } from './connections.presenter';
 import type { ConnectionsService } from './connections.service';
 import { type ConnectionTypeCatalog } from './types/catalog';
@@ -82,7 +82,7 @@ export function registerConnectionRoutes(ctx: RouteContext, service: Connections
     tags,
     params: ConnectionIdParams,
     body: UpdateConnectionBody,
-    summary: 'Update name, config (replaced whole), settings or metadata',
+    summary: 'Update name, config (replaced whole, or with keepSecrets its secrets left out kept), settings or metadata',
     responses: { 200: { description: 'Updated', schema: ConnectionSchema } },
     handler: async ({ auth, params, body }) => ({
       status: 200,
@@ -112,6 +112,21 @@ export function registerConnectionRoutes(ctx: RouteContext, service: Connections
     handler: async ({ auth, params }, _req, res) => {
       res.set('Cache-Control', 'no-store');
       return { status: 200, body: await service.decryptedConfig(auth.organizationId, params.id) };
+    },
+  });
+
+  defineRoute(ctx, {
+    method: 'get',
+    path: '/connections/:id/config/redacted',
+    permission: 'secrets:view',
+    tags,
+    params: ConnectionIdParams,
+    summary:
+      "The config without its secrets, for an edit form: the values of the fields the type's schema does not mark write-only, and the names of the write-only fields that are set (never their values)",
+    responses: { 200: { description: 'The redacted config', schema: RedactedConfigSchema } },
+    handler: async ({ auth, params }, _req, res) => {
+      res.set('Cache-Control', 'no-store');
+      return { status: 200, body: await service.redactedConfig(auth.organizationId, params.id) };
     },
   });
 }

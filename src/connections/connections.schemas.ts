@@ -23,10 +23,18 @@ export type CreateConnectionInput = z.output<typeof CreateConnectionBody>;
 export const UpdateConnectionBody = z
   .strictObject({
     name: ConnectionName.optional(),
-    config: z.unknown().optional().openapi({ description: 'Replaces the whole config when given' }),
+    config: z
+      .unknown()
+      .optional()
+      .openapi({ description: 'Replaces the whole config when given (unless keepSecrets: then its write-only fields left out are kept)' }),
+    keepSecrets: z.boolean().optional().openapi({
+      description:
+        "With config: each write-only field (a secret, per the type's schema) left out of config keeps its current value, and one given as null is removed, so an edit never needs the secrets it does not change. Other fields are replaced as without it. A config that switches variant keeps no secret. The result is validated against the type's schema. Without it (or false), config replaces the whole config.",
+    }),
     metadata: JsonObject.optional(),
     settings: JsonObject.optional(),
   })
+  .refine((b) => !b.keepSecrets || b.config !== undefined, { path: ['keepSecrets'], message: 'applies to a config: send config with it' })
   .openapi('UpdateConnection');
 export type UpdateConnectionInput = z.output<typeof UpdateConnectionBody>;
 
@@ -46,6 +54,15 @@ export const ConnectionSchema = z
     updatedAt: z.string(),
   })
   .openapi('Connection');
+
+export const RedactedConfigSchema = z
+  .object({
+    type: z.string(),
+    variant: z.string().nullable().openapi({ description: 'Only for multi-variant types; null otherwise' }),
+    values: JsonObject.openapi({ description: "The config's fields that are not write-only, as stored (defaults filled in)" }),
+    secretsSet: z.array(z.string()).openapi({ description: 'Names of the write-only fields that hold a value; their values are never answered here' }),
+  })
+  .openapi('RedactedConnectionConfig');
 
 export const ConnectionIdParams = z.object({ id: z.uuid({ message: 'must be a UUID' }) });
 export const TypeParams = z.object({ type: z.string() });

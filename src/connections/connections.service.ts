@@ -1,5 +1,5 @@
 import type { SecretBox } from '../crypto/secret-box';
-import { DuplicateNameError, NotFoundError, ValidationError } from '../errors/errors';
+import { ConflictError, DuplicateNameError, NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { Connection } from './connection.entity';
@@ -56,25 +56,44 @@ export class ConnectionsService {
     );
   }
 
-  /** PATCH: a given config replaces the whole config (omitted fields are dropped). */
+  /**
+   * PATCH: a given config replaces the whole config (omitted fields are
+   * dropped), unless `keepSecrets`: then write-only fields left out keep their
+   * current value (ConnectionTypeCatalog.keepSecrets). A kept secret is read
+   * and the result written by compare-and-swap on the stored ciphertext, so a
+   * token refresh stored in between is kept too, never overwritten with the
+   * value read before it. Name and config change in one statement or not at all.
+   */
   async update(organizationId: string, id: string, input: UpdateConnectionInput): Promise<Connection> {
-    const existing = await this.get(organizationId, id);
-    const changes: Partial<Connection> = {};
-    if (input.config !== undefined) {
-      const checked = this.checkConfig(existing.type, input.config);
-      changes.configEncrypted = await this.box.encryptJson(organizationId, recordRef(id), checked.config);
-      changes.variant = checked.variant;
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.get(organizationId, id);
+      const changes: Partial<Connection> = {};
+      if (input.config !== undefined) {
+        const next =
+          input.keepSecrets && isPlainObject(input.config)
+            ? this.catalog.keepSecrets(existing.type, await this.configOf(existing), input.config)
+            : input.config;
+        const checked = this.checkConfig(existing.type, next);
+        changes.configEncrypted = await this.box.encryptJson(organizationId, recordRef(id), checked.config);
+        changes.variant = checked.variant;
+      }
+      if (input.name !== undefined && input.name !== existing.name) {
+        await this.assertNameFree(organizationId, input.name);
+        changes.name = input.name;
+      }
+      if (input.metadata !== undefined) changes.metadata = input.metadata;
+      if (input.settings !== undefined) changes.settings = input.settings;
+      if (Object.keys(changes).length === 0) return existing;
+      if (!input.keepSecrets) {
+        const updated = await this.repo.update(organizationId, id, changes);
+        if (!updated) throw new NotFoundError('Connection');
+        return updated;
+      }
+      const updated = await this.repo.updateIfConfigIs(organizationId, id, existing.configEncrypted, changes);
+      if (updated) return updated;
+      // The config changed under us (a token refresh, another edit): merge again with what is stored now.
+      if (attempt === 3) throw new ConflictError('The connection kept changing while it was saved; try again', 'connection_changed');
     }
-    if (input.name !== undefined && input.name !== existing.name) {
-      await this.assertNameFree(organizationId, input.name);
-      changes.name = input.name;
-    }
-    if (input.metadata !== undefined) changes.metadata = input.metadata;
-    if (input.settings !== undefined) changes.settings = input.settings;
-    if (Object.keys(changes).length === 0) return existing;
-    const updated = await this.repo.update(organizationId, id, changes);
-    if (!updated) throw new NotFoundError('Connection');
-    return updated;
   }
 
   async delete(organizationId: string, id: string): Promise<Connection> {
@@ -91,6 +110,12 @@ export class ConnectionsService {
   /** Decrypts a loaded connection's config. Plaintext: callers must not log or store it. */
   configOf(connection: Connection): Promise<Record<string, unknown>> {
     return this.box.decryptJson(connection.organizationId, recordRef(connection.id), connection.configEncrypted);
+  }
+
+  /** The config without its secrets (what an edit form may show), and which secrets are set. Never a secret. */
+  async redactedConfig(organizationId: string, id: string) {
+    const connection = await this.get(organizationId, id);
+    return { type: connection.type, variant: connection.variant, ...this.catalog.redact(connection.type, await this.configOf(connection)) };
   }
 
   /** Encrypts a config for this connection (bound to its organization and id), for a caller that stores it itself. */
@@ -123,3 +148,5 @@ export class ConnectionsService {
     if (await this.repo.findByName(organizationId, name)) throw new DuplicateNameError('connection', name);
   }
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -13,6 +13,8 @@ export interface AuthContext {
   organizationSuid: string;
   role: Role;
   permissions: ReadonlySet<Permission>;
+  /** The permissions the token was minted with (null: its role's); `permissions` is what it acts with now. */
+  tokenPermissions: readonly Permission[] | null;
   /** The console session the request came through (the cookie), when it did; undefined for a bearer token. */
   session?: { id: string; expiresAt: Date };
 }

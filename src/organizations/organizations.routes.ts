@@ -1,4 +1,4 @@
-import { ROLE_PERMISSIONS } from '../auth/roles';
+import { PERMISSIONS } from '../auth/roles';
 import { assertPersonal } from '../auth/tokens.service';
 import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
@@ -55,7 +55,7 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
     responses: { 200: { description: 'Active organization', schema: ActiveOrganizationSchema } },
     handler: async ({ auth }) => ({
       status: 200,
-      body: { ...(await service.get(auth.organizationId)), role: auth.role, permissions: ROLE_PERMISSIONS[auth.role] },
+      body: { ...(await service.get(auth.organizationId)), role: auth.role, permissions: PERMISSIONS.filter((p) => auth.permissions.has(p)) },
     }),
   });
 

@@ -52,15 +52,61 @@ export class ConnectionTypeCatalog {
    * counts every string as secret.
    */
   secretValues(type: string, config: Record<string, unknown>): string[] {
+    return Object.entries(config).flatMap(([key, value]) => (typeof value === 'string' && this.isWriteOnly(type, key) ? [value] : []));
+  }
+
+  /**
+   * Whether a config field is write-only (a secret) in any branch of its type's
+   * schema, or is a free-form value of a type whose extra fields are all
+   * write-only (`custom`). Every field of an unknown type is.
+   */
+  isWriteOnly(type: string, key: string): boolean {
     const schema = this.has(type) ? SCHEMAS[type] : undefined;
-    const secretField = (key: string) => {
-      if (!schema) return true;
-      const branches = [schema, ...(schema.oneOf ?? [])];
-      if (branches.some((b) => b.properties?.[key]?.writeOnly)) return true;
-      const extra = schema.additionalProperties;
-      return typeof extra === 'object' && extra.writeOnly === true && !schema.properties?.[key];
-    };
-    return Object.entries(config).flatMap(([key, value]) => (typeof value === 'string' && secretField(key) ? [value] : []));
+    if (!schema) return true;
+    const branches = [schema, ...(schema.oneOf ?? [])];
+    if (branches.some((b) => b.properties?.[key]?.writeOnly)) return true;
+    const extra = schema.additionalProperties;
+    return typeof extra === 'object' && extra.writeOnly === true && !schema.properties?.[key];
+  }
+
+  /**
+   * A config with its secrets taken out: the values of the fields that are not
+   * write-only, and the names of the write-only fields that hold a value. What
+   * an edit form may show; never a secret.
+   */
+  redact(type: string, config: Record<string, unknown>): { values: Record<string, unknown>; secretsSet: string[] } {
+    const values: Record<string, unknown> = {};
+    const secretsSet: string[] = [];
+    for (const [key, value] of Object.entries(config)) {
+      if (this.isWriteOnly(type, key)) {
+        if (value !== undefined && value !== null && value !== '') secretsSet.push(key);
+      } else {
+        values[key] = value;
+      }
+    }
+    return { values, secretsSet };
+  }
+
+  /**
+   * The config an edit means when its secrets are kept (PATCH with
+   * keepSecrets): `next` as given, where a write-only field left out takes its
+   * value from `current` and one given as null is removed. Only within one
+   * variant: a config that switches variant (form-auth password to token)
+   * starts afresh and must give its own secrets. Non-secret fields are as
+   * `next` says, left out meaning dropped, as with a plain replace.
+   */
+  keepSecrets(type: string, current: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+    const merged: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(next)) {
+      if (value === null && this.isWriteOnly(type, key)) continue;
+      merged[key] = value;
+    }
+    const discriminant = SCHEMAS[type]?.discriminator?.propertyName;
+    if (discriminant && current[discriminant] !== next[discriminant]) return merged;
+    for (const [key, value] of Object.entries(current)) {
+      if (!Object.hasOwn(next, key) && this.isWriteOnly(type, key)) merged[key] = value;
+    }
+    return merged;
   }
 
   /** Validates a config (filling defaults in a copy); multi-variant types report their variant. */
