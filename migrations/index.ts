@@ -39,6 +39,7 @@ import { FeedSyncsRunning1763800003600 } from './1763800003600-FeedSyncsRunning'
 import { WaitEventClaims1763800003700 } from './1763800003700-WaitEventClaims';
 import { DefinitionsAsWritten1763800003800 } from './1763800003800-DefinitionsAsWritten';
 import { WorkflowDrafts1763800003900 } from './1763800003900-WorkflowDrafts';
+import { TextWidgets1763800004000 } from './1763800004000-TextWidgets';
 import { TokenPermissions1763800004100 } from './1763800004100-TokenPermissions';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
@@ -84,5 +85,6 @@ export const migrations = [
   WaitEventClaims1763800003700,
   DefinitionsAsWritten1763800003800,
   WorkflowDrafts1763800003900,
+  TextWidgets1763800004000,
   TokenPermissions1763800004100,
 ];

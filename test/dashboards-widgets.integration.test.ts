@@ -87,7 +87,9 @@ describe('adding widgets', () => {
   test('every chart type lands at its default size', async () => {
     const { org, source, dashboard } = await setup();
     for (const chartType of CHART_TYPE_NAMES) {
-      const widget = await addWidget(org, dashboard.id, widgetBody(source, { chartType }));
+      // A text widget has no source and no query (dashboards-text-tiles.integration.test.ts).
+      const body = chartType === 'text' ? { title: 'Note', chartType, displayConfig: { markdown: '# Note' } } : widgetBody(source, { chartType });
+      const widget = await addWidget(org, dashboard.id, body);
       const item = (await layoutOf(org, dashboard.id)).find((i) => i.widgetId === widget.id);
       expect({ chartType, w: item!.w, h: item!.h }).toEqual({ chartType, ...CHART_TYPES[chartType].defaultSize });
       expect(item!.x).toBe(0);

@@ -21,6 +21,8 @@ export interface ChartType {
   readableRows: number;
   /** One line for the README and the OpenAPI document. */
   summary: string;
+  /** No data source and no query: the tile shows displayConfig.markdown (headings, notes). */
+  dataless?: true;
 }
 
 export const CHART_TYPES = {
@@ -79,10 +81,23 @@ export const CHART_TYPES = {
     readableRows: 1_000,
     summary: 'any measures and dimensions, at least one of either, as rows',
   },
+  text: {
+    minMeasures: 0,
+    timeSeries: false,
+    needsGrouping: false,
+    singleValue: false,
+    defaultSize: { w: 12, h: 2 },
+    readableRows: 0,
+    summary: 'a heading or a note: Markdown in displayConfig.markdown (no raw HTML, no images), with no data source and no query',
+    dataless: true,
+  },
 } as const satisfies Record<string, ChartType>;
 
 export type ChartTypeName = keyof typeof CHART_TYPES;
 export const CHART_TYPE_NAMES = Object.keys(CHART_TYPES) as ChartTypeName[];
+
+/** A chart type with no data source and no query (`text`). */
+export const isDataless = (chartType: string): boolean => (CHART_TYPES as Record<string, ChartType>)[chartType]?.dataless === true;
 
 /** The grid the layout lives on: 12 columns, rows as deep as needed. */
 export const GRID_COLUMNS = 12;

@@ -6,7 +6,7 @@ import { ValidationError } from '../errors/errors';
 import { parseOrThrow } from '../http/validation';
 import { z } from '../openapi/zod';
 import { aliasOf } from './dashboard-export-members';
-import { CreateDashboardBody, CreateWidgetBody, FilterId, FilterValuesById, LayoutItem, MAX_FILTERS } from './dashboards.schemas';
+import { CreateDashboardBody, CreateWidgetBody, FilterId, FilterValuesById, LayoutItem, MAX_FILTERS, widgetKindIssues } from './dashboards.schemas';
 import { MAX_WIDGETS_PER_DASHBOARD } from './layout-rules';
 
 /**
@@ -66,8 +66,8 @@ const PortableWidget = z
     key: WidgetKey,
     title: WidgetTitle,
     chartType: ChartType,
-    dataSource: ExportId.openapi({ description: 'The exportId of its source' }),
-    queryConfig: AnalyticsQuery.openapi({ description: 'Members name their source as $<exportId>: $orders.amount' }),
+    dataSource: ExportId.optional().openapi({ description: 'The exportId of its source; none for a text widget' }),
+    queryConfig: AnalyticsQuery.optional().openapi({ description: 'Members name their source as $<exportId>: $orders.amount; none for a text widget' }),
     displayConfig: DisplayConfig,
   })
   .openapi('PortableWidget');
@@ -116,8 +116,10 @@ function checkReferences(p: ExportShape, ctx: z.RefinementCtx): void {
   p.widgets.forEach((w, i) => {
     if (keys.has(w.key)) issue(['widgets', i, 'key'], `"${w.key}" is the key of an earlier widget: keys are unique`);
     keys.add(w.key);
-    if (!known(w.dataSource)) issue(['widgets', i, 'dataSource'], unknownSource(w.dataSource));
-    for (const member of new Set(queryMembers(w.queryConfig))) {
+    const kind = widgetKindIssues({ chartType: w.chartType, dataSourceId: w.dataSource, queryConfig: w.queryConfig, displayConfig: w.displayConfig }, true);
+    for (const k of kind) issue(['widgets', i, ...(k.path === 'dataSourceId' ? ['dataSource'] : k.path.split('.'))], k.message);
+    if (w.dataSource !== undefined && !known(w.dataSource)) issue(['widgets', i, 'dataSource'], unknownSource(w.dataSource));
+    for (const member of new Set(w.queryConfig ? queryMembers(w.queryConfig) : [])) {
       const alias = aliasOf(member);
       if (alias?.startsWith('$') && !known(alias.slice(1))) {
         issue(['widgets', i, 'queryConfig'], `"${member}" names ${alias}: ${unknownSource(alias.slice(1))}`);

@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../errors/errors';
 import { sourceIdsOf, toPortable } from './dashboard-export';
 import type { DashboardExport } from './dashboard-export.schemas';
 import type { DashboardsRepository } from './dashboards.repository';
-import { WidgetSourceUnavailableError } from './widget-sources';
+import { isDataWidget, WidgetSourceUnavailableError } from './widget-sources';
 
 /**
  * GET /dashboards/{id}/export: the dashboard, its widgets and the model of
@@ -27,7 +27,7 @@ export class DashboardExportService {
     if (!found) throw new NotFoundError('Dashboard');
     const { dashboard, widgets } = found;
     const sources = await this.dataSources.findOwn(organizationId, sourceIdsOf(dashboard, widgets));
-    const broken = widgets.find((w) => !sources.has(w.dataSourceId));
+    const broken = widgets.filter(isDataWidget).find((w) => !sources.has(w.dataSourceId));
     if (broken) throw new WidgetSourceUnavailableError(broken, `its data source ${broken.dataSourceId} no longer exists, so the export cannot describe it`);
     const issues = dashboard.filterConfig.flatMap((f, i) =>
       sources.has(f.dataSourceId)

@@ -139,7 +139,7 @@ test('an export names sources by exportId, members as $exportId.field, widgets b
     { id: 'region', dataSource: 'orders', dimension: '$orders.region', label: 'Region' },
     { id: 'who', dataSource: 'people', dimension: 'region', label: 'Who' },
   ]);
-  const q = payload.widgets[0].queryConfig;
+  const q = payload.widgets[0].queryConfig!;
   expect(q.measures).toEqual(['$orders.amount', '$orders.double']);
   // Another source's field is renamed too; a made-up or deleted alias and an unqualified name are kept verbatim.
   expect(q.dimensions).toEqual(['$orders.region', '$people.region', 'ds_0190a000_0000_7000_8000_0000000000ff.x', 'unqualified']);
@@ -149,7 +149,7 @@ test('an export names sources by exportId, members as $exportId.field, widgets b
   ]);
   expect(q.segments).toEqual(['$orders.big']);
   expect(q.order).toEqual({ '$orders.amount': 'desc' });
-  expect(payload.widgets[1].queryConfig.order).toEqual([['$people.count', 'asc']]);
+  expect(payload.widgets[1].queryConfig!.order).toEqual([['$people.count', 'asc']]);
 });
 
 test('an import of the export into other sources is the same dashboard but for ids and aliases', () => {

@@ -5,6 +5,7 @@ import { aliasOf, renameMember, renameQueryMembers, sourceIdOfAlias } from './da
 import { type DashboardExport, EXPORT_FORMAT, EXPORT_VERSION } from './dashboard-export.schemas';
 import type { DashboardWidget } from './dashboard-widget.entity';
 import type { Dashboard } from './dashboard.entity';
+import { isDataWidget } from './widget-sources';
 
 /**
  * A dashboard as a portable payload (dashboard-export.schemas.ts): pure, so
@@ -17,8 +18,9 @@ import type { Dashboard } from './dashboard.entity';
  * name another source's field; it matches nothing, but it is kept as it is).
  */
 export function sourceIdsOf(dashboard: Dashboard, widgets: readonly DashboardWidget[]): string[] {
-  const ids = [...widgets.map((w) => w.dataSourceId), ...dashboard.filterConfig.map((f) => f.dataSourceId)];
-  for (const w of widgets) {
+  const data = widgets.filter(isDataWidget);
+  const ids = [...data.map((w) => w.dataSourceId), ...dashboard.filterConfig.map((f) => f.dataSourceId)];
+  for (const w of data) {
     for (const member of queryMembers(w.queryConfig)) {
       const id = sourceIdOfAlias(aliasOf(member) ?? '');
       if (id) ids.push(id);
@@ -76,12 +78,12 @@ export function toPortable(dashboard: Dashboard, widgets: readonly DashboardWidg
       })),
       filterDefaults: dashboard.filterDefaults,
     },
+    // A text widget carries its Markdown (displayConfig) only: it has no source and no query.
     widgets: widgets.map((w) => ({
       key: keys.get(w.id)!,
       title: w.title,
       chartType: w.chartType,
-      dataSource: exportIds.get(w.dataSourceId)!,
-      queryConfig: renameQueryMembers(w.queryConfig, rename),
+      ...(isDataWidget(w) ? { dataSource: exportIds.get(w.dataSourceId)!, queryConfig: renameQueryMembers(w.queryConfig, rename) } : {}),
       displayConfig: w.displayConfig,
     })),
     dataSources: [...exportIds].map(([id, exportId]) => {

@@ -58,8 +58,9 @@ export function fromPortable(payload: DashboardExport, target: ImportTarget): Im
 
   const widgetIds: Record<string, string> = {};
   const widgets = payload.widgets.map((w, i) => {
-    const query = AnalyticsQuery.safeParse(renameQueryMembers(w.queryConfig, rename));
-    if (!query.success) issues.push(...toFieldIssues(query.error, ['widgets', String(i), 'queryConfig']));
+    // A text widget has no query and no source (the payload's schema saw to it).
+    const query = w.queryConfig ? AnalyticsQuery.safeParse(renameQueryMembers(w.queryConfig, rename)) : undefined;
+    if (query && !query.success) issues.push(...toFieldIssues(query.error, ['widgets', String(i), 'queryConfig']));
     const id = target.widgetIds?.get(w.key) ?? newId();
     widgetIds[w.key] = id;
     return Object.assign(new DashboardWidget(), {
@@ -68,8 +69,8 @@ export function fromPortable(payload: DashboardExport, target: ImportTarget): Im
       organizationId: target.organizationId,
       title: w.title,
       chartType: w.chartType,
-      dataSourceId: sourceOf(w.dataSource),
-      queryConfig: query.data,
+      dataSourceId: w.dataSource === undefined ? null : sourceOf(w.dataSource),
+      queryConfig: query?.data ?? null,
       displayConfig: w.displayConfig,
     });
   });

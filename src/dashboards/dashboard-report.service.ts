@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { widgetView } from './charts';
+import { renderMarkdown, tileMarkdown } from './charts/markdown';
 import { chartSvg } from './charts/svg-render';
 import { renderInTurn } from './dashboard-pdf.service';
 import type { DashboardsService } from './dashboards.service';
@@ -7,6 +8,7 @@ import type { WidgetDataInput } from './dashboards.schemas';
 import { pdfFileName, type PdfPageSize, renderPdf } from './pdf';
 import { type ChartDrawer, reportHtml, type ReportTile } from './report-html';
 import { checkFilterValues, type WidgetDataService } from './widget-data.service';
+import { isDataWidget } from './widget-sources';
 
 export interface ReportRequest extends WidgetDataInput {
   pageSize: PdfPageSize;
@@ -57,8 +59,14 @@ export class DashboardReportService {
       // The grid decides what is printed: a widget left out of the layout is not on the dashboard either.
       for (const item of dashboard.layout) {
         const widget = byId.get(item.widgetId);
+        if (!widget) continue;
+        // A text tile has no data entry: its Markdown is printed as it is rendered in the console.
+        if (!isDataWidget(widget)) {
+          tiles.push({ item, widget, view: { kind: 'text', html: renderMarkdown(tileMarkdown(widget.displayConfig)) } });
+          continue;
+        }
         const entry = entries.get(item.widgetId);
-        if (!widget || !entry) continue;
+        if (!entry) continue;
         tiles.push({ item, widget, view: widgetView(widget, entry, { timeZone: data.timezone }) });
       }
       const filters = dashboard.filterConfig.map((f) => ({ label: f.label || f.id, values: request.filters?.[f.id] ?? dashboard.filterDefaults[f.id] ?? [] }));

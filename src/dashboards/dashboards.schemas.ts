@@ -1,7 +1,7 @@
 import { AnalyticsQuery } from '../analytics/analytics.schemas';
 import { servingRelationName } from '../data-sources/serving-relation';
 import { z } from '../openapi/zod';
-import { CHART_TYPE_NAMES, CHART_TYPES, GRID_COLUMNS } from './chart-types';
+import { CHART_TYPE_NAMES, CHART_TYPES, GRID_COLUMNS, isDataless } from './chart-types';
 import { MAX_GRID_ROWS, MAX_ITEM_HEIGHT, MAX_WIDGETS_PER_DASHBOARD } from './layout-rules';
 import { isIanaTimeZone } from './time-zone';
 
@@ -121,22 +121,64 @@ const DisplayConfig = z
   .openapi({ example: { legend: { show: true } } });
 const WidgetTitle = z.string().trim().min(1, 'must not be empty').max(200);
 
+/**
+ * A widget's chart type and what it carries must agree: a `text` tile has no
+ * data source and no query (its Markdown is displayConfig.markdown), every
+ * other chart type needs both. Checked on what the body sends; `requireData`
+ * (creation) also asks for what a data widget leaves out.
+ */
+export function widgetKindIssues(
+  w: { chartType?: string; dataSourceId?: unknown; queryConfig?: unknown; displayConfig?: Record<string, unknown> },
+  requireData: boolean,
+): Array<{ path: string; message: string }> {
+  if (w.chartType === undefined) return [];
+  const issues: Array<{ path: string; message: string }> = [];
+  if (isDataless(w.chartType)) {
+    for (const field of ['dataSourceId', 'queryConfig'] as const) {
+      if (w[field] !== undefined)
+        issues.push({ path: field, message: `a ${w.chartType} widget has no ${field}: leave it out (its Markdown goes in displayConfig.markdown)` });
+    }
+    const markdown = w.displayConfig?.markdown;
+    if (markdown !== undefined && typeof markdown !== 'string') issues.push({ path: 'displayConfig.markdown', message: 'must be a string of Markdown' });
+  } else if (requireData) {
+    for (const field of ['dataSourceId', 'queryConfig'] as const) {
+      if (w[field] === undefined) issues.push({ path: field, message: `is required for a ${w.chartType} widget (only a text widget has none)` });
+    }
+  }
+  return issues;
+}
+
+const checkWidgetKind =
+  (requireData: boolean) =>
+  (w: Parameters<typeof widgetKindIssues>[0], ctx: z.RefinementCtx): void => {
+    for (const issue of widgetKindIssues(w, requireData)) ctx.addIssue({ code: 'custom', path: issue.path.split('.'), message: issue.message });
+  };
+
 export const CreateWidgetBody = z
-  .strictObject({ title: WidgetTitle, chartType: ChartType, dataSourceId: Uuid, queryConfig: AnalyticsQuery, displayConfig: DisplayConfig.default({}) })
+  .strictObject({
+    title: WidgetTitle,
+    chartType: ChartType,
+    dataSourceId: Uuid.optional().openapi({ description: 'Required, except for a text widget, which has none' }),
+    queryConfig: AnalyticsQuery.optional().openapi({ description: 'Required, except for a text widget, which has none' }),
+    displayConfig: DisplayConfig.default({}),
+  })
   .refine(queryConfigFits, queryConfigTooLarge)
+  .superRefine(checkWidgetKind(true))
   .openapi('CreateWidget');
 export type CreateWidgetInput = z.output<typeof CreateWidgetBody>;
 
 // No defaults: what the caller leaves out stays as it is. queryConfig and displayConfig, when sent, replace the old ones whole.
+// Whether the widget as it will be is consistent (a text widget turned into a chart needs a source and a query) is the service's check.
 export const PatchWidgetBody = z
   .strictObject({
     title: WidgetTitle.optional(),
-    chartType: ChartType.optional(),
+    chartType: ChartType.optional().openapi({ description: 'To `text`: the source and query are dropped. From `text`: send dataSourceId and queryConfig too' }),
     dataSourceId: Uuid.optional(),
     queryConfig: AnalyticsQuery.optional(),
     displayConfig: DisplayConfig.optional(),
   })
   .refine(queryConfigFits, queryConfigTooLarge)
+  .superRefine(checkWidgetKind(false))
   .openapi('PatchWidget');
 export type PatchWidgetInput = z.output<typeof PatchWidgetBody>;
 
@@ -160,8 +202,8 @@ export const WidgetSchema = z
     dashboardId: z.uuid(),
     title: z.string(),
     chartType: z.enum(CHART_TYPE_NAMES),
-    dataSourceId: z.uuid(),
-    queryConfig: z.record(z.string(), z.unknown()),
+    dataSourceId: z.uuid().nullable().openapi({ description: 'null for a text widget' }),
+    queryConfig: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'null for a text widget' }),
     displayConfig: z.record(z.string(), z.unknown()),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -1,12 +1,19 @@
 import { NotFoundError, ValidationError } from '../errors/errors';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
-import { CHART_TYPES } from './chart-types';
+import { CHART_TYPES, isDataless } from './chart-types';
 import { defaultsOfFilters, unknownFilterKeys } from './dashboard-filters';
 import { DashboardWidget } from './dashboard-widget.entity';
 import { Dashboard } from './dashboard.entity';
 import type { DashboardsRepository, WidgetField } from './dashboards.repository';
-import type { CreateDashboardInput, CreateWidgetInput, LayoutItem, PatchDashboardInput, PatchWidgetInput } from './dashboards.schemas';
+import {
+  type CreateDashboardInput,
+  type CreateWidgetInput,
+  type LayoutItem,
+  type PatchDashboardInput,
+  type PatchWidgetInput,
+  widgetKindIssues,
+} from './dashboards.schemas';
 import { layoutIssues, MAX_GRID_ROWS, MAX_WIDGETS_PER_DASHBOARD, placeAtBottom } from './layout-rules';
 import type { WidgetSources } from './widget-sources';
 
@@ -117,11 +124,12 @@ export class DashboardsService {
    * Adds a widget at the bottom of the grid, at the left edge, at its chart
    * type's default size (CHART_TYPES). Its source must be one of the
    * organization's; its query is saved as sent, so a mistyped field saves
-   * (and then matches no rows).
+   * (and then matches no rows). A text widget has neither (the body's schema
+   * saw to it).
    */
   async addWidget(organizationId: string, dashboardId: string, input: CreateWidgetInput): Promise<DashboardWidget> {
     await this.get(organizationId, dashboardId);
-    await this.sources.assertOwn(organizationId, [{ id: input.dataSourceId, path: 'dataSourceId' }]);
+    if (input.dataSourceId !== undefined) await this.sources.assertOwn(organizationId, [{ id: input.dataSourceId, path: 'dataSourceId' }]);
     const widget = Object.assign(new DashboardWidget(), {
       id: newId(),
       suid: newSuid(),
@@ -129,8 +137,8 @@ export class DashboardsService {
       dashboardId,
       title: input.title,
       chartType: input.chartType,
-      dataSourceId: input.dataSourceId,
-      queryConfig: input.queryConfig,
+      dataSourceId: input.dataSourceId ?? null,
+      queryConfig: input.queryConfig ?? null,
       displayConfig: input.displayConfig,
     });
     const added = await this.repository.addWidget(widget, (dashboard, count) => {
@@ -147,9 +155,27 @@ export class DashboardsService {
     return this.getWidget(organizationId, widget.id);
   }
 
-  /** Changes the fields sent; `queryConfig` and `displayConfig` replace the old ones whole (never merged). Its place on the grid stays. */
+  /**
+   * Changes the fields sent; `queryConfig` and `displayConfig` replace the old
+   * ones whole (never merged). Its place on the grid stays. The widget as it
+   * will be must still agree with its chart type: a text widget takes no
+   * source or query (turned into text, it drops both), a chart turned from
+   * text needs both sent (400 naming what is missing).
+   */
   async updateWidget(organizationId: string, widgetId: string, patch: PatchWidgetInput): Promise<DashboardWidget> {
-    await this.getWidget(organizationId, widgetId);
+    const current = await this.getWidget(organizationId, widgetId);
+    const chartType = patch.chartType ?? current.chartType;
+    const toText = isDataless(chartType);
+    const issues = widgetKindIssues(
+      {
+        chartType,
+        dataSourceId: toText ? patch.dataSourceId : (patch.dataSourceId ?? current.dataSourceId ?? undefined),
+        queryConfig: toText ? patch.queryConfig : (patch.queryConfig ?? current.queryConfig ?? undefined),
+        displayConfig: patch.displayConfig,
+      },
+      true,
+    );
+    if (issues.length > 0) throw new ValidationError(`${issues[0].path} ${issues[0].message}`, issues);
     if (patch.dataSourceId !== undefined) await this.sources.assertOwn(organizationId, [{ id: patch.dataSourceId, path: 'dataSourceId' }]);
     const changes: Partial<Pick<DashboardWidget, WidgetField>> = {};
     if (patch.title !== undefined) changes.title = patch.title;
@@ -157,6 +183,10 @@ export class DashboardsService {
     if (patch.dataSourceId !== undefined) changes.dataSourceId = patch.dataSourceId;
     if (patch.queryConfig !== undefined) changes.queryConfig = patch.queryConfig;
     if (patch.displayConfig !== undefined) changes.displayConfig = patch.displayConfig;
+    if (toText) {
+      changes.dataSourceId = null;
+      changes.queryConfig = null;
+    }
     const widget = await this.repository.updateWidget(organizationId, widgetId, changes);
     if (!widget) throw new NotFoundError('Widget');
     return widget;

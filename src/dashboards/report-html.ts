@@ -29,10 +29,16 @@ const TOO_MANY_POINTS = 'Too many points to print this chart';
 /** Draws a chart view to SVG: chartSvg, or a stand-in in tests. */
 export type ChartDrawer = (option: Extract<WidgetView, { kind: 'chart' }>['option'], size: { width: number; height: number }) => string;
 
+/** A text tile's Markdown, already rendered to safe HTML (charts/markdown.ts). */
+export interface TextView {
+  kind: 'text';
+  html: string;
+}
+
 export interface ReportTile {
   item: LayoutItem;
-  widget: ChartWidget;
-  view: WidgetView;
+  widget: Pick<ChartWidget, 'title'>;
+  view: WidgetView | TextView;
 }
 
 export interface ReportHeader {
@@ -50,7 +56,7 @@ const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').rep
  * rows overlap share a band), top to bottom. In a band, stat cards are one
  * row of KPI cells, charts (and the message of an empty or failed widget)
  * one SVG with each tile at its grid column and width, and table widgets
- * follow as tables.
+ * and text tiles (their rendered Markdown, under their title) follow.
  */
 export async function reportHtml(header: ReportHeader, tiles: ReportTile[], draw: ChartDrawer = chartSvg): Promise<string> {
   const parts = [
@@ -62,11 +68,11 @@ export async function reportHtml(header: ReportHeader, tiles: ReportTile[], draw
   ];
   for (const band of bands(tiles)) {
     const stats = band.filter((t) => t.view.kind === 'stat');
-    const tables = band.filter((t) => t.view.kind === 'table');
-    const drawn = band.filter((t) => t.view.kind !== 'stat' && t.view.kind !== 'table');
+    const flowing = band.filter((t) => t.view.kind === 'table' || t.view.kind === 'text');
+    const drawn = band.filter((t): t is ReportTile & { view: WidgetView } => t.view.kind !== 'stat' && t.view.kind !== 'table' && t.view.kind !== 'text');
     if (stats.length > 0) parts.push(statRow(stats));
     if (drawn.length > 0) parts.push(await bandSvg(drawn, draw));
-    for (const t of tables) parts.push(tableHtml(t));
+    for (const t of flowing) parts.push(t.view.kind === 'text' ? textHtml(t.widget.title, t.view) : tableHtml(t));
   }
   return `<!doctype html><html><body>${parts.join('\n')}</body></html>`;
 }
@@ -93,6 +99,11 @@ function statRow(tiles: ReportTile[]): string {
   return `<table><tr>${cells.join('')}</tr></table>`;
 }
 
+/** The Markdown's HTML is markdown-it's with raw HTML off (charts/markdown.ts): no tag of the author's own reaches the page. */
+function textHtml(title: string, view: TextView): string {
+  return `<h3>${escape(title)}</h3><div>${view.html}</div>`;
+}
+
 function tableHtml(t: ReportTile): string {
   const view = t.view as Extract<WidgetView, { kind: 'table' }>;
   const style = (align: string) => (align === 'right' ? ' style="text-align:right"' : '');
@@ -106,7 +117,7 @@ function tableHtml(t: ReportTile): string {
 }
 
 /** The band's charts and messages in one SVG, each tile at its columns, titled, boxed. */
-async function bandSvg(tiles: ReportTile[], draw: ChartDrawer): Promise<string> {
+async function bandSvg(tiles: Array<ReportTile & { view: WidgetView }>, draw: ChartDrawer): Promise<string> {
   const top = Math.min(...tiles.map((t) => t.item.y));
   const height = Math.max(...tiles.map((t) => t.item.y + t.item.h)) - top;
   const column = GRID_WIDTH / GRID_COLUMNS;

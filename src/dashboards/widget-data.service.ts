@@ -13,7 +13,7 @@ import type { DashboardWidget } from './dashboard-widget.entity';
 import type { Dashboard } from './dashboard.entity';
 import type { DashboardsRepository } from './dashboards.repository';
 import type { WidgetDataInput } from './dashboards.schemas';
-import type { WidgetSources } from './widget-sources';
+import { type DataWidget, isDataWidget, type WidgetSources } from './widget-sources';
 import { foreignMembers, widgetPlaces, widgetQuery, widgetTimeZone } from './widget-query';
 
 /**
@@ -52,6 +52,13 @@ export class WidgetDataService {
   private async locate(organizationId: string, widgetId: string, input: WidgetDataInput) {
     const widget = await this.repository.findWidget(organizationId, widgetId);
     if (!widget) throw new NotFoundError('Widget');
+    if (!isDataWidget(widget)) {
+      throw new ValidationError(
+        `Widget "${widget.title}" (${widget.id}) is a ${widget.chartType} widget: it has no query, so no data`,
+        undefined,
+        'widget_has_no_data',
+      );
+    }
     const dashboard = await this.repository.find(organizationId, widget.dashboardId);
     if (!dashboard) throw new NotFoundError('Widget');
     checkFilterValues(dashboard, input);
@@ -61,15 +68,17 @@ export class WidgetDataService {
   }
 
   /**
-   * Every widget of the dashboard, oldest first, run WIDGETS_AT_ONCE at a
-   * time. A widget that fails has `error` in its entry and the others still
+   * Every widget of the dashboard with a query, oldest first, run
+   * WIDGETS_AT_ONCE at a time (text widgets have no entry: they have no
+   * data). A widget that fails has `error` in its entry and the others still
    * answer; only a problem of the call itself (no such dashboard, an unknown
    * filter id) fails it whole.
    */
   async dashboard(organizationId: string, dashboardId: string, input: WidgetDataInput): Promise<{ timezone: string; widgets: WidgetEntry[] }> {
     const found = await this.repository.findWithWidgets(organizationId, dashboardId);
     if (!found) throw new NotFoundError('Dashboard');
-    const { dashboard, widgets } = found;
+    const { dashboard } = found;
+    const widgets = found.widgets.filter(isDataWidget);
     checkFilterValues(dashboard, input);
     const sources = await this.sources.readable(organizationId, widgets);
     const turns = new Semaphore(WIDGETS_AT_ONCE);
@@ -100,7 +109,7 @@ export class WidgetDataService {
     await this.analytics.exportCsv(organizationId, query, { start: attachment(widget.title) }, at);
   }
 
-  private async run(organizationId: string, dashboard: Dashboard, widget: DashboardWidget, source: AnalyticsSource, input: WidgetDataInput) {
+  private async run(organizationId: string, dashboard: Dashboard, widget: DataWidget, source: AnalyticsSource, input: WidgetDataInput) {
     const { query, at, alias } = this.queryOf(dashboard, widget, source, input);
     const foreign = foreignMembers(query, alias);
     if (foreign.length > 0) {
@@ -113,7 +122,7 @@ export class WidgetDataService {
   }
 
   /** The query a widget runs: its saved one, the dashboard's filters applied, in the zone of widgetTimeZone; and where each part came from. */
-  private queryOf(dashboard: Dashboard, widget: DashboardWidget, source: AnalyticsSource, input: WidgetDataInput) {
+  private queryOf(dashboard: Dashboard, widget: DataWidget, source: AnalyticsSource, input: WidgetDataInput) {
     // Saved through AnalyticsQuery, so this holds; read again in case a stored query predates a change to its schema.
     const saved = AnalyticsQuery.safeParse(widget.queryConfig);
     if (!saved.success) {

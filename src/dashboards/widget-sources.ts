@@ -10,7 +10,11 @@ export interface SourceRef {
   path: string;
 }
 
-export type WidgetRef = Pick<DashboardWidget, 'id' | 'title' | 'dataSourceId'>;
+export type WidgetRef = Pick<DashboardWidget, 'id' | 'title'> & { dataSourceId: string };
+
+/** A widget with a data source: every chart type but `text` (widgetKindIssues in dashboards.schemas.ts, and the table's check). */
+export type DataWidget = DashboardWidget & { dataSourceId: string; queryConfig: NonNullable<DashboardWidget['queryConfig']> };
+export const isDataWidget = (w: DashboardWidget): w is DataWidget => w.dataSourceId !== null && w.queryConfig !== null;
 
 /** 400 widget_source_unavailable: the widget exists, but its data cannot be read from its source any more. */
 export class WidgetSourceUnavailableError extends ValidationError {

@@ -5,7 +5,7 @@ describe('POST /dashboards/validate chart rules', () => {
     it('chart-type: an unknown type lists the known ones and the closest', () => {
       const [error] = validate([widget({ chartType: 'lines' })]).errors;
       expect(error).toEqual(expect.objectContaining({ ruleId: 'chart-type', path: 'widgets[0].chartType' }));
-      expect(error.message).toBe('Unknown chart type "lines": the chart types are line, area, bar, pie, stat-card, table; did you mean "line"?');
+      expect(error.message).toBe('Unknown chart type "lines": the chart types are line, area, bar, pie, stat-card, table, text; did you mean "line"?');
     });
 
     it('chart-measures: a chart that needs a measure has none; table needs none', () => {

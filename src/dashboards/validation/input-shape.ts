@@ -1,3 +1,4 @@
+import { isDataless } from '../chart-types';
 import { describe, MAX_ECHO, type PathSegment, quote, WidgetFindings } from './report';
 
 /** Widgets one request may check; past it the request is malformed and only the first ones are checked. */
@@ -63,6 +64,14 @@ function readWidget(raw: unknown, index: number): WidgetInput {
   }
   unknownKeys(raw, new Set([...READ_KEYS, ...IGNORED_KEYS]), at(), findings);
   widget.title = text(raw, 'title', MAX_TITLE, at('title'), findings, true);
+  if (typeof raw.chartType === 'string' && isDataless(raw.chartType)) {
+    // A text tile: Markdown only, nothing to check against the sources.
+    for (const key of ['dataSourceId', 'queryConfig']) {
+      if (raw[key] !== undefined) findings.add('malformed', `A ${raw.chartType} widget has no ${key}: leave it out`, at(key));
+    }
+    widget.chartType = raw.chartType;
+    return widget;
+  }
   widget.dataSourceId = text(raw, 'dataSourceId', MAX_SOURCE_ID, at('dataSourceId'), findings, true);
   widget.chartType = text(raw, 'chartType', MAX_CHART_TYPE, at('chartType'), findings, false);
   if (raw.displayConfig !== undefined && !isObject(raw.displayConfig)) {
