@@ -146,21 +146,3 @@ describe("another organization's HTML answer opened by a signed-in person (issue
     expect(await victimTokens()).toEqual(before);
   });
 });
-
-test('an invitation link opened by someone with an account: sign in, accept, and the console switches to the new organization', async () => {
-  const other = await createTestOrg(stack.harness.services);
-  const who = await as(stack.harness.app, other.ownerToken).get('/session');
-  const invitation = await as(stack.harness.app, org.ownerToken).post('/organization/invitations').send({ email: who.body.user.email, role: 'analyst' });
-  expect(invitation.status).toBe(201);
-  const context = await stack.newContext();
-  const page = await context.newPage();
-  await signIn(page, other.ownerToken, `/console/invitations/${encodeURIComponent(invitation.body.code)}`);
-  await page.getByRole('heading', { name: 'Invitation' }).waitFor();
-  await screenshot(page, 'invitation');
-  expect(await accessibilityViolations(page)).toEqual([]);
-  await page.getByRole('button', { name: 'Accept invitation' }).click();
-  const organization = await as(stack.harness.app, org.ownerToken).get('/organization');
-  await page.getByText(`${organization.body.name} · analyst`).waitFor();
-  expect(new URL(page.url()).pathname).toBe('/console/runs');
-  await context.close();
-});

@@ -3,6 +3,7 @@ import { Navigate, Route, Routes } from 'react-router';
 import { Shell } from './layout/shell';
 import { NotFoundPage } from './layout/not-found-page';
 import { InvitationPage } from './session/invitation-page';
+import { JoinedPage } from './session/joined-page';
 
 /**
  * An area's chunk, lazily. The area of the address the app opens at starts
@@ -39,6 +40,7 @@ export function App() {
       <Suspense fallback={<p className="page-status">Loading…</p>}>
         <Routes>
           <Route index element={<Navigate to="/runs" replace />} />
+          <Route path="invitations/joined" element={<JoinedPage />} />
           <Route path="invitations/:code" element={<InvitationPage />} />
           <Route path="runs/*" element={<RunsArea />} />
           <Route path="workflows/*" element={<WorkflowsArea />} />

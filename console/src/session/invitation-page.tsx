@@ -1,49 +1,80 @@
 import { useState } from 'react';
-import { useParams } from 'react-router';
-import { post } from '../api/client';
-import type { ApiSchema } from '../api/schemas';
+import { Link, useNavigate, useParams } from 'react-router';
 import { ErrorBox } from '../ui/error-box';
 import { Page } from '../ui/page';
+import { acceptInvitation, acceptProblem, JOINED_PATH } from './invitations';
+import { ClosedInvitation, InvitationSummary, useInvitationPreview } from './invitation-summary';
 import { useSession } from './session';
 
-type Accepted = ApiSchema<'AcceptedInvitation'>;
-
 /**
- * An invitation link opened while signed in: accepting it with this session
- * (the API takes the signed-in person's own account) makes a membership in
- * the inviting organization, and the console then signs in to it with the
- * membership's new token, which is never shown.
+ * An invitation link opened while signed in: what it offers, and one Accept.
+ * The API takes the signed-in person's own account; the console then signs
+ * in to the new membership and shows its token once (joined-page.tsx). A
+ * link for another address is not offered: the API would refuse it.
  */
 export function InvitationPage() {
   const { code = '' } = useParams();
-  const { session } = useSession();
+  const { session, signOut, enterJoined } = useSession();
+  const navigate = useNavigate();
+  const invitation = useInvitationPreview(code);
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const [problem, setProblem] = useState<string>();
+  const preview = invitation.data;
+  const forMe = preview?.email === session.user.email.toLowerCase();
 
   async function accept() {
+    if (!preview) return;
     setBusy(true);
-    setError(undefined);
+    setProblem(undefined);
     try {
-      const accepted = await post<Accepted>('/invitations/accept', { code });
-      await post('/session', { token: accepted.token.token });
-      // A new session for another organization: start the console afresh in it.
-      window.location.assign('/console/');
+      const { session: joinedSession, joined } = await acceptInvitation(code);
+      // Through the router, so the page it draws next is the joined one: this code is used, and its page must not be drawn again.
+      void navigate(JOINED_PATH, { replace: true });
+      enterJoined(joinedSession, joined);
     } catch (e) {
-      setError(e);
+      setProblem(acceptProblem(e, preview));
       setBusy(false);
     }
   }
 
   return (
-    <Page title="Invitation">
-      <p>
-        You are signed in as <strong>{session.user.email}</strong> in {session.organization.name}. Accepting makes you a member of the organization that invited
-        you, and switches the console to it.
-      </p>
-      <ErrorBox error={error} />
-      <button type="button" className="primary" onClick={() => void accept()} disabled={busy}>
-        Accept invitation
-      </button>
+    <Page title={preview ? `Invitation to ${preview.organizationName}` : 'Invitation'}>
+      {invitation.loading && <p className="page-status">Loading the invitation…</p>}
+      <ErrorBox error={invitation.error} />
+      {preview === null && (
+        <>
+          <ClosedInvitation />
+          <Link to="/">Back to the console</Link>
+        </>
+      )}
+      {preview && <InvitationSummary preview={preview} />}
+      {preview && !forMe && (
+        <>
+          <p>
+            This invitation is for <strong>{preview.email}</strong>, and you are signed in as <strong>{session.user.email}</strong>. To accept it, sign out and
+            open the link again: you can then accept as {preview.email}, with one of its tokens or as someone new.
+          </p>
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </>
+      )}
+      {preview && forMe && (
+        <>
+          <p>
+            You are signed in as <strong>{session.user.email}</strong> in {session.organization.name}. Accepting makes your account a member of{' '}
+            {preview.organizationName} as {preview.role}, switches the console to it, and shows the new membership&apos;s access token once.
+          </p>
+          {problem && (
+            <p role="alert" className="error">
+              {problem}
+            </p>
+          )}
+          <button type="button" className="primary" onClick={() => void accept()} disabled={busy}>
+            Accept invitation
+          </button>
+        </>
+      )}
     </Page>
   );
 }
