@@ -166,3 +166,18 @@ test('someone with an account, signed out: told to use a token, then signs in an
   expect((await request(stack.baseUrl).get('/session').set('Authorization', `Bearer ${member.token}`)).status).toBe(200);
   await context.close();
 });
+
+test('a link for another address, opened while signed in: nothing to accept, and a way to accept as the invited person', async () => {
+  const email = `elsewhere-${Date.now().toString(36)}@example.test`;
+  const link = await invite(email, 'viewer');
+  const page = await stack.signedInPage(org.tokens.viewer);
+  await page.goto(link);
+  await expectOffer(page, 'viewer', email);
+  await page.getByText(`This invitation is for ${email}`).waitFor();
+  expect(await page.getByRole('button', { name: /accept/i }).count()).toBe(0);
+  expect(await accessibilityViolations(page)).toEqual([]);
+  // Signed out, the same link offers the accept the invited person needs.
+  await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Accept and create my account' }).waitFor();
+  await page.context().close();
+});
