@@ -74,6 +74,9 @@ test('the runs list shows webhook runs; status and workflow filters narrow it, l
   await screenshot(page, 'runs-list');
   expect(await accessibilityViolations(page)).toEqual([]);
 
+  // The filters are folded behind one button until one applies.
+  await expect(page.getByLabel('Status').isVisible()).resolves.toBe(false);
+  await page.getByRole('button', { name: 'Filters' }).click();
   await page.getByLabel('Status').selectOption('failed');
   await expectRuns([broken.name]);
   expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
@@ -163,6 +166,7 @@ test('rerun from the run page starts a new run and opens it', async () => {
 
 test('mode and trigger filters narrow the list (GET /executions mode and triggerId)', async () => {
   await page.goto('/console/runs');
+  await page.getByRole('button', { name: 'Filters' }).click();
   await page.getByLabel('Mode').selectOption('webhook');
   await expectRuns([broken.name, orders.name]);
   await page.getByLabel('Mode').selectOption('rerun');

@@ -1,6 +1,7 @@
 import { Fragment, type ReactNode } from 'react';
 import { ErrorBox } from './error-box';
 import { Pager } from './pager';
+import { ScrollBox } from './scroll-box';
 
 /** A column's header; `hidden` keeps its label for screen readers only (an actions column). */
 export interface ListColumn {
@@ -38,7 +39,8 @@ interface Props<T> {
 
 /**
  * The list pages' one pattern: the request's error, "Loading…" until the first answer, the empty state, the
- * table (dimmed while a newer answer is awaited), and previous/next when the list spans more than one page.
+ * table (dimmed while a newer answer is awaited; in a box that scrolls sideways when the table is wider than the
+ * screen), and previous/next when the list spans more than one page.
  */
 export function ListView<T>({ state, items, loadingText, empty, columns, rowKey, row, className, caption, paging }: Props<T>) {
   const paged = paging !== undefined && (paging.total > paging.limit || paging.offset > 0);
@@ -55,23 +57,25 @@ export function ListView<T>({ state, items, loadingText, empty, columns, rowKey,
         )
       ) : (
         items.length > 0 && (
-          <table className={className ? `list ${className}` : 'list'} aria-busy={state.loading}>
-            {caption && <caption className="visually-hidden">{caption}</caption>}
-            <thead>
-              <tr>
-                {columns.map((column, i) => (
-                  <th key={i} scope="col" className={column.numeric ? 'num' : undefined}>
-                    {column.hidden ? <span className="visually-hidden">{column.label}</span> : column.label}
-                  </th>
+          <ScrollBox label={caption ?? 'List'}>
+            <table className={className ? `list ${className}` : 'list'} aria-busy={state.loading}>
+              {caption && <caption className="visually-hidden">{caption}</caption>}
+              <thead>
+                <tr>
+                  {columns.map((column, i) => (
+                    <th key={i} scope="col" className={column.numeric ? 'num' : undefined}>
+                      {column.hidden ? <span className="visually-hidden">{column.label}</span> : column.label}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((item) => (
+                  <Fragment key={rowKey(item)}>{row(item)}</Fragment>
                 ))}
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((item) => (
-                <Fragment key={rowKey(item)}>{row(item)}</Fragment>
-              ))}
-            </tbody>
-          </table>
+              </tbody>
+            </table>
+          </ScrollBox>
         )
       )}
       {items !== undefined && paged && <Pager offset={paging.offset} limit={paging.limit} total={paging.total} onChange={paging.onChange} />}

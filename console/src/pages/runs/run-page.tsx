@@ -1,13 +1,14 @@
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { get, post } from '../../api/client';
 import { useSession } from '../../session/session';
+import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { ErrorBox } from '../../ui/error-box';
 import { formatDuration, formatTime } from '../../ui/format';
 import { JsonView } from '../../ui/json-view';
 import { Page } from '../../ui/page';
 import { StatusBadge } from '../../ui/status-badge';
-import { useApi, useInterval } from '../../ui/use-api';
+import { useApi, usePolling } from '../../ui/use-api';
 import { useViewParam, ViewSwitch } from '../../ui/view-switch';
 import { branchParents, isFinished, replayableSteps, runAnswer, stepTree, type Execution, type RunStarted } from './run-model';
 import type { WorkflowVersion } from '../workflows/workflow-model';
@@ -30,7 +31,7 @@ export function RunPage() {
   const path = `/executions/${encodeURIComponent(id)}`;
   const run = useApi(path, (signal) => get<Execution>(path, { signal }));
   const running = run.data !== undefined && !isFinished(run.data.status);
-  useInterval(run.reload, 2000, running && !run.loading);
+  usePolling(run.reload, 2000, running && !run.loading);
 
   // The previous run stays in `data` while another loads (after a rerun): never show one run under another's address.
   if (!run.data || run.data.id !== id) {
@@ -52,6 +53,10 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
   const [params, setParams] = useSearchParams();
   const [actionError, setActionError] = useState<unknown>();
   const [busy, setBusy] = useState<'rerun' | 'cancel' | undefined>();
+  // Cancelling stops a run for good: the button asks first, in a prompt that takes its place.
+  const [confirmingCancel, setConfirmingCancel] = useState(false);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  const cancellable = can('workflows:admin') && !isFinished(execution.status);
   const steps = execution.steps ?? [];
   const started = Date.parse(execution.startedAt);
   const ended = execution.finishedAt ? Date.parse(execution.finishedAt) : Math.max(started, ...steps.map((s) => Date.parse(s.finishedAt)));
@@ -91,6 +96,7 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
         navigate(`/runs/${encodeURIComponent(started.executionId)}`);
       } else {
         await post(`/executions/${encodeURIComponent(execution.id)}/cancel`, {});
+        setConfirmingCancel(false);
         reload();
       }
     } catch (err) {
@@ -107,9 +113,9 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
           Open in Temporal
         </a>
       )}
-      {can('workflows:admin') && !isFinished(execution.status) && (
-        <button type="button" className="danger" disabled={busy !== undefined} onClick={() => void act('cancel')}>
-          {busy === 'cancel' ? 'Cancelling…' : 'Cancel run'}
+      {cancellable && !confirmingCancel && (
+        <button type="button" className="danger" ref={cancelButton} disabled={busy !== undefined} onClick={() => setConfirmingCancel(true)}>
+          Cancel run
         </button>
       )}
       {can('workflows:admin') && (
@@ -130,6 +136,23 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
       }
       actions={actions}
     >
+      {cancellable && confirmingCancel && (
+        <div className="cancel-prompt" role="group" aria-label="Cancel the run?">
+          <ConfirmPrompt
+            question="Cancel this run? The step it is on is stopped and the steps after it never run; a rerun starts it again from the beginning."
+            confirmLabel={busy === 'cancel' ? 'Cancelling…' : 'Cancel run'}
+            cancelLabel="Keep it running"
+            autoFocus
+            busy={busy !== undefined}
+            onConfirm={() => void act('cancel')}
+            onCancel={() => {
+              setConfirmingCancel(false);
+              // The button comes back: focus returns to it, not to the top of the page.
+              requestAnimationFrame(() => cancelButton.current?.focus());
+            }}
+          />
+        </div>
+      )}
       <ErrorBox error={actionError ?? error} />
       {execution.replayOf && (
         <p className="notice replay-of">

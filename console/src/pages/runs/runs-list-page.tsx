@@ -1,11 +1,11 @@
-import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { type MouseEvent, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { get, withQuery } from '../../api/client';
 import { useSession } from '../../session/session';
 import { formatDuration, formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { StatusBadge } from '../../ui/status-badge';
-import { useApi, useInterval } from '../../ui/use-api';
+import { useApi, usePolling } from '../../ui/use-api';
 import { ListView } from '../../ui/list-view';
 import {
   EXECUTION_MODES,
@@ -19,8 +19,18 @@ import {
 import { changeFilter, executionsQuery, FILTER_KEYS, readFilters, type FilterKey } from './run-filters';
 
 const PAGE_SIZE = 25;
+/** How often the list asks again while a shown run is still going (its status and duration change). */
+const IN_FLIGHT_POLL_MS = 2000;
+/** How often the first page asks again for new runs. */
+const NEW_RUNS_POLL_MS = 5000;
 
-/** Runs, newest first, filtered by what the URL query says; refreshed every 2 s while any shown run is still running. */
+/**
+ * Runs, newest first, filtered by what the URL query says, kept current while the page is in view: the first page
+ * asks again every 5 s with the current filters (a run that starts and matches them appears at the top), and any
+ * page every 2 s while a run it shows is still going. A later page does not poll for new runs: each one would push
+ * the rows being read down by one. A hidden tab asks nothing. Rows are keyed by run, so an answer that changes
+ * nothing redraws nothing, and the link that has focus keeps it.
+ */
 export function RunsListPage() {
   const { can } = useSession();
   const [params, setParams] = useSearchParams();
@@ -28,7 +38,8 @@ export function RunsListPage() {
   const path = withQuery('/executions', executionsQuery(filters, PAGE_SIZE));
   const runs = useApi(path, (signal) => get<ExecutionList>(path, { signal }));
   const inFlight = runs.data?.data.some((r) => r.status === 'running' || (r.status as string) === 'pending') ?? false;
-  useInterval(runs.reload, 2000, inFlight && !runs.loading);
+  const pollMs = inFlight ? IN_FLIGHT_POLL_MS : filters.offset === 0 ? NEW_RUNS_POLL_MS : undefined;
+  usePolling(runs.reload, pollMs ?? NEW_RUNS_POLL_MS, pollMs !== undefined && !runs.loading && runs.data !== undefined);
 
   const workflows = useApi('/workflows?limit=1000', (signal) => get<WorkflowList>('/workflows', { signal, query: { limit: 1000 } }));
   const triggerQuery = { workflowId: filters.workflowId, limit: 1000 };
@@ -38,7 +49,13 @@ export function RunsListPage() {
   const schedules = useApi(schedulePath, (signal) => get<ScheduleTriggerList>(schedulePath, { signal }));
 
   const set = (key: FilterKey) => (event: { target: { value: string } }) => changeFilter(setParams, key, event.target.value);
-  const anyFilter = FILTER_KEYS.some((k) => params.get(k));
+  const activeFilters = FILTER_KEYS.filter((k) => params.get(k)).length;
+  const anyFilter = activeFilters > 0;
+  // The filters fold behind one button, so the runs are a few key presses from the top of the page. They show by
+  // themselves whenever one applies (a filtered address, back/forward); once used they stay until the button folds
+  // them (clearing the last filter must not hide the field that has focus).
+  const [filtersOpen, setFiltersOpen] = useState<boolean>();
+  const showFilters = filtersOpen ?? anyFilter;
 
   // The delivery id is typed: it applies on Enter or on leaving the field, not at every keystroke (one history entry, one request).
   const [deliveryId, setDeliveryId] = useState(filters.deliveryId);
@@ -64,7 +81,19 @@ export function RunsListPage() {
         )
       }
     >
-      <form className="filters" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
+      <p className="filters-toggle">
+        <button type="button" aria-expanded={showFilters} aria-controls="run-filters" onClick={() => setFiltersOpen(!showFilters)}>
+          Filters{activeFilters > 0 && ` (${activeFilters} applied)`}
+        </button>
+      </p>
+      <form
+        id="run-filters"
+        className="filters"
+        aria-label="Filter runs"
+        hidden={!showFilters}
+        onSubmit={(e) => e.preventDefault()}
+        onChange={() => setFiltersOpen(true)}
+      >
         <div>
           <label htmlFor="filter-workflow">Workflow</label>
           <select id="filter-workflow" value={filters.workflowId} onChange={set('workflowId')}>
@@ -154,14 +183,21 @@ export function RunsListPage() {
         </div>
         {anyFilter && (
           <div>
-            <button type="button" onClick={() => setParams(new URLSearchParams())}>
+            <button
+              type="button"
+              onClick={() => {
+                setFiltersOpen(true);
+                setParams(new URLSearchParams());
+              }}
+            >
               Clear filters
             </button>
           </div>
         )}
       </form>
       <ListView
-        state={{ loading: runs.loading, error: runs.error ?? workflows.error }}
+        // A poll is no news: the table is marked busy only while another page or other filters load.
+        state={{ loading: runs.loading && !runs.refreshing, error: runs.error ?? workflows.error }}
         items={runs.data?.data}
         loadingText="Loading runs…"
         empty={anyFilter ? 'No run matches these filters.' : 'No runs yet. Runs appear here when a webhook, a schedule, the API or a test run starts one.'}
@@ -174,7 +210,6 @@ export function RunsListPage() {
           { label: 'Trigger' },
           { label: 'Started' },
           { label: 'Duration', numeric: true },
-          { label: 'Open', hidden: true },
         ]}
         rowKey={(run) => run.id}
         row={(run) => <RunRow run={run} />}
@@ -198,23 +233,36 @@ export function RunsListPage() {
   );
 }
 
+/**
+ * One run. Its workflow's name is the link to it, the one keyboard stop of the row; a click anywhere else on the
+ * row opens the run too (not a click on another control, not one that ends a text selection, not a modified click,
+ * which the link itself handles as a new tab).
+ */
 function RunRow({ run }: { run: ExecutionListItem }) {
+  const navigate = useNavigate();
+  const to = `/runs/${encodeURIComponent(run.id)}`;
+  const open = (event: MouseEvent<HTMLTableRowElement>) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if ((event.target as Element).closest('a, button, input, select, textarea, label, summary')) return;
+    if (window.getSelection()?.toString()) return;
+    navigate(to);
+  };
   return (
-    <tr>
+    <tr className="run-row" onClick={open}>
       <td>
         <StatusBadge status={run.status} />
       </td>
-      <td>
-        {run.workflowName} <span className="muted">v{run.workflowVersion}</span>
+      <td className="run-workflow">
+        <Link to={to} aria-label={`${run.workflowName}, run started ${formatTime(run.startedAt)}`}>
+          {run.workflowName}
+        </Link>{' '}
+        <span className="muted">v{run.workflowVersion}</span>
       </td>
-      <td>{run.mode}</td>
-      <td>{run.trigger?.name ?? <span className="muted">—</span>}</td>
-      <td>{formatTime(run.startedAt)}</td>
-      <td className="num">{run.status === 'running' ? <span className="muted">running…</span> : formatDuration(run.durationMs)}</td>
-      <td>
-        <Link to={`/runs/${encodeURIComponent(run.id)}`} aria-label={`Open run of ${run.workflowName} started ${formatTime(run.startedAt)}`}>
-          Open
-        </Link>
+      <td data-label="Mode">{run.mode}</td>
+      <td data-label="Trigger">{run.trigger?.name ?? <span className="muted">—</span>}</td>
+      <td data-label="Started">{formatTime(run.startedAt)}</td>
+      <td className="num" data-label="Duration">
+        {run.status === 'running' ? <span className="muted">running…</span> : formatDuration(run.durationMs)}
       </td>
     </tr>
   );
