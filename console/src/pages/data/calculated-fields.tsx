@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { del, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
+import { ScrollBox } from '../../ui/scroll-box';
 import type { CalculatedField, DataSource, FormulaPreview } from './data-types';
 import { parseFormula } from './expression';
 
@@ -27,26 +28,28 @@ export function CalculatedFields({ source, canEdit, onChanged }: Props) {
       {fields.length === 0 ? (
         <p className="empty-state">No calculated fields. A calculated field is arithmetic over number fields, e.g. amount * 1.2.</p>
       ) : (
-        <table className="list calculated">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Label</th>
-              <th scope="col">Formula</th>
-              <th scope="col">Role</th>
-              {canEdit && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {fields.map((f) => (
-              <CalculatedRow key={f.id} sourceId={source.id} field={f} canEdit={canEdit} onChanged={onChanged} />
-            ))}
-          </tbody>
-        </table>
+        <ScrollBox label="Calculated fields">
+          <table className="list calculated">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Label</th>
+                <th scope="col">Formula</th>
+                <th scope="col">Role</th>
+                {canEdit && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {fields.map((f) => (
+                <CalculatedRow key={f.id} sourceId={source.id} field={f} canEdit={canEdit} onChanged={onChanged} />
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
       {adding && (
         <AddCalculatedField

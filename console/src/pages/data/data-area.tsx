@@ -1,6 +1,7 @@
 import { Navigate, Route, Routes } from 'react-router';
 import { NotFoundPage } from '../../layout/not-found-page';
 import { RecordPage } from './record-page';
+import { SourceCreatePage } from './source-create-page';
 import { SourcePage } from './source-page';
 import { SourcesPage } from './sources-page';
 import { TableCreatePage } from './table-create-page';
@@ -19,6 +20,7 @@ export default function DataArea() {
         <Route path="tables/:name" element={<TablePage />} />
         <Route path="tables/:name/records/:key" element={<RecordPage />} />
         <Route path="sources" element={<SourcesPage />} />
+        <Route path="sources/new" element={<SourceCreatePage />} />
         <Route path="sources/:id" element={<SourcePage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>

@@ -19,6 +19,10 @@ export type FeedSync = ApiSchema<'FeedSync'>;
 export type FeedSyncList = ApiSchema<'FeedSyncList'>;
 export type SyncQueued = ApiSchema<'SyncQueued'>;
 export type SourceList = ApiAnswer<'/dashboards/data-sources', 'get'>;
+export type InferredFields = ApiSchema<'InferredFields'>;
+export type ReceivedShare = ApiSchema<'ReceivedShare'>;
+export type ConnectionList = ApiAnswer<'/connections', 'get'>;
+export type FeedToggled = ApiSchema<'DataFeedToggled'>;
 export type FormulaPreview = ApiAnswer<'/dashboards/data-sources/{dataSourceId}/calculated-fields/preview', 'post'>;
 
 /** A table or record path: names and keys are URL-encoded (a key may hold `/`, `?` or `#`). */

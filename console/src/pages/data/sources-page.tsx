@@ -8,6 +8,7 @@ import { ListView } from '../../ui/list-view';
 import { DataTabs } from './data-tabs';
 import type { SourceList } from './data-types';
 import { SyncBadge } from './sync-badge';
+import './sources.css';
 
 const KEY = '/dashboards/data-sources';
 
@@ -17,14 +18,38 @@ export function SourcesPage() {
   const sources = useApi(can('dashboards:view') ? KEY : null, (signal) => get<SourceList>(KEY, { signal }));
 
   return (
-    <Page title="Data sources" subtitle="Typed views over data store tables that dashboards query">
+    <Page
+      title="Data sources"
+      subtitle="Typed views over data store tables that dashboards query"
+      actions={
+        can('dashboards:admin') && (
+          <Link className="button primary" to="/data/sources/new">
+            New data source
+          </Link>
+        )
+      }
+    >
       <DataTabs />
       {!can('dashboards:view') && <p className="notice">Your role cannot read data sources (it needs dashboards:view).</p>}
       <ListView
         state={sources}
         items={sources.data}
         loadingText="Loading data sources…"
-        empty="No data sources yet. A data source is created over a table through the API, by a package, or when a data feed is turned on for a connection."
+        empty={
+          <>
+            <p>
+              No data sources yet. A data source is what dashboards chart: it reads the records of one data store table (or of a data feed, synced from Twilio,
+              GitHub or HubSpot) and says what each field is: a measure to sum, a dimension to group by, and the date that places each record in time.
+            </p>
+            {can('dashboards:admin') ? (
+              <p>
+                <Link to="/data/sources/new">Make a data source</Link> from a table or a data feed.
+              </p>
+            ) : (
+              <p>Someone whose role has dashboards:admin can make one.</p>
+            )}
+          </>
+        }
         columns={[{ label: 'Name' }, { label: 'Table' }, { label: 'Fields', numeric: true }, { label: 'Feed' }, { label: 'State' }, { label: 'Updated' }]}
         rowKey={(s) => s.id}
         row={(s) => (
