@@ -2,22 +2,13 @@ import { type FormEvent, useState } from 'react';
 import { get, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
 import { useApi } from '../../ui/use-api';
-import { ConfigFields, type Draft, toConfig } from './config-fields';
+import { branchOf, ConfigFields, discriminantOf, type Draft, isFreeForm, parsePairs, toConfig, variantsOf } from './config-fields';
 import type { JsonSchema } from './settings-types';
 
 interface Props {
   types: string[];
   onCreated(): void;
   onCancel(): void;
-}
-
-/** The branch of a multi-variant schema (form-auth, custom-oauth) for `variant`, its discriminator field left out. */
-function branchOf(schema: JsonSchema, variant: string): { properties: Record<string, JsonSchema>; required: string[] } {
-  const key = schema.discriminator?.propertyName ?? 'variant';
-  const branch = schema.oneOf?.find((b) => b.properties?.[key]?.const === variant);
-  const properties = { ...(branch?.properties ?? {}) };
-  delete properties[key];
-  return { properties, required: (branch?.required ?? []).filter((r) => r !== key) };
 }
 
 /** A new connection: name, type, and a config form generated from the type's JSON Schema. */
@@ -66,14 +57,14 @@ export function ConnectionCreate({ types, onCreated, onCancel }: Props) {
 }
 
 function ConfigForm({ name, type, schema, onCreated, onCancel }: { name: string; type: string; schema: JsonSchema; onCreated(): void; onCancel(): void }) {
-  const variants = schema.oneOf?.map((b) => String(b.properties?.[schema.discriminator?.propertyName ?? 'variant']?.const)) ?? [];
+  const variants = variantsOf(schema);
   const [variant, setVariant] = useState(variants[0] ?? '');
   const [draft, setDraft] = useState<Draft>({});
   // Types of free-form values (custom): name=value lines.
   const [pairs, setPairs] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  const freeForm = !schema.properties || (Object.keys(schema.properties).length === 0 && !schema.oneOf);
+  const freeForm = isFreeForm(schema);
   const { properties, required } = schema.oneOf ? branchOf(schema, variant) : { properties: schema.properties ?? {}, required: schema.required ?? [] };
 
   async function submit(event: FormEvent) {
@@ -82,21 +73,11 @@ function ConfigForm({ name, type, schema, onCreated, onCancel }: { name: string;
     setBusy(true);
     try {
       let config: Record<string, unknown>;
-      if (freeForm && !schema.oneOf) {
-        config = Object.fromEntries(
-          pairs
-            .split('\n')
-            .map((line) => line.trim())
-            .filter(Boolean)
-            .map((line) => {
-              const at = line.indexOf('=');
-              if (at < 1) throw new Error(`"${line.split('=')[0]}": write each value as name=value`);
-              return [line.slice(0, at).trim(), line.slice(at + 1)];
-            }),
-        );
+      if (freeForm) {
+        config = parsePairs(pairs);
       } else {
         config = toConfig(properties, draft);
-        if (schema.oneOf) config[schema.discriminator?.propertyName ?? 'variant'] = variant;
+        if (schema.oneOf) config[discriminantOf(schema)] = variant;
       }
       await post('/connections', { name, type, config });
       setDraft({});
@@ -124,7 +105,7 @@ function ConfigForm({ name, type, schema, onCreated, onCancel }: { name: string;
           </select>
         </div>
       )}
-      {freeForm && !schema.oneOf ? (
+      {freeForm ? (
         <div className="field">
           <label htmlFor="connection-pairs">Values (one name=value a line)</label>
           <textarea
@@ -144,6 +125,7 @@ function ConfigForm({ name, type, schema, onCreated, onCancel }: { name: string;
           required={required}
           draft={draft}
           onChange={(field, value) => setDraft((d) => ({ ...d, [field]: value }))}
+          error={error}
         />
       )}
       <ErrorBox error={error} />

@@ -8,6 +8,7 @@ import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { ListView } from '../../ui/list-view';
 import { ConnectionCreate } from './connection-create';
+import { ConnectionEdit } from './connection-edit';
 import { SettingsTabs } from './settings-tabs';
 import type { Connection, ConnectionList, ConnectionTypes } from './settings-types';
 
@@ -16,7 +17,8 @@ const LIST = '/connections?limit=1000';
 /**
  * Connections by name and type. Their config never appears in the list: "Reveal
  * config" fetches one connection's decrypted config into that row, and "Hide"
- * drops it from memory.
+ * drops it from memory. "Edit" changes the name and config without reading any
+ * secret (connection-edit.tsx).
  */
 export function ConnectionsPage() {
   const { can, session } = useSession();
@@ -24,6 +26,7 @@ export function ConnectionsPage() {
   const connections = useApi(mayView ? LIST : null, (signal) => get<ConnectionList>(LIST, { signal }));
   const types = useApi(can('secrets:admin') ? '/connections/types/list' : null, (signal) => get<ConnectionTypes>('/connections/types/list', { signal }));
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<Connection>();
   // Only one connection's config is ever held, and only while it is shown.
   const [revealed, setRevealed] = useState<{ id: string; config: unknown }>();
 
@@ -33,7 +36,14 @@ export function ConnectionsPage() {
       subtitle="Encrypted credentials that steps and data feeds use by name"
       actions={
         can('secrets:admin') && !creating ? (
-          <button type="button" className="primary" onClick={() => setCreating(true)}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => {
+              setEditing(undefined);
+              setCreating(true);
+            }}
+          >
             New connection
           </button>
         ) : undefined
@@ -57,6 +67,19 @@ export function ConnectionsPage() {
           }}
         />
       )}
+      {editing && (
+        <ConnectionEdit
+          key={editing.id}
+          connection={editing}
+          onCancel={() => setEditing(undefined)}
+          onSaved={() => {
+            setEditing(undefined);
+            // A revealed config would be stale now.
+            if (revealed?.id === editing.id) setRevealed(undefined);
+            connections.reload();
+          }}
+        />
+      )}
       <ErrorBox error={types.error} />
       <ListView
         state={connections}
@@ -73,6 +96,10 @@ export function ConnectionsPage() {
             config={revealed?.id === c.id ? revealed.config : undefined}
             onReveal={(config) => setRevealed({ id: c.id, config })}
             onHide={() => setRevealed(undefined)}
+            onEdit={() => {
+              setCreating(false);
+              setEditing(c);
+            }}
             onChanged={connections.reload}
           />
         )}
@@ -87,10 +114,11 @@ interface RowProps {
   config: unknown;
   onReveal(config: unknown): void;
   onHide(): void;
+  onEdit(): void;
   onChanged(): void;
 }
 
-function ConnectionRow({ connection: c, canAdmin, config, onReveal, onHide, onChanged }: RowProps) {
+function ConnectionRow({ connection: c, canAdmin, config, onReveal, onHide, onEdit, onChanged }: RowProps) {
   const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
   const [name, setName] = useState(c.name);
   const [error, setError] = useState<unknown>();
@@ -163,6 +191,9 @@ function ConnectionRow({ connection: c, canAdmin, config, onReveal, onHide, onCh
           )}
           {canAdmin && mode === 'view' && (
             <>
+              <button type="button" className="link-button" onClick={onEdit} aria-label={`Edit ${c.name}`}>
+                Edit
+              </button>
               <button type="button" className="link-button" onClick={() => setMode('rename')} aria-label={`Rename ${c.name}`}>
                 Rename
               </button>

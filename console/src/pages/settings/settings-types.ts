@@ -8,6 +8,8 @@ export const ROLES = ['owner', 'admin', 'developer', 'analyst', 'viewer'] as con
 /** GET /organization: the active organization, with the caller's role and permissions in it. */
 export type Organization = ApiSchema<'ActiveOrganization'>;
 export type Connection = ApiSchema<'Connection'>;
+/** GET /connections/{id}/config/redacted: a config's non-secret values and the names of its secrets that are set. */
+export type RedactedConfig = ApiSchema<'RedactedConnectionConfig'>;
 export type Environment = ApiSchema<'Environment'>;
 export type Member = ApiSchema<'Member'>;
 export type Invitation = ApiSchema<'Invitation'>;
