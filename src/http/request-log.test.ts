@@ -21,4 +21,11 @@ describe('loggedPath', () => {
     expect(loggedPath('http://flowbase.example.test/resume/3q2-Fx_token-value')).toBe('http://flowbase.example.test/resume/:token');
     expect(loggedPath('HTTPS://flowbase.example.test:8443/Resume/3q2-Fx_token-value')).toBe('HTTPS://flowbase.example.test:8443/Resume/:token');
   });
+
+  test('a console invitation link loses its code, which lets its holder join the organization', () => {
+    expect(loggedPath('/console/invitations/inv_3q2-Fx-code?x=1')).toBe('/console/invitations/:code');
+    expect(loggedPath('//console//%69nvitations/inv_3q2-Fx-code/')).toBe('//console//%69nvitations/:code/');
+    expect(loggedPath('/console/invitations/joined')).toBe('/console/invitations/joined');
+    expect(loggedPath('/console/runs/abc')).toBe('/console/runs/abc');
+  });
 });

@@ -6,17 +6,24 @@ import { RESUME_PATH } from '../executions/resume-links';
 /** The first path segment and the one after it: past an absolute-form target's scheme and host (`POST http://host/resume/…` is routed too), and any repeated slashes. */
 const SECOND_SEGMENT = /^((?:[a-z][a-z\d+.-]*:\/\/[^/]*)?\/+([^/]*)\/+)[^/]+/i;
 const RESUME_SEGMENT = RESUME_PATH.slice(1).toLowerCase();
+/** The console's invitation link, `/console/invitations/<code>`: the code lets whoever holds it join the organization. */
+const INVITATION_LINK = /^((?:[a-z][a-z\d+.-]*:\/\/[^/]*)?\/+console\/+([^/]+)\/+)([^/]+)/i;
 
 /**
- * The path a request line logs: without the query string (it may carry secrets), a resume link's token replaced.
+ * The path a request line logs: without the query string (it may carry secrets), a resume link's token and a console
+ * invitation link's code replaced.
  * The token is a credential, so it goes whatever the spelling of `/resume` (case, percent-encoding): such a request
  * is a 404, but the token it carries may be a live one all the same.
  */
 export function loggedPath(originalUrl: string): string {
   const path = originalUrl.split('?')[0];
   const match = SECOND_SEGMENT.exec(path);
-  if (!match || decoded(match[2]).toLowerCase() !== RESUME_SEGMENT) return path;
-  return `${match[1]}:token${path.slice(match[0].length)}`;
+  if (match && decoded(match[2]).toLowerCase() === RESUME_SEGMENT) return `${match[1]}:token${path.slice(match[0].length)}`;
+  const invitation = INVITATION_LINK.exec(path);
+  if (invitation && decoded(invitation[2]).toLowerCase() === 'invitations' && invitation[3] !== 'joined') {
+    return `${invitation[1]}:code${path.slice(invitation[0].length)}`;
+  }
+  return path;
 }
 
 function decoded(segment: string): string {
