@@ -22,16 +22,33 @@ function loadPage(): Promise<PageModule> {
   );
   return pageLoad;
 }
-// Opened at a dashboard's address: its chunk downloads now, beside the session and this area.
-if (/^\/console\/dashboards\/[^/]+/.test(window.location.pathname)) void loadPage().catch(() => undefined);
+// The query builder (add or edit a widget): a chunk of its own, so neither the list nor a dashboard loads its forms.
+type BuilderModule = typeof import('./query-builder/builder-page');
+let builderModule: BuilderModule | undefined;
+let builderLoad: Promise<BuilderModule> | undefined;
+function loadBuilder(): Promise<BuilderModule> {
+  builderLoad ??= import('./query-builder/builder-page').then(
+    (m) => (builderModule = m),
+    (err: unknown) => {
+      builderLoad = undefined;
+      throw err;
+    },
+  );
+  return builderLoad;
+}
+// Opened at a dashboard's address, or at its builder's: that chunk downloads now, beside the session and this area.
+if (/^\/console\/dashboards\/[^/]+\/widgets\//.test(window.location.pathname)) void loadBuilder().catch(() => undefined);
+else if (/^\/console\/dashboards\/[^/]+/.test(window.location.pathname)) void loadPage().catch(() => undefined);
 
-/** /console/dashboards: the list, and one dashboard. */
+/** /console/dashboards: the list, one dashboard, and the query builder that adds or edits one of its widgets. */
 export default function DashboardsArea() {
   return (
     <div className="area-dashboards">
       <Routes>
         <Route index element={<DashboardsListPage />} />
         <Route path=":id" element={<DashboardRoute />} />
+        <Route path=":id/widgets/new" element={<BuilderRoute />} />
+        <Route path=":id/widgets/:widgetId/edit" element={<BuilderRoute />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </div>
@@ -55,6 +72,25 @@ function DashboardRoute() {
     if (loaded.page) return;
     let live = true;
     loadPage().then(
+      (page) => live && setLoaded({ page }),
+      (error: unknown) => live && setLoaded({ error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [loaded.page]);
+
+  if (loaded.page) return <loaded.page.default />;
+  return loaded.error ? <ErrorBox error={loaded.error} /> : <p className="page-status">Loading…</p>;
+}
+
+/** The query builder, once its chunk is here. */
+function BuilderRoute() {
+  const [loaded, setLoaded] = useState<{ page?: BuilderModule; error?: unknown }>({ page: builderModule });
+  useEffect(() => {
+    if (loaded.page) return;
+    let live = true;
+    loadBuilder().then(
       (page) => live && setLoaded({ page }),
       (error: unknown) => live && setLoaded({ error }),
     );
