@@ -67,7 +67,7 @@ const PortableWidget = z
     title: WidgetTitle,
     chartType: ChartType,
     dataSource: ExportId.optional().openapi({ description: 'The exportId of its source; none for a text widget' }),
-    queryConfig: AnalyticsQuery.optional().openapi({ description: 'Members name their source as $<exportId>: $orders.amount; none for a text widget' }),
+    queryConfig: AnalyticsQuery.optional().openapi({ description: 'Members name their source as $<exportId>: $orders.amount' }),
     displayConfig: DisplayConfig,
   })
   .openapi('PortableWidget');

@@ -159,7 +159,7 @@ export const CreateWidgetBody = z
     title: WidgetTitle,
     chartType: ChartType,
     dataSourceId: Uuid.optional().openapi({ description: 'Required, except for a text widget, which has none' }),
-    queryConfig: AnalyticsQuery.optional().openapi({ description: 'Required, except for a text widget, which has none' }),
+    queryConfig: AnalyticsQuery.optional(), // required, except for a text widget (checkWidgetKind)
     displayConfig: DisplayConfig.default({}),
   })
   .refine(queryConfigFits, queryConfigTooLarge)

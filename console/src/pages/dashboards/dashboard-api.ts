@@ -49,7 +49,18 @@ export const CHART_TYPES = [
   { name: 'table', label: 'Table' },
 ] as const;
 
-export const chartTypeLabel = (name: string) => CHART_TYPES.find((c) => c.name === name)?.label ?? name;
+export const chartTypeLabel = (name: string) => CHART_TYPES.find((c) => c.name === name)?.label ?? (name === TEXT_CHART_TYPE ? 'Text' : name);
+
+/**
+ * A text tile (src/dashboards/chart-types.ts `text`): a heading or a note in Markdown (displayConfig.markdown), with no
+ * data source and no query. Not in CHART_TYPES: the query builder's chart types are the ones that chart data.
+ */
+export const TEXT_CHART_TYPE = 'text';
+export const isTextWidget = (w: Pick<Widget, 'chartType'>) => w.chartType === TEXT_CHART_TYPE;
+
+/** The dashboard filters that narrow a widget: those over its data source (src/dashboards/dashboard-filters.ts); none for a text tile. */
+export const filtersOfWidget = (filters: readonly FilterConfigItem[], widget: Pick<Widget, 'dataSourceId'>) =>
+  widget.dataSourceId === null ? [] : filters.filter((f) => f.dataSourceId === widget.dataSourceId);
 
 export const GRANULARITIES = ['hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 

@@ -5,22 +5,29 @@ import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
-import { AddWidgetForm } from './add-widget-form';
-import { type Dashboard, type LayoutItem, type ValidationResult } from './dashboard-api';
+import { type Dashboard, filtersOfWidget, type LayoutItem, TEXT_CHART_TYPE, type ValidationResult, type Widget } from './dashboard-api';
 import { DashboardGrid } from './dashboard-grid';
 import { browserTimeZone, useDashboardParams } from './dashboard-params';
 import { loadDashboard, loadDashboardData } from './dashboard-prefetch';
+import { DashboardSettings } from './dashboard-settings';
 import { FilterBar } from './filter-bar';
+import { FilterEditor } from './filter-editor';
+import { TextTileEditor } from './text-tile';
 import { WidgetTile } from './widget-tile';
 
 const sameLayout = (a: LayoutItem[], b: LayoutItem[]) =>
   a.length === b.length &&
   a.every((item) => b.some((o) => o.widgetId === item.widgetId && o.x === item.x && o.y === item.y && o.w === item.w && o.h === item.h));
 
+/** What the page has open above the grid: the settings, or the editor of a new or existing text tile. */
+type Panel = { kind: 'settings' } | { kind: 'text'; widget?: Widget } | undefined;
+
 /**
  * One dashboard: its filters and time zone (in the URL), its widgets on the
  * grid drawn from one POST /dashboards/{id}/data call, and for
- * dashboards:admin an edit mode that moves, resizes, adds and deletes widgets.
+ * dashboards:admin its settings (name, description, default, zone, deletion)
+ * and an edit mode that moves, resizes and deletes tiles, edits the filters,
+ * adds and writes text tiles, and links to the query builder for charts.
  */
 export default function DashboardPage() {
   const { id = '' } = useParams();
@@ -28,7 +35,8 @@ export default function DashboardPage() {
   const admin = can('dashboards:admin');
   const params = useDashboardParams();
   const editing = admin && params.editing;
-  const [adding, setAdding] = useState(false);
+  const [panel, setPanel] = useState<Panel>();
+  const [pdfStatus, setPdfStatus] = useState('');
   const [override, setOverride] = useState<{ basedOn: string; layout: LayoutItem[] }>();
   const [layoutError, setLayoutError] = useState<unknown>();
   const [pdfError, setPdfError] = useState<unknown>();
@@ -101,16 +109,30 @@ export default function DashboardPage() {
     [d, layout, id, reload],
   );
 
+  // The server runs every widget and draws the PDF: a few seconds, said on the button and to assistive technology.
   const exportPdf = async () => {
     setExporting(true);
     setPdfError(undefined);
+    setPdfStatus('Preparing the PDF: the widgets run again and are drawn, which takes a few seconds…');
     try {
       await download('POST', `/dashboards/${id}/report.pdf`, dataBody, `${d?.name ?? 'dashboard'}.pdf`);
+      setPdfStatus('The PDF is ready and was downloaded.');
     } catch (err) {
       setPdfError(err);
+      setPdfStatus('The PDF could not be made.');
     } finally {
       setExporting(false);
     }
+  };
+
+  const saveText = async (widget: Widget | undefined, value: { title: string; markdown: string }) => {
+    if (widget) {
+      await patch(`/dashboards/widgets/${widget.id}`, { title: value.title, displayConfig: { ...widget.displayConfig, markdown: value.markdown } });
+    } else {
+      await post(`/dashboards/${id}/widgets`, { title: value.title, chartType: TEXT_CHART_TYPE, displayConfig: { markdown: value.markdown } });
+    }
+    setPanel(undefined);
+    reload();
   };
 
   if (!d) {
@@ -129,14 +151,27 @@ export default function DashboardPage() {
 
   const actions = (
     <>
-      <button type="button" onClick={() => void exportPdf()} disabled={exporting}>
+      <button type="button" onClick={() => void exportPdf()} disabled={exporting} aria-busy={exporting} aria-describedby="dashboard-pdf-status">
         {exporting ? 'Preparing PDF…' : 'Export PDF'}
       </button>
+      {admin && (
+        <button
+          type="button"
+          onClick={() => setPanel(panel?.kind === 'settings' ? undefined : { kind: 'settings' })}
+          aria-expanded={panel?.kind === 'settings'}
+        >
+          Settings
+        </button>
+      )}
       {admin &&
         (editing ? (
           <>
-            <button type="button" onClick={() => setAdding(true)} disabled={adding}>
+            {/* The query builder, relative to this dashboard's address: /console/dashboards/<id>/widgets/new. */}
+            <Link className="button" to="widgets/new">
               Add widget
+            </Link>
+            <button type="button" onClick={() => setPanel({ kind: 'text' })} disabled={panel?.kind === 'text'}>
+              Add text
             </button>
             <button type="button" className="primary" onClick={() => params.setEditing(false)}>
               Done editing
@@ -162,17 +197,23 @@ export default function DashboardPage() {
       }
       actions={actions}
     >
-      <FilterBar dashboard={d} params={params} />
+      {admin && panel?.kind === 'settings' && <DashboardSettings key={d.updatedAt} dashboard={d} onSaved={reload} onClose={() => setPanel(undefined)} />}
+      <FilterBar dashboard={d} params={params} onChangeZone={admin ? () => setPanel({ kind: 'settings' }) : undefined} />
+      <p id="dashboard-pdf-status" role="status" aria-live="polite" className="pdf-status muted">
+        {pdfStatus}
+      </p>
       <ErrorBox error={data.error ?? layoutError ?? pdfError} />
+      {editing && <FilterEditor dashboard={d} onSaved={reload} />}
       {editing && <p className="edit-help muted">Drag a tile by its ⠿ handle, resize it from its lower right corner; changes are saved as you make them.</p>}
-      {editing && adding && (
-        <AddWidgetForm
-          dashboardId={id}
-          onCancel={() => setAdding(false)}
-          onAdded={() => {
-            setAdding(false);
-            reload();
-          }}
+      {editing && panel?.kind === 'text' && (
+        <TextTileEditor
+          key={panel.widget?.id ?? 'new'}
+          heading={panel.widget ? `Edit text of ${panel.widget.title}` : 'Add text'}
+          initialTitle={panel.widget?.title ?? 'Notes'}
+          initialMarkdown={typeof panel.widget?.displayConfig.markdown === 'string' ? panel.widget.displayConfig.markdown : ''}
+          saveLabel={panel.widget ? 'Save text' : 'Add text tile'}
+          onSave={(value) => saveText(panel.widget, value)}
+          onCancel={() => setPanel(undefined)}
         />
       )}
       {widgets.length === 0 ? (
@@ -192,13 +233,21 @@ export default function DashboardPage() {
           onLayoutDone={(next) => void saveLayout(next)}
           tile={(widgetId) => {
             const widget = byId.get(widgetId)!;
+            // What each filter over the widget's source applies now: the viewer's values, else the default (none: all).
+            const tileFilters = filtersOfWidget(d.filterConfig, widget).map((f) => ({
+              id: f.id,
+              label: f.label || f.dimension,
+              values: filters[f.id] ?? d.filterDefaults[f.id] ?? [],
+            }));
             return (
               <WidgetTile
                 widget={widget}
                 entry={entries.get(widgetId)}
                 timeZone={zone}
                 hints={hintsOf(widgetId)}
+                filters={tileFilters}
                 editing={editing}
+                onEditText={() => setPanel({ kind: 'text', widget })}
                 // The server runs the widget's query exactly as the data call did (same body): the file and the tile agree.
                 onExportCsv={() => download('POST', `/dashboards/widgets/${widget.id}/export-csv`, dataBody, `${widget.title}.csv`)}
                 onDelete={async () => {

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { post, send } from '../../api/client';
+import { del, post, send } from '../../api/client';
+import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
@@ -12,7 +13,7 @@ import { browserTimeZone, zoneChoices } from './dashboard-params';
 
 const LIMIT = 50;
 
-/** GET /dashboards, paged by `offset` in the URL; dashboards:admin also creates one here. */
+/** GET /dashboards, paged by `offset` in the URL; dashboards:admin also creates and deletes them here. */
 export function DashboardsListPage() {
   const { can } = useSession();
   const [params, setParams] = useSearchParams();
@@ -50,7 +51,13 @@ export function DashboardsListPage() {
             )}
           </>
         }
-        columns={[{ label: 'Name' }, { label: 'Description' }, { label: 'Time zone' }, { label: 'Updated' }]}
+        columns={[
+          { label: 'Name' },
+          { label: 'Description' },
+          { label: 'Time zone' },
+          { label: 'Updated' },
+          ...(can('dashboards:admin') ? [{ label: 'Actions', hidden: true }] : []),
+        ]}
         rowKey={(d) => d.id}
         row={(d) => (
           <tr>
@@ -60,11 +67,50 @@ export function DashboardsListPage() {
             <td>{d.description || <span className="muted">—</span>}</td>
             <td>{d.timezone ?? <span className="muted">Viewer's own</span>}</td>
             <td>{formatTime(d.updatedAt)}</td>
+            {can('dashboards:admin') && (
+              <td>
+                <DeleteDashboard dashboard={d} onDeleted={list.reload} />
+              </td>
+            )}
           </tr>
         )}
         paging={list.data && { offset, limit: LIMIT, total: list.data.total, onChange: (o) => setParams(o === 0 ? {} : { offset: String(o) }) }}
       />
     </Page>
+  );
+}
+
+/** A row's deletion (DELETE /dashboards/{id}): a button, then the consequence and the action named again. */
+function DeleteDashboard({ dashboard, onDeleted }: { dashboard: Dashboard; onDeleted(): void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const confirm = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await del(`/dashboards/${dashboard.id}`);
+      onDeleted();
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+  return confirming ? (
+    <>
+      <ConfirmPrompt
+        question={<>Delete “{dashboard.name}” and its widgets for everyone? Its data sources stay.</>}
+        confirmLabel="Delete dashboard"
+        busy={busy}
+        onConfirm={() => void confirm()}
+        onCancel={() => setConfirming(false)}
+      />
+      <ErrorBox error={error} />
+    </>
+  ) : (
+    <button type="button" className="danger small" onClick={() => setConfirming(true)} aria-label={`Delete ${dashboard.name}…`}>
+      Delete…
+    </button>
   );
 }
 

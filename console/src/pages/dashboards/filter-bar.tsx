@@ -6,8 +6,11 @@ import { browserTimeZone, type DashboardParams, zoneChoices } from './dashboard-
 const DEFAULT = '\u0000default';
 const ALL = '\u0000all';
 
-/** The dashboard's filter controls (each `equals` on one field of one source) and the time zone switch. */
-export function FilterBar({ dashboard, params }: { dashboard: Dashboard; params: DashboardParams }) {
+/**
+ * The dashboard's filter controls (each `equals` on one field of one source) and the time zone switch. A dashboard
+ * with a fixed zone shows it to everyone; an editor changes it (`onChangeZone` opens the dashboard's settings).
+ */
+export function FilterBar({ dashboard, params, onChangeZone }: { dashboard: Dashboard; params: DashboardParams; onChangeZone?: () => void }) {
   const fixedZone = dashboard.timezone;
   const zone = fixedZone ?? params.timeZone ?? browserTimeZone();
   return (
@@ -39,7 +42,12 @@ export function FilterBar({ dashboard, params }: { dashboard: Dashboard; params:
       </div>
       {fixedZone !== null && (
         <p id="dashboard-time-zone-note" className="muted zone-note">
-          This dashboard shows times in {fixedZone} for everyone.
+          This dashboard shows times in {fixedZone} for everyone.{' '}
+          {onChangeZone && (
+            <button type="button" className="small" onClick={onChangeZone}>
+              Change time zone
+            </button>
+          )}
         </p>
       )}
     </div>

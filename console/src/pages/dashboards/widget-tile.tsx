@@ -1,7 +1,17 @@
 import { useMemo, useState } from 'react';
+import { Link } from 'react-router';
 import { widgetView, type WidgetView } from '@charts/index';
-import { chartTypeLabel, sourceAlias, type Widget, type WidgetEntry } from './dashboard-api';
+import { tileMarkdown } from '@charts/markdown';
+import { chartTypeLabel, isTextWidget, sourceAlias, type Widget, type WidgetEntry } from './dashboard-api';
 import { EChart } from './echart';
+import { TextBody } from './text-tile';
+
+/** A dashboard filter that narrows this tile, and the values it applies now (none: every value). */
+export interface TileFilter {
+  id: string;
+  label: string;
+  values: string[];
+}
 
 interface Props {
   widget: Widget;
@@ -11,14 +21,26 @@ interface Props {
   timeZone: string;
   /** What POST /dashboards/validate found wrong with the widget (did-you-mean hints), for tiles that came back empty or failed. */
   hints: string[];
+  /** The dashboard filters over the widget's source (a filter leaves widgets over other sources alone). */
+  filters: TileFilter[];
   editing: boolean;
   onExportCsv(): Promise<void>;
   onDelete(): Promise<void>;
+  /** A text tile's "Edit text": the page opens its editor. */
+  onEditText(): void;
 }
 
-/** One widget on the grid: its title, its chart (or number, table, empty or error state) and its actions. */
-export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCsv, onDelete }: Props) {
-  const view = useMemo(() => (entry ? widgetView(widget, entry, { timeZone, locale: navigator.language }) : undefined), [widget, entry, timeZone]);
+/**
+ * One widget on the grid: its title, the filters that apply to it, its chart (or number, table, empty or error
+ * state; or a text tile's Markdown) and its actions. In edit mode a chart links to the query builder
+ * (`widgets/<id>/edit` under the dashboard's address) and a text tile opens its text editor.
+ */
+export function WidgetTile({ widget, entry, timeZone, hints, filters, editing, onExportCsv, onDelete, onEditText }: Props) {
+  const text = isTextWidget(widget);
+  const view = useMemo(
+    () => (entry && !text ? widgetView({ ...widget, queryConfig: widget.queryConfig ?? {} }, entry, { timeZone, locale: navigator.language }) : undefined),
+    [widget, entry, timeZone, text],
+  );
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<string>();
@@ -37,7 +59,12 @@ export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCs
   };
 
   return (
-    <article className={`tile tile-${widget.chartType}`} aria-labelledby={titleId} data-widget-id={widget.id} data-widget-state={view?.kind ?? 'loading'}>
+    <article
+      className={`tile tile-${widget.chartType}`}
+      aria-labelledby={titleId}
+      data-widget-id={widget.id}
+      data-widget-state={text ? 'text' : (view?.kind ?? 'loading')}
+    >
       <header className="tile-header">
         {editing && (
           <span className="tile-drag-handle" title="Drag to move" aria-hidden="true">
@@ -60,15 +87,27 @@ export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCs
             </>
           ) : (
             <>
-              <button
-                type="button"
-                className="small"
-                disabled={busy || !entry}
-                onClick={() => void act(onExportCsv)}
-                aria-label={`Export ${widget.title} as CSV`}
-              >
-                CSV
-              </button>
+              {!text && (
+                <button
+                  type="button"
+                  className="small"
+                  disabled={busy || !entry}
+                  onClick={() => void act(onExportCsv)}
+                  aria-label={`Export ${widget.title} as CSV`}
+                >
+                  CSV
+                </button>
+              )}
+              {editing &&
+                (text ? (
+                  <button type="button" className="small" onClick={onEditText} aria-label={`Edit text of ${widget.title}`}>
+                    Edit text
+                  </button>
+                ) : (
+                  <Link className="button small" to={`widgets/${widget.id}/edit`} aria-label={`Edit ${widget.title}`}>
+                    Edit
+                  </Link>
+                ))}
               {editing && (
                 <button type="button" className="small danger" onClick={() => setConfirming(true)} aria-label={`Delete ${widget.title}`}>
                   Delete
@@ -83,8 +122,17 @@ export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCs
           {actionError}
         </p>
       )}
+      {filters.length > 0 && (
+        <ul className="tile-filters" aria-label={`Dashboard filters on ${widget.title}`}>
+          {filters.map((f) => (
+            <li key={f.id}>
+              {f.label}: {f.values.length > 0 ? f.values.join(', ') : 'all'}
+            </li>
+          ))}
+        </ul>
+      )}
       <div className="tile-body">
-        <TileBody view={view} widget={widget} hints={hints} />
+        {text ? <TextBody markdown={tileMarkdown(widget.displayConfig)} label={widget.title} /> : <TileBody view={view} widget={widget} hints={hints} />}
       </div>
     </article>
   );
@@ -92,7 +140,7 @@ export function WidgetTile({ widget, entry, timeZone, hints, editing, onExportCs
 
 function TileBody({ view, widget, hints: fullHints }: { view: WidgetView | undefined; widget: Widget; hints: string[] }) {
   // Fields of the widget's own source read as their plain names: `amount`, not `ds_<source id>.amount`.
-  const own = (text: string) => text.split(`${sourceAlias(widget.dataSourceId)}.`).join('');
+  const own = (text: string) => (widget.dataSourceId ? text.split(`${sourceAlias(widget.dataSourceId)}.`).join('') : text);
   const hints = fullHints.map(own);
   const label = `${widget.title} (${chartTypeLabel(widget.chartType).toLowerCase()} chart)`;
   if (!view) return <p className="tile-status muted">Loading…</p>;
