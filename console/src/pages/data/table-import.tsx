@@ -135,7 +135,10 @@ export function ImportFileFields({ idPrefix, choice, onChange }: { idPrefix: str
 }
 
 export type ImportState =
-  { phase: 'idle' } | { phase: 'uploading'; progress: UploadProgress } | { phase: 'done'; result: ImportResult } | { phase: 'failed'; error: unknown };
+  | { phase: 'idle' }
+  | { phase: 'uploading'; progress: UploadProgress }
+  | { phase: 'done'; result: ImportResult }
+  | { phase: 'failed'; error: unknown; file?: File; format?: Format };
 
 /** Runs imports and tracks the one in flight; leaving the page cancels it (an import is all or nothing, so nothing half-lands). */
 export function useImport() {
@@ -163,7 +166,7 @@ export function useImport() {
       setState({ phase: 'done', result });
       return result;
     } catch (error) {
-      if (!(error instanceof DOMException && error.name === 'AbortError')) setState({ phase: 'failed', error });
+      if (!(error instanceof DOMException && error.name === 'AbortError')) setState({ phase: 'failed', error, file: choice.file, format: choice.format });
       return undefined;
     }
   }
@@ -191,7 +194,11 @@ export function ImportStatus({ state, tableName }: { state: ImportState; tableNa
         </p>
       )}
       {state.phase === 'failed' &&
-        (state.error instanceof ApiError && state.error.code === 'import_rejected' ? <RejectedRows error={state.error} /> : <ErrorBox error={state.error} />)}
+        (state.error instanceof ApiError && state.error.code === 'import_rejected' ? (
+          <RejectedRows error={state.error} file={state.file} format={state.format} />
+        ) : (
+          <ErrorBox error={state.error} />
+        ))}
     </div>
   );
 }
@@ -210,8 +217,56 @@ function UploadBar({ progress }: { progress: UploadProgress }) {
   );
 }
 
-function RejectedRows({ error }: { error: ApiError }) {
+/** Files up to this size are read again in the browser to show each rejected row as it is written. */
+const MAX_QUOTED_BYTES = 5_000_000;
+const QUOTED_CHARS = 120;
+
+/** The text of the rows the API names (`line 3`: the file's line; `item 2`: the JSON array's item), cut to fit a cell. */
+async function quoteRows(file: File, format: Format, rows: string[]): Promise<Map<string, string>> {
+  const quoted = new Map<string, string>();
+  if (file.size > MAX_QUOTED_BYTES) return quoted;
+  const text = (await file.text()).replace(/^\uFEFF/, '');
+  const cut = (t: string) => (t.length > QUOTED_CHARS ? `${t.slice(0, QUOTED_CHARS - 1)}…` : t);
+  if (format === 'json') {
+    let items: unknown;
+    try {
+      items = JSON.parse(text);
+    } catch {
+      return quoted;
+    }
+    if (!Array.isArray(items)) return quoted;
+    for (const row of rows) {
+      const index = Number(/^item (\d+)$/.exec(row)?.[1] ?? NaN);
+      if (index < items.length) quoted.set(row, cut(JSON.stringify(items[index]) ?? ''));
+    }
+    return quoted;
+  }
+  const lines = text.split('\n');
+  for (const row of rows) {
+    const line = Number(/^line (\d+)$/.exec(row)?.[1] ?? NaN);
+    if (line >= 1 && line <= lines.length) quoted.set(row, cut(lines[line - 1].replace(/\r$/, '')));
+  }
+  return quoted;
+}
+
+function RejectedRows({ error, file, format }: { error: ApiError; file?: File; format?: Format }) {
   const problems = rowProblems(error);
+  const [quoted, setQuoted] = useState<Map<string, string>>();
+  useEffect(() => {
+    if (!file || !format) return;
+    let current = true;
+    quoteRows(
+      file,
+      format,
+      error.details.map((d) => d.path.split('.')[0]),
+    ).then(
+      (rows) => current && setQuoted(rows),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [error, file, format]);
   return (
     <div role="alert" className="error-box rejected-rows">
       <p>{error.message}</p>
@@ -222,6 +277,7 @@ function RejectedRows({ error }: { error: ApiError }) {
               <th scope="col">Row</th>
               <th scope="col">Field</th>
               <th scope="col">Problem</th>
+              {quoted && <th scope="col">In the file</th>}
             </tr>
           </thead>
           <tbody>
@@ -231,7 +287,8 @@ function RejectedRows({ error }: { error: ApiError }) {
                 <td>
                   <code>{p.field}</code>
                 </td>
-                <td>{p.message}</td>
+                <td className="problem">{p.message}</td>
+                {quoted && <td>{quoted.has(p.row) && <code className="quoted-row">{quoted.get(p.row)}</code>}</td>}
               </tr>
             ))}
           </tbody>
