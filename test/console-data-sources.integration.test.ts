@@ -127,6 +127,19 @@ test('on its page a source gets a new label, a new time dimension once confirmed
   expect(await values.allTextContents()).toEqual(['20', '50', '14']);
   await owner.getByRole('button', { name: 'Save field' }).click();
   await owner.locator('table.calculated').getByRole('rowheader', { name: 'amount_x2' }).waitFor();
+  // Changed in the same form, previewed again.
+  await owner.getByRole('button', { name: 'Edit amount_x2' }).click();
+  await expect(owner.getByLabel('Expression').inputValue()).resolves.toBe('amount * 2');
+  await owner.getByLabel('Label').fill('Amount tripled');
+  await owner.getByLabel('Expression').fill('amount * 3');
+  await owner.getByRole('button', { name: 'Preview' }).click();
+  await values.filter({ hasText: '75' }).waitFor();
+  expect(await values.allTextContents()).toEqual(['30', '75', '21']);
+  await owner.getByRole('button', { name: 'Save field' }).click();
+  await owner.locator('table.calculated').getByText('Amount tripled').waitFor();
+  expect((await api().get(`/dashboards/data-sources/${sourceId}`)).body.recordSchema.calculatedFields).toEqual([
+    expect.objectContaining({ name: 'amount_x2', label: 'Amount tripled', formula: 'amount * 3' }),
+  ]);
 
   // A window dimension: its definition previewed as it is filled in; a taken name refused at the field.
   await owner.getByRole('button', { name: 'Add window dimension' }).click();
@@ -145,6 +158,15 @@ test('on its page a source gets a new label, a new time dimension once confirmed
   await owner.locator('table.windows').getByRole('rowheader', { name: 'orderSeq' }).waitFor();
   expect((await api().get(`/dashboards/data-sources/${sourceId}`)).body.windowDimensions).toEqual([
     expect.objectContaining({ name: 'orderSeq', function: 'row_number', partitionBy: ['region'], orderBy: 'placedAt', direction: 'asc' }),
+  ]);
+  // Its values, once saved, as the analytics query numbers the records.
+  await owner.getByRole('button', { name: 'Preview values of orderSeq' }).click();
+  const numbered = owner.getByRole('table', { name: 'First 10 rows numbered by orderSeq' }).locator('tbody tr');
+  await numbered.first().waitFor();
+  expect(await numbered.allInnerTexts()).toEqual([
+    expect.stringMatching(/^EU\t2026-03-10.*\t1$/),
+    expect.stringMatching(/^EU\t2026-03-12.*\t2$/),
+    expect.stringMatching(/^US\t2026-03-11.*\t1$/),
   ]);
   await screenshot(owner, 'data-source-edited');
   expect(await accessibilityViolations(owner)).toEqual([]);

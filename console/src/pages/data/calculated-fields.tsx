@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
-import { del, post } from '../../api/client';
+import { del, patch, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
+import { problemAt, problemProps, ProblemNote } from '../../ui/field-problem';
 import { ScrollBox } from '../../ui/scroll-box';
 import type { CalculatedField, DataSource, FormulaPreview } from './data-types';
 import { parseFormula } from './expression';
@@ -11,16 +12,17 @@ interface Props {
   onChanged(): void;
 }
 
-/** The source's calculated fields; dashboards:admin adds (after previewing the values) and deletes them. */
+/** The source's calculated fields; dashboards:admin adds and changes them (after previewing the values) and deletes them. */
 export function CalculatedFields({ source, canEdit, onChanged }: Props) {
   const fields = source.recordSchema.calculatedFields;
-  const [adding, setAdding] = useState(false);
+  // The form open below the list: a new field ({}), or the field being changed.
+  const [form, setForm] = useState<{ field?: CalculatedField } | null>(null);
   return (
     <section aria-labelledby="calculated-heading">
       <div className="section-header">
         <h2 id="calculated-heading">Calculated fields</h2>
-        {canEdit && !adding && (
-          <button type="button" onClick={() => setAdding(true)}>
+        {canEdit && !form && (
+          <button type="button" onClick={() => setForm({})}>
             Add calculated field
           </button>
         )}
@@ -45,18 +47,20 @@ export function CalculatedFields({ source, canEdit, onChanged }: Props) {
             </thead>
             <tbody>
               {fields.map((f) => (
-                <CalculatedRow key={f.id} sourceId={source.id} field={f} canEdit={canEdit} onChanged={onChanged} />
+                <CalculatedRow key={f.id} sourceId={source.id} field={f} canEdit={canEdit} onEdit={() => setForm({ field: f })} onChanged={onChanged} />
               ))}
             </tbody>
           </table>
         </ScrollBox>
       )}
-      {adding && (
-        <AddCalculatedField
+      {form && (
+        <CalculatedFieldForm
+          key={form.field?.id ?? 'new'}
           source={source}
-          onDone={() => setAdding(false)}
+          field={form.field}
+          onDone={() => setForm(null)}
           onSaved={() => {
-            setAdding(false);
+            setForm(null);
             onChanged();
           }}
         />
@@ -65,7 +69,15 @@ export function CalculatedFields({ source, canEdit, onChanged }: Props) {
   );
 }
 
-function CalculatedRow({ sourceId, field, canEdit, onChanged }: { sourceId: string; field: CalculatedField; canEdit: boolean; onChanged(): void }) {
+interface RowProps {
+  sourceId: string;
+  field: CalculatedField;
+  canEdit: boolean;
+  onEdit(): void;
+  onChanged(): void;
+}
+
+function CalculatedRow({ sourceId, field, canEdit, onEdit, onChanged }: RowProps) {
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<unknown>();
   async function remove() {
@@ -98,9 +110,14 @@ function CalculatedRow({ sourceId, field, canEdit, onChanged }: { sourceId: stri
               </button>
             </>
           ) : (
-            <button type="button" className="link-button" aria-label={`Delete ${field.name}`} onClick={() => setConfirming(true)}>
-              Delete
-            </button>
+            <>
+              <button type="button" className="link-button" aria-label={`Edit ${field.name}`} onClick={onEdit}>
+                Edit
+              </button>{' '}
+              <button type="button" className="link-button" aria-label={`Delete ${field.name}`} onClick={() => setConfirming(true)}>
+                Delete
+              </button>
+            </>
           )}
           <ErrorBox error={error} />
         </td>
@@ -116,11 +133,12 @@ function describe(e: CalculatedField['expression']): string {
   return `(${describe(e.left)} ${e.operator} ${describe(e.right)})`;
 }
 
-function AddCalculatedField({ source, onDone, onSaved }: { source: DataSource; onDone(): void; onSaved(): void }) {
-  const [name, setName] = useState('');
-  const [label, setLabel] = useState('');
-  const [formula, setFormula] = useState('');
-  const [measure, setMeasure] = useState(false);
+/** A new calculated field, or a change to one (`field`): the same form, POSTed or PATCHed. */
+function CalculatedFieldForm({ source, field, onDone, onSaved }: { source: DataSource; field?: CalculatedField; onDone(): void; onSaved(): void }) {
+  const [name, setName] = useState(field?.name ?? '');
+  const [label, setLabel] = useState(field?.label ?? '');
+  const [formula, setFormula] = useState(field ? field.formula || describe(field.expression) : '');
+  const [measure, setMeasure] = useState(field?.measure ?? false);
   const [preview, setPreview] = useState<{ formula: string; values: Array<number | null> }>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -152,14 +170,19 @@ function AddCalculatedField({ source, onDone, onSaved }: { source: DataSource; o
     event.preventDefault();
     void run(async () => {
       const expression = parseFormula(formula);
-      await post(base, { name, label: label || name, type: 'number', expression, formula: formula.trim(), measure });
+      const body = { name, label: label || name, expression, formula: formula.trim(), measure };
+      if (field) await patch(`${base}/${field.id}`, body);
+      else await post(base, { ...body, type: 'number' });
       onSaved();
     });
   }
 
+  const nameProblem = problemAt(error, 'name');
+  const labelProblem = problemAt(error, 'label');
+  const expressionProblem = problemAt(error, 'expression');
   return (
     <form className="panel stacked-form" aria-labelledby="add-calculated-heading" onSubmit={save}>
-      <h3 id="add-calculated-heading">New calculated field</h3>
+      <h3 id="add-calculated-heading">{field ? `Change ${field.name}` : 'New calculated field'}</h3>
       <div className="form-row">
         <div className="field">
           <label htmlFor="calc-name">Name</label>
@@ -169,15 +192,17 @@ function AddCalculatedField({ source, onDone, onSaved }: { source: DataSource; o
             onChange={(e) => setName(e.target.value)}
             required
             pattern="[A-Za-z][A-Za-z0-9_]{0,62}"
-            aria-describedby="calc-name-help"
+            {...problemProps('calc-name', nameProblem, 'calc-name-help')}
           />
           <span id="calc-name-help" className="help">
-            A letter, then letters, digits or _
+            A letter, then letters, digits or _{field ? '; widgets using the old name are not rewritten' : ''}
           </span>
+          <ProblemNote id="calc-name" problem={nameProblem} />
         </div>
         <div className="field">
           <label htmlFor="calc-label">Label</label>
-          <input id="calc-label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder={name} />
+          <input id="calc-label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder={name} {...problemProps('calc-label', labelProblem)} />
+          <ProblemNote id="calc-label" problem={labelProblem} />
         </div>
         <div className="field">
           <label htmlFor="calc-type">Type</label>
@@ -198,11 +223,12 @@ function AddCalculatedField({ source, onDone, onSaved }: { source: DataSource; o
           onChange={(e) => setFormula(e.target.value)}
           required
           placeholder={numberFields.length > 0 ? `${numberFields[0]} * 1.2` : 'a * b'}
-          aria-describedby="calc-formula-help"
+          {...problemProps('calc-formula', expressionProblem, 'calc-formula-help')}
         />
         <span id="calc-formula-help" className="help">
           + − * / % and parentheses over number fields{numberFields.length > 0 ? `: ${numberFields.join(', ')}` : ''}
         </span>
+        <ProblemNote id="calc-formula" problem={expressionProblem} />
       </div>
       <label className="checkbox">
         <input type="checkbox" checked={measure} onChange={(e) => setMeasure(e.target.checked)} /> Measure (summed in charts)

@@ -4,7 +4,10 @@ import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { ErrorBox } from '../../ui/error-box';
 import { problemAt, problemProps, ProblemNote } from '../../ui/field-problem';
 import { ScrollBox } from '../../ui/scroll-box';
-import type { DataSource, WindowDimension } from './data-types';
+import { useApi } from '../../ui/use-api';
+import type { AnalyticsAnswer, DataSource, WindowDimension } from './data-types';
+
+const PREVIEW_ROWS = 10;
 
 interface Props {
   source: DataSource;
@@ -86,8 +89,16 @@ export function WindowDimensions({ source, canEdit, onChanged }: Props) {
   );
 }
 
-function WindowRow({ sourceId, window: w, canEdit, onChanged }: { sourceId: string; window: WindowDimension; canEdit: boolean; onChanged(): void }) {
+interface RowProps {
+  sourceId: string;
+  window: WindowDimension;
+  canEdit: boolean;
+  onChanged(): void;
+}
+
+function WindowRow({ sourceId, window: w, canEdit, onChanged }: RowProps) {
   const [confirming, setConfirming] = useState(false);
+  const [previewing, setPreviewing] = useState(false);
   const [error, setError] = useState<unknown>();
   async function remove() {
     try {
@@ -98,32 +109,93 @@ function WindowRow({ sourceId, window: w, canEdit, onChanged }: { sourceId: stri
     }
   }
   return (
-    <tr>
-      <th scope="row">
-        <code>{w.name}</code>
-      </th>
-      <td>{w.label}</td>
-      <td>
-        <code>{definitionOf(w)}</code>
-      </td>
-      {canEdit && (
-        <td className="row-actions">
-          {confirming ? (
-            <ConfirmPrompt
-              question="Widgets using it will match nothing."
-              confirmLabel={`Delete ${w.name}`}
-              onConfirm={() => void remove()}
-              onCancel={() => setConfirming(false)}
-            />
-          ) : (
-            <button type="button" className="link-button" aria-label={`Delete ${w.name}`} onClick={() => setConfirming(true)}>
-              Delete
-            </button>
-          )}
-          <ErrorBox error={error} />
+    <>
+      <tr>
+        <th scope="row">
+          <code>{w.name}</code>
+        </th>
+        <td>{w.label}</td>
+        <td>
+          <code>{definitionOf(w)}</code>{' '}
+          <button
+            type="button"
+            className="link-button"
+            aria-expanded={previewing}
+            aria-label={`${previewing ? 'Hide' : 'Preview'} values of ${w.name}`}
+            onClick={() => setPreviewing((p) => !p)}
+          >
+            {previewing ? 'Hide values' : 'Preview values'}
+          </button>
         </td>
+        {canEdit && (
+          <td className="row-actions">
+            {confirming ? (
+              <ConfirmPrompt
+                question="Widgets using it will match nothing."
+                confirmLabel={`Delete ${w.name}`}
+                onConfirm={() => void remove()}
+                onCancel={() => setConfirming(false)}
+              />
+            ) : (
+              <button type="button" className="link-button" aria-label={`Delete ${w.name}`} onClick={() => setConfirming(true)}>
+                Delete
+              </button>
+            )}
+            <ErrorBox error={error} />
+          </td>
+        )}
+      </tr>
+      {previewing && (
+        <tr>
+          <td colSpan={canEdit ? 4 : 3}>
+            <WindowPreview sourceId={sourceId} window={w} />
+          </td>
+        </tr>
       )}
-    </tr>
+    </>
+  );
+}
+
+/**
+ * The first rows of the source as the window dimension numbers them, read through the analytics query: the
+ * API computes window dimensions only in the serving engine, so a saved one is previewed, not a draft.
+ */
+function WindowPreview({ sourceId, window: w }: { sourceId: string; window: WindowDimension }) {
+  const cube = `ds_${sourceId.replace(/-/g, '_')}`;
+  const columns = [...w.partitionBy, ...(w.partitionBy.includes(w.orderBy) ? [] : [w.orderBy]), w.name];
+  const query = {
+    dimensions: columns.map((c) => `${cube}.${c}`),
+    order: [...w.partitionBy.map((p) => [`${cube}.${p}`, 'asc']), [`${cube}.${w.name}`, 'asc']],
+    limit: PREVIEW_ROWS,
+  };
+  const key = `window-preview:${sourceId}:${JSON.stringify(query)}`;
+  const rows = useApi(key, (signal) => post<AnalyticsAnswer>('/dashboards/analytics/query', { query }, { signal }));
+  if (rows.error) return <ErrorBox error={rows.error} />;
+  if (!rows.data) return <p className="page-status">Reading the first rows…</p>;
+  if (rows.data.data.length === 0) return <p className="muted">The source holds no records to number yet.</p>;
+  return (
+    <table className="list window-preview" aria-label={`First ${PREVIEW_ROWS} rows numbered by ${w.name}`}>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c} scope="col" className={c === w.name ? 'num' : undefined}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.data.data.map((row, i) => (
+          <tr key={i}>
+            {columns.map((c) => (
+              <td key={c} className={c === w.name ? 'num' : undefined}>
+                {String(row[`${cube}.${c}`] ?? '')}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
