@@ -112,10 +112,15 @@ test('triggers: the webhook URL and a curl command, a rotated secret shown once 
   await expect(card.locator('pre.curl').innerText()).resolves.toContain(`-H 'Authorization: Bearer <secret>'`);
   await expect(card.locator('pre.curl').innerText()).resolves.toContain(`curl -X POST '${hook.url}'`);
 
-  await card.getByRole('button', { name: 'Rotate secret' }).click();
+  // Rotating breaks every caller at once: it asks first.
+  await card.getByRole('button', { name: 'Rotate secret', exact: true }).click();
+  await card.getByText('The current secret stops working at once').waitFor();
+  await card.getByRole('button', { name: 'Rotate the secret' }).click();
   const secret = (await page.locator('.secret-value').innerText()).trim();
   expect(secret).toMatch(/^whs_/);
   expect(secret).not.toBe(hook.secret);
+  // While the secret is shown, the curl command carries it (copied, it works as it stands); once no longer shown, the placeholder again.
+  await expect(card.locator('pre.curl').innerText()).resolves.toContain(`-H 'Authorization: Bearer ${secret}'`);
   const call = await request(stack.harness.app).post(hook.path).set('Authorization', `Bearer ${secret}`).send({ customer: 'Lin' });
   expect(call.status).toBe(200);
   expect(call.body).toEqual({ message: 'Hello Lin' });
@@ -134,6 +139,8 @@ test('triggers: the webhook URL and a curl command, a rotated secret shown once 
   await page.reload();
   await card.waitFor();
   expect(await page.locator('.secret-value').count()).toBe(0);
+  await card.getByText('Call it with curl').click();
+  await expect(card.locator('pre.curl').innerText()).resolves.toContain(`-H 'Authorization: Bearer <secret>'`);
 });
 
 const github = { name: uniqueName('github'), secret: 'gh-secret-one-0123456789', next: 'gh-secret-two-0123456789' };

@@ -91,6 +91,7 @@ export function TriggersTab({ workflow }: { workflow: Workflow }) {
               sample={workflow.definition.initial}
               admin={admin}
               notices={notices(t.id)}
+              shownSecrets={generated[t.id]}
               write={write}
               onSaved={saved}
             />

@@ -1,21 +1,12 @@
 import { type ReactNode, useState } from 'react';
 import { del, patch, post } from '../../api/client';
+import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { CopyButton } from '../../ui/copy-button';
 import { formatTime } from '../../ui/format';
 import { DeduplicationForm, RotateSigningSecretForm, VerificationForm } from './trigger-settings-forms';
-import { describeDeduplication, describeVerification, SCHEME_LABELS, signWebhookCommand } from './webhook-verification';
+import { curlCommand, signedCommand, type ShownSecrets } from './trigger-commands';
+import { describeDeduplication, describeVerification, SCHEME_LABELS } from './webhook-verification';
 import type { WebhookTrigger } from './workflow-model';
-
-/** A shell command calling the trigger with the workflow's sample input, the secret left as a placeholder. */
-export function curlCommand(trigger: WebhookTrigger, sample: unknown): string {
-  const lines = [`curl -X ${trigger.method} '${trigger.url}'`];
-  if (trigger.authentication) lines.push(`-H 'Authorization: Bearer <secret>'`);
-  if (trigger.method !== 'GET') {
-    lines.push(`-H 'Content-Type: application/json'`);
-    lines.push(`-d '${JSON.stringify(sample ?? {}).replace(/'/g, `'\\''`)}'`);
-  }
-  return lines.join(' \\\n  ');
-}
 
 interface Props {
   trigger: WebhookTrigger;
@@ -24,6 +15,8 @@ interface Props {
   admin: boolean;
   /** A generated secret to show once, in this card (the SecretOnce notices). */
   notices: ReactNode;
+  /** The secrets those notices show: the curl commands carry them while they are shown. */
+  shownSecrets?: ShownSecrets;
   /** Runs a one-click write (rotate, authentication, delete); its error shows at the top of the tab. */
   write(action: () => Promise<WebhookTrigger | undefined>): Promise<boolean>;
   /** A settings form saved: show what it generated, reload the list. */
@@ -31,16 +24,51 @@ interface Props {
 }
 
 type Editing = 'verification' | 'rotate' | 'deduplication';
+/** The one-click writes that break callers or open the URL to anyone: each asks first. */
+type Asking = 'rotate-secret' | 'authentication-off' | 'delete';
 
 /** One webhook trigger: URL, authentication, signature verification, deduplication; for admins, the forms that change them. */
-export function WebhookTriggerCard({ trigger: t, sample, admin, notices, write, onSaved }: Props) {
+export function WebhookTriggerCard({ trigger: t, sample, admin, notices, shownSecrets = {}, write, onSaved }: Props) {
   const [editing, setEditing] = useState<Editing>();
+  const [asking, setAsking] = useState<Asking>();
+  const [busy, setBusy] = useState(false);
+  const confirmed = async (action: () => Promise<WebhookTrigger | undefined>) => {
+    setBusy(true);
+    // The card may be gone after (a deletion): the prompt closes on success only, its error shows at the top of the tab.
+    if (await write(action)) setAsking(undefined);
+    setBusy(false);
+  };
+  const prompts: Record<Asking, { question: string; confirmLabel: string; cancelLabel: string; action(): Promise<WebhookTrigger | undefined> }> = {
+    'rotate-secret': {
+      question: `Rotate the secret of ${t.name}? The current secret stops working at once: every caller must switch to the new one.`,
+      confirmLabel: 'Rotate the secret',
+      cancelLabel: 'Keep the current secret',
+      action: () => post<WebhookTrigger>(`/webhook-triggers/${t.id}/secret`, {}),
+    },
+    'authentication-off': {
+      question: `Turn authentication off for ${t.name}? Anyone who knows its URL can then start runs, and its secret is dropped.`,
+      confirmLabel: 'Turn off authentication',
+      cancelLabel: 'Keep the secret',
+      action: () => patch<WebhookTrigger>(`/webhook-triggers/${t.id}`, { authentication: false }),
+    },
+    delete: {
+      question: `Delete the webhook trigger ${t.name}? Callers of its URL get 404 from now on.`,
+      confirmLabel: 'Delete webhook trigger',
+      cancelLabel: 'Keep it',
+      action: async () => {
+        await del(`/webhook-triggers/${t.id}`);
+        return undefined;
+      },
+    },
+  };
+  const prompt = asking && prompts[asking];
   const toggle = (what: Editing) => setEditing(editing === what ? undefined : what);
   const saved = (trigger: WebhookTrigger) => {
     setEditing(undefined);
     onSaved(trigger);
   };
-  const signed = signWebhookCommand(t, sample);
+  const signed = signedCommand(t, sample, shownSecrets);
+  const curl = curlCommand(t, sample, shownSecrets);
   const formProps = { trigger: t, onSaved: saved, onCancel: () => setEditing(undefined) };
   return (
     <li className="trigger-card" aria-label={`Webhook ${t.name}`}>
@@ -52,30 +80,37 @@ export function WebhookTriggerCard({ trigger: t, sample, admin, notices, write, 
         {admin && (
           <span className="trigger-actions">
             {t.authentication && (
-              <button type="button" onClick={() => void write(() => post<WebhookTrigger>(`/webhook-triggers/${t.id}/secret`, {}))}>
+              <button type="button" aria-expanded={asking === 'rotate-secret'} onClick={() => setAsking('rotate-secret')}>
                 Rotate secret
               </button>
             )}
-            <button type="button" onClick={() => void write(() => patch<WebhookTrigger>(`/webhook-triggers/${t.id}`, { authentication: !t.authentication }))}>
-              {t.authentication ? 'Turn authentication off' : 'Require a secret'}
-            </button>
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                if (window.confirm(`Delete the webhook trigger ${t.name}? Callers of its URL get 404 from now on.`)) {
-                  void write(async () => {
-                    await del(`/webhook-triggers/${t.id}`);
-                    return undefined;
-                  });
-                }
-              }}
-            >
+            {t.authentication ? (
+              <button type="button" aria-expanded={asking === 'authentication-off'} onClick={() => setAsking('authentication-off')}>
+                Turn authentication off
+              </button>
+            ) : (
+              <button type="button" onClick={() => void write(() => patch<WebhookTrigger>(`/webhook-triggers/${t.id}`, { authentication: true }))}>
+                Require a secret
+              </button>
+            )}
+            <button type="button" className="danger" aria-expanded={asking === 'delete'} onClick={() => setAsking('delete')}>
               Delete
             </button>
           </span>
         )}
       </div>
+      {admin && prompt && (
+        <ConfirmPrompt
+          key={asking}
+          question={prompt.question}
+          confirmLabel={prompt.confirmLabel}
+          cancelLabel={prompt.cancelLabel}
+          autoFocus
+          busy={busy}
+          onConfirm={() => void confirmed(prompt.action)}
+          onCancel={() => setAsking(undefined)}
+        />
+      )}
       {notices}
       <p className="trigger-url">
         <code>{t.url}</code> <CopyButton text={t.url} what={`URL of ${t.name}`} />
@@ -135,8 +170,8 @@ export function WebhookTriggerCard({ trigger: t, sample, admin, notices, write, 
           )
         ) : (
           <>
-            <pre className="json curl">{curlCommand(t, sample)}</pre>
-            <CopyButton text={curlCommand(t, sample)} what={`curl command for ${t.name}`} />
+            <pre className="json curl">{curl}</pre>
+            <CopyButton text={curl} what={`curl command for ${t.name}`} />
           </>
         )}
       </details>
