@@ -265,8 +265,8 @@ test('an admin creates a dashboard from the list and lands on it in edit mode', 
   await page.getByRole('heading', { level: 1, name: 'Regional review' }).waitFor();
   await page.getByText('This dashboard has no widgets yet.').waitFor();
   expect(new URL(page.url()).searchParams.get('edit')).toBe('1');
-  await page.getByRole('button', { name: 'Add widget' }).waitFor();
-  // A dashboard with its own zone shows it to everyone: the switch says so instead of changing it.
+  await page.getByRole('link', { name: 'Add widget' }).waitFor();
+  // A dashboard with its own zone shows it to everyone: the switch says so instead of changing it (an editor changes it in the settings).
   await expect(page.getByLabel('Time zone').isDisabled()).resolves.toBe(true);
   const list = await as(stack.harness.app, org.tokens.admin).get('/dashboards');
   expect(list.body.find((d: Json) => d.name === 'Regional review')).toEqual(

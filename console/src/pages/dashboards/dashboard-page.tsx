@@ -53,8 +53,18 @@ export default function DashboardPage() {
   );
   const viewerZone = params.timeZone ?? browserTimeZone();
   const dataBody = useMemo(() => ({ filters, timezone: viewerZone }), [filters, viewerZone]);
-  // Runs again when the filters, the zone or the widgets change; not when the layout does.
-  const dataKey = d ? `${id}|${JSON.stringify(dataBody)}|${widgets.map((w) => `${w.id}@${w.updatedAt}`).join()}|${JSON.stringify(d.filterDefaults)}` : null;
+  // Runs again when the filters (the viewer's, or the dashboard's own and their defaults), the zone (the viewer's or the
+  // dashboard's) or the widgets change; not when the layout, the name or the description does.
+  const dataKey = d
+    ? [
+        id,
+        JSON.stringify(dataBody),
+        widgets.map((w) => `${w.id}@${w.updatedAt}`).join(),
+        JSON.stringify(d.filterConfig),
+        JSON.stringify(d.filterDefaults),
+        d.timezone ?? '',
+      ].join('|')
+    : null;
   const data = useApi(dataKey, (signal) => loadDashboardData(id, dataBody, signal));
   const entries = useMemo(() => new Map((data.data?.widgets ?? []).map((e) => [e.widgetId, e])), [data.data]);
 
