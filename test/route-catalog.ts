@@ -181,7 +181,7 @@ export const ROUTES: RouteCase[] = [
   r('POST', '/invitations/preview', 'public', async ({ a }) => ({ url: '/invitations/preview', body: { code: (await a.make.invitation()).code } })),
   r('POST', '/invitations/accept', 'public', async ({ a, fresh }) => ({ url: '/invitations/accept', body: { code: (await fresh(a.make.invitation)).code } })),
   r('GET', '/tokens', 'member', () => ({ url: '/tokens' })),
-  r('POST', '/tokens', 'member', () => ({ url: '/tokens', body: { name: 'probe' } })),
+  r('POST', '/tokens', 'member', () => ({ url: '/tokens', body: { name: 'probe', permissions: ['workflows:view'] } })),
   // One of the caller's own tokens (for B and the token-less calls, one of A's owner).
   r('DELETE', '/tokens/:id', 'member', async ({ a, caller, fresh }) => {
     const role: Role = (ROLES as readonly string[]).includes(caller) ? (caller as Role) : 'owner';
@@ -190,7 +190,7 @@ export const ROUTES: RouteCase[] = [
   r('GET', '/organization/members/:userId/tokens', 'members:admin', ({ a }) => ({ url: `/organization/members/${a.userIds.viewer}/tokens` })),
   r('POST', '/organization/members/:userId/tokens', 'members:admin', ({ a }) => ({
     url: `/organization/members/${a.userIds.viewer}/tokens`,
-    body: { name: 'delegated' },
+    body: { name: 'delegated', permissions: ['dashboards:view'] },
   })),
   r('DELETE', '/organization/members/:userId/tokens/:id', 'members:admin', async ({ a, fresh }) => ({
     url: `/organization/members/${a.userIds.viewer}/tokens/${await fresh(() => a.make.tokenOf(a.org.tokens.viewer))}`,
@@ -205,7 +205,11 @@ export const ROUTES: RouteCase[] = [
     body: { name: uniqueName('conn'), type: 'api-key', config: { apiKey: 'probe-key' } },
   })),
   r('GET', '/connections/:id', 'secrets:view', ({ a }) => ({ url: `/connections/${a.connection.id}` })),
-  r('PATCH', '/connections/:id', 'secrets:admin', ({ a }) => ({ url: `/connections/${a.connection.id}`, body: { metadata: { probed: true } } })),
+  // keepSecrets: the config's secret (apiKey) is kept, so the fixture stays valid whatever role edits it.
+  r('PATCH', '/connections/:id', 'secrets:admin', ({ a }) => ({
+    url: `/connections/${a.connection.id}`,
+    body: { metadata: { probed: true }, config: { headerName: 'X-Probe' }, keepSecrets: true },
+  })),
   r('DELETE', '/connections/:id', 'secrets:admin', async ({ a, fresh }) => ({ url: `/connections/${await fresh(a.make.connection)}` })),
   r('GET', '/connections/:id/config', 'secrets:view', ({ a }) => ({ url: `/connections/${a.connection.id}/config` })),
   r('GET', '/connections/:id/config/redacted', 'secrets:view', ({ a }) => ({ url: `/connections/${a.connection.id}/config/redacted` })),

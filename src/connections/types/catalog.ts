@@ -75,15 +75,12 @@ export class ConnectionTypeCatalog {
    * an edit form may show; never a secret.
    */
   redact(type: string, config: Record<string, unknown>): { values: Record<string, unknown>; secretsSet: string[] } {
-    const values: Record<string, unknown> = {};
-    const secretsSet: string[] = [];
-    for (const [key, value] of Object.entries(config)) {
-      if (this.isWriteOnly(type, key)) {
-        if (value !== undefined && value !== null && value !== '') secretsSet.push(key);
-      } else {
-        values[key] = value;
-      }
-    }
+    const entries = Object.entries(config);
+    // Built with fromEntries (own properties, whatever the key): assigning a "__proto__" key would set a prototype instead.
+    const values = Object.fromEntries(entries.filter(([key]) => !this.isWriteOnly(type, key)));
+    const secretsSet = entries
+      .filter(([key, value]) => this.isWriteOnly(type, key) && value !== undefined && value !== null && value !== '')
+      .map(([key]) => key);
     return { values, secretsSet };
   }
 
@@ -96,17 +93,11 @@ export class ConnectionTypeCatalog {
    * `next` says, left out meaning dropped, as with a plain replace.
    */
   keepSecrets(type: string, current: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
-    const merged: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(next)) {
-      if (value === null && this.isWriteOnly(type, key)) continue;
-      merged[key] = value;
-    }
+    const given = Object.entries(next).filter(([key, value]) => !(value === null && this.isWriteOnly(type, key)));
     const discriminant = SCHEMAS[type]?.discriminator?.propertyName;
-    if (discriminant && current[discriminant] !== next[discriminant]) return merged;
-    for (const [key, value] of Object.entries(current)) {
-      if (!Object.hasOwn(next, key) && this.isWriteOnly(type, key)) merged[key] = value;
-    }
-    return merged;
+    const sameVariant = !discriminant || current[discriminant] === next[discriminant];
+    const kept = sameVariant ? Object.entries(current).filter(([key]) => !Object.hasOwn(next, key) && this.isWriteOnly(type, key)) : [];
+    return Object.fromEntries([...given, ...kept]);
   }
 
   /** Validates a config (filling defaults in a copy); multi-variant types report their variant. */
