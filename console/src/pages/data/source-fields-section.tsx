@@ -5,7 +5,8 @@ import { ErrorBox } from '../../ui/error-box';
 import { problemAt, problemProps, ProblemNote } from '../../ui/field-problem';
 import { ScrollBox } from '../../ui/scroll-box';
 import type { DataSource } from './data-types';
-import { draftsOf, type FieldDraft, fieldsOf, SourceFieldsForm, TYPE_LABELS, timeFieldOf } from './source-fields-form';
+import { draftsOf, type FieldDraft, fieldsOf, timeFieldOf, TYPE_LABELS } from './source-fields';
+import { SourceFieldsForm } from './source-fields-form';
 
 interface Props {
   source: DataSource;

@@ -6,7 +6,8 @@ import { ErrorBox } from '../../ui/error-box';
 import { problemAt, problemProps, ProblemNote } from '../../ui/field-problem';
 import { useApi } from '../../ui/use-api';
 import type { DataSource, InferredFields, ReceivedShare, TableList } from './data-types';
-import { draftsOf, type FieldDraft, fieldsOf, labelOf, SourceFieldsForm, timeFieldOf } from './source-fields-form';
+import { draftsOf, type FieldDraft, fieldsOf, labelOf, timeFieldOf } from './source-fields';
+import { SourceFieldsForm } from './source-fields-form';
 
 const TABLES = '/data-stores/tables?limit=1000';
 const RECEIVED = '/dashboards/shares/received';
