@@ -143,6 +143,18 @@ test('null removes an optional secret; a required one cannot go; a variant switc
   expect(await connectionConfig(app, org, custom.id)).toEqual({ token, region, extra: added });
 });
 
+test('a __proto__ key in an edited config is a field like any other (refused as unknown), never a prototype', async () => {
+  const apiKey = secret('sk');
+  const c = await createConnection(app, org, { name: uniqueName('proto'), type: 'api-key', config: { apiKey } });
+  const res = await owner()
+    .patch(`/connections/${c.id}`)
+    .set('Content-Type', 'application/json')
+    .send('{"keepSecrets": true, "config": {"headerName": "X", "__proto__": {"apiKey": "injected"}}}');
+  expectError(res, 400, 'config_mismatch');
+  expect(res.body.error.details).toEqual([{ path: 'config.__proto__', message: 'Unknown field' }]);
+  expect(await connectionConfig(app, org, c.id)).toEqual({ apiKey, headerName: 'Authorization', prefix: 'Bearer' });
+});
+
 test('only secrets:admin edits, secrets:view reads the redacted config, another organization sees nothing', async () => {
   const c = await createConnection(app, org, { name: uniqueName('scoped'), type: 'api-key', config: { apiKey: secret('sk') } });
   expectStatus(await redacted(c.id, org.tokens.developer), 200);

@@ -78,6 +78,23 @@ test('a connection is edited without its secret: left blank it is kept, given it
   expect(html).not.toContain(newSecret);
 });
 
+test('a custom connection: each stored value is a blank secret field, kept, removed, or joined by new ones', async () => {
+  const name = uniqueName('vault');
+  const token = `tok-${uniqueName('secret')}`;
+  const c = await createConnection(stack.harness.app, org, { name, type: 'custom', config: { token, region: 'eu-west-1' } });
+  await owner.goto('/console/settings/connections');
+  await owner.getByRole('button', { name: `Edit ${name}` }).click();
+  const form = owner.getByRole('form', { name: `Edit ${name}` });
+  await form.getByLabel('token', { exact: true }).waitFor();
+  expect(await form.getByLabel('region', { exact: true }).inputValue()).toBe('');
+  await form.getByLabel('Remove the stored region').check();
+  await form.getByLabel('New values (one name=value a line)').fill('extra=42');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await form.waitFor({ state: 'detached' });
+  expect(await configOf(c.id)).toEqual({ token, extra: '42' });
+  expect(await owner.content()).not.toContain(token);
+});
+
 test('a token minted with read permissions and an expiry reads but cannot write; the list shows its scope and expiry', async () => {
   await owner.goto('/console/settings/tokens');
   const mint = owner.getByRole('form', { name: 'New token' });
