@@ -181,10 +181,43 @@ test('an empty table is created from the console; deleting it asks first', async
   await screenshot(owner, 'data-table-empty');
   expect(await accessibilityViolations(owner)).toEqual([]);
 
+  // An import into it from its page, the upload slowed down so its progress is seen before the server's answer.
+  const cdp = await owner.context().newCDPSession(owner);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
+  try {
+    const items = Array.from({ length: 2000 }, (_, i) => ({ key: `k${String(i).padStart(4, '0')}`, value: { n: i, text: 'x'.repeat(200) } }));
+    await owner.getByRole('button', { name: 'Import file' }).click();
+    await owner
+      .getByLabel('File', { exact: true })
+      .setInputFiles({ name: 'bulk.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(items)) });
+    await owner.getByRole('button', { name: 'Import', exact: true }).click();
+    await owner.getByText(/^Uploading… \d+% \(/).waitFor();
+    await owner.getByRole('status').filter({ hasText: 'Imported 2,000 records' }).waitFor();
+  } finally {
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  }
+  await owner.getByText('2,000 records', { exact: true }).waitFor();
+
   await owner.getByRole('button', { name: 'Delete…' }).click();
+  await owner.getByText('and its 2,000 records?', { exact: false }).waitFor();
   // Nothing goes before the confirmation.
   expect((await api().get(`/data-stores/tables/${empty}`)).status).toBe(200);
   await owner.getByRole('button', { name: `Delete table ${empty}` }).click();
   await owner.waitForURL((url) => url.pathname === '/console/data/tables');
   expect((await api().get(`/data-stores/tables/${empty}`)).status).toBe(404);
+});
+
+test('a viewer reads tables but is offered no way to create, import or delete', async () => {
+  const viewer = await stack.signedInPage(org.tokens.viewer);
+  await viewer.goto(`/console/data/tables/${sales}`);
+  await viewer.getByText('5 records', { exact: true }).waitFor();
+  expect(await viewer.getByRole('button', { name: /Import|Add record|Delete/ }).count()).toBe(0);
+  await viewer.goto('/console/data/tables');
+  await viewer.getByRole('link', { name: sales }).waitFor();
+  expect(await viewer.getByRole('link', { name: 'New table' }).count()).toBe(0);
+  await viewer.goto('/console/data/new-table');
+  await viewer.getByText('Your role can read tables but not create them.', { exact: false }).waitFor();
+  expect(await viewer.getByLabel('Table name').count()).toBe(0);
+  await viewer.context().close();
 });
