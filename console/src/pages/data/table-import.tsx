@@ -140,7 +140,10 @@ export type ImportState =
   | { phase: 'done'; result: ImportResult }
   | { phase: 'failed'; error: unknown; file?: File; format?: Format };
 
-/** Runs imports and tracks the one in flight; leaving the page cancels it (an import is all or nothing, so nothing half-lands). */
+/**
+ * Runs imports and tracks the one in flight. Leaving the page stops an upload still sending: an import is all or
+ * nothing, so a cut upload lands nothing (a file already sent is imported by the server all the same).
+ */
 export function useImport() {
   const [state, setState] = useState<ImportState>({ phase: 'idle' });
   const controller = useRef<AbortController | undefined>(undefined);
