@@ -191,7 +191,7 @@ test("a run's page at 390 px: the timeline stacked (each step's bar under its na
 
 test('a dashboard at 390 px: its tiles in one column, nothing wider than the screen', async () => {
   await page.goto(`/console/dashboards/${dashboardId}`);
-  const tiles = page.locator('.react-grid-item');
+  const tiles = page.locator('.tile');
   await eventually(
     () => page.locator('.echart[data-drawn="true"]').count(),
     (n) => n === 2,
@@ -322,4 +322,30 @@ test('Cancel run asks first: keeping it running cancels nothing, confirming canc
     (text) => /Status\s+cancelled/i.test(text),
     20_000,
   );
+});
+
+test("a workflow's triggers at 390 px; a webhook trigger's Delete and Turn authentication off ask first", async () => {
+  const secured = await a.createTrigger(orders.id, { authentication: true });
+  await page.setViewportSize(PHONE);
+  await page.goto(`/console/workflows/${orders.id}?tab=triggers`);
+  const card = page.getByRole('listitem', { name: `Webhook ${secured.name}` });
+  await card.waitFor();
+  await expectNoPageOverflow();
+
+  await card.getByRole('button', { name: 'Turn authentication off' }).click();
+  await card.getByText('Anyone who knows its URL can then start runs').waitFor();
+  await card.getByRole('button', { name: 'Keep the secret' }).click();
+  await card.getByRole('button', { name: 'Delete', exact: true }).click();
+  await card.getByText('Callers of its URL get 404 from now on.').waitFor();
+  await expectNoPageOverflow();
+  await screenshot(page, 'narrow-workflow-triggers-delete');
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await card.getByRole('button', { name: 'Keep it' }).click();
+  const read = () => owner().get(`/webhook-triggers/${secured.id}`);
+  expect((await read()).body).toMatchObject({ authentication: true });
+
+  await card.getByRole('button', { name: 'Delete', exact: true }).click();
+  await card.getByRole('button', { name: 'Delete webhook trigger' }).click();
+  await card.waitFor({ state: 'detached' });
+  expect((await read()).status).toBe(404);
 });
