@@ -189,6 +189,33 @@ test('at 390 px wide the new-source form and the source page fit the screen', as
   await narrow.context().close();
 });
 
+test('a table another organization shares is offered beside the own ones, and the source reads it through the share', async () => {
+  const owner2 = await createTestOrg(stack.harness.services, 'business');
+  const theirs = uniqueName('partner_sales');
+  await seedRecords(stack.harness.app, owner2, theirs, ORDERS);
+  const alias = uniqueName('partner');
+  const shared = await as(stack.harness.app, owner2.ownerToken)
+    .post('/dashboards/shares')
+    .send({ tableName: theirs, sharedToOrganizationId: org.organizationId, alias });
+  expect(shared.status).toBe(201);
+
+  await owner.goto('/console/data/sources/new');
+  await owner.getByLabel('Table', { exact: true }).selectOption({ label: `${alias} (shared)` });
+  await expect(fieldGroup('amount').getByLabel('Role').inputValue()).resolves.toBe('measure');
+  await owner.getByLabel('Name', { exact: true }).fill('Partner sales');
+  await owner.getByRole('button', { name: 'Create data source' }).click();
+  await owner.waitForURL(/\/console\/data\/sources\/[0-9a-f-]{36}$/);
+  const source = (await api().get(`/dashboards/data-sources/${owner.url().split('/').pop()}`)).body;
+  expect(source).toMatchObject({ name: 'Partner sales', sharedFromOrganizationId: owner2.organizationId });
+  // Read through the share: the measure sums the partner's three records.
+  const cube = `ds_${source.id.replace(/-/g, '_')}`;
+  const total = await api()
+    .post('/dashboards/analytics/query')
+    .send({ query: { measures: [`${cube}.amount`] } });
+  expect(total.status).toBe(201);
+  expect(Number(total.body.data[0][`${cube}.amount`])).toBe(42);
+});
+
 test('a source is deleted after a confirmation naming what goes', async () => {
   await owner.goto(`/console/data/sources/${sourceId}`);
   await owner.getByRole('button', { name: 'Delete…' }).click();
