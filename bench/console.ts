@@ -23,6 +23,13 @@
  *      branches and loops, opened as a graph (navigation to its first nodes
  *      drawn) beside the JSON editor opening it (navigation to its text
  *      shown), alternating; and the JavaScript the graph adds, gzipped.
+ *   5. The query builder (issue 40): a bar widget of the dashboard above opened
+ *      in the builder; each run ticks or unticks a measure and times, in
+ *      Chromium, the change to the preview drawn again (the preview's
+ *      `data-state` ready and its chart's ECharts `finished` heard), which
+ *      includes the builder's debounce; beside it, the same query through
+ *      POST /dashboards/analytics/query made by this process, alternating,
+ *      past Cube's result cache like the rest.
  *
  * Knobs: BENCH_RECORDS (1,000,000), BENCH_RUNS (10 of each), CHROMIUM_PATH.
  * Results: bench-results/console-<time>.json.
@@ -206,6 +213,88 @@ async function openDefinition(page: Page, id: string, view: 'json' | 'graph'): P
   return Date.now() - started;
 }
 
+/** The builder's debounce (console/src/pages/dashboards/query-builder/preview.tsx): part of what a person waits for. */
+const BUILDER_DEBOUNCE_MS = 300;
+
+type Call = (method: string, p: string, body: unknown, expected: number) => Promise<any>;
+
+/**
+ * Section 5: a bar of revenue by city opened in the builder; each run ticks or unticks "Count", timed in the page
+ * from the change event to the preview drawn again, and the same query (the builder's, as it sends it) timed from
+ * this process. The page's own query call is read from resource timing.
+ */
+async function builderPreview(page: Page, call: Call, dashboardId: string, source: { sourceId: string; rel: string }) {
+  const m = (field: string) => `${source.rel}.${field}`;
+  const widget = await call(
+    'POST',
+    `/dashboards/${dashboardId}/widgets`,
+    {
+      title: 'Revenue by city (builder)',
+      chartType: 'bar',
+      dataSourceId: source.sourceId,
+      queryConfig: { measures: [m('amount')], dimensions: [m('city')], order: { [m('amount')]: 'desc' }, limit: 20 },
+    },
+    201,
+  );
+  const drawn = () =>
+    page.waitForFunction(
+      () => {
+        const preview = (globalThis as any).document.querySelector('.qb-preview');
+        return preview?.dataset.state === 'ready' && preview.querySelector('.echart')?.dataset.drawn === 'true';
+      },
+      undefined,
+      { timeout: CALL_TIMEOUT_MS, polling: 'raf' },
+    );
+  await page.goto(`/console/dashboards/${dashboardId}/widgets/${widget.id}/edit`);
+  await drawn();
+  const count = page.getByRole('group', { name: 'Measures' }).getByLabel('Count', { exact: true });
+  const apiMs: number[] = [];
+  const previewMs: number[] = [];
+  const pageCallMs: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const withCount = i % 2 === 0;
+    // The query as the builder sends it (query-state.ts toQueryConfig, with the dashboard's zone).
+    const query = {
+      measures: withCount ? [m('amount'), m('count')] : [m('amount')],
+      dimensions: [m('city')],
+      order: [[m('amount'), 'desc']],
+      limit: 20,
+      timezone: ZONE,
+    };
+    await sleep(PAST_CACHE_MS);
+    const t0 = performance.now();
+    await call('POST', '/dashboards/analytics/query', { query }, 201);
+    apiMs.push(performance.now() - t0);
+    await sleep(PAST_CACHE_MS);
+    await count.scrollIntoViewIfNeeded();
+    await page.evaluate(() => {
+      const w = globalThis as any;
+      w.performance.clearResourceTimings();
+      w.document.addEventListener('change', () => (w.__builderChangedAt = w.performance.now()), { once: true, capture: true });
+    });
+    await count.setChecked(withCount);
+    await drawn();
+    const timing = await page.evaluate(() => {
+      const w = globalThis as any;
+      const calls = (w.performance.getEntriesByType('resource') as Array<{ name: string; duration: number }>).filter((e) =>
+        new URL(e.name).pathname.endsWith('/dashboards/analytics/query'),
+      );
+      return { ms: w.performance.now() - w.__builderChangedAt, callMs: calls.pop()?.duration ?? NaN };
+    });
+    previewMs.push(timing.ms);
+    pageCallMs.push(timing.callMs);
+  }
+  const row = (label: string, xs: number[]) => `  ${label.padEnd(62)} p50 ${fmt.ms(p50(xs)).padStart(10)}   p95 ${fmt.ms(p95(xs)).padStart(10)}`;
+  console.log(`\nQuery builder preview (a bar of revenue by the top 20 cities over ${fmt.int(RECORDS)} records), ${RUNS} changes`);
+  console.log(row('baseline: POST /dashboards/analytics/query from this process', apiMs));
+  console.log(row('console: a measure ticked to the preview drawn again', previewMs));
+  console.log(row("  of which the page's own query call", pageCallMs));
+  console.log(
+    `  the preview adds ${fmt.ms(p50(previewMs) - p50(apiMs))} at p50 to the API's time, of which ${BUILDER_DEBOUNCE_MS} ms is the builder's debounce`,
+  );
+  return { apiMs, previewMs, pageCallMs, debounceMs: BUILDER_DEBOUNCE_MS };
+}
+
 async function main() {
   const results: Record<string, unknown> = { records: RECORDS, runs: RUNS, cpus: os.cpus().length };
   let stack: BenchStack | undefined;
@@ -332,6 +421,9 @@ async function main() {
     console.log(`  the graph adds ${kb(scripts(graphAdds))} of JavaScript gzipped (xyflow, dagre, the graph editor), loaded when a definition opens`);
     for (const [p, bytes] of [...graphAdds].sort((a, b) => b[1] - a[1])) console.log(`  ${kb(bytes).padStart(9)}  ${p}`);
     results.workflowGraph = { steps, graphMs, jsonMs, graphAddsScriptBytes: scripts(graphAdds), graphFiles: Object.fromEntries(graphAdds) };
+
+    // 5. The query builder's live preview, beside the same query through the API.
+    results.queryBuilder = await builderPreview(page, call, dashboard.id, source);
     console.log(`\nResults: ${saveResults('console', results)}`);
   } finally {
     await context?.close().catch(() => undefined);

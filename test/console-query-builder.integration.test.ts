@@ -105,7 +105,7 @@ test('a bar chart built from a measure, a dimension and a filter is previewed, e
   expect(csv.body.toString('utf8').trim().split(/\r?\n/)).toEqual(['Region,Amount', 'EU,15', 'US,20']);
 
   await page.getByRole('button', { name: 'Save widget' }).click();
-  await page.waitForURL(new RegExp(`/console/dashboards/${dashboard.id}$`));
+  await page.waitForURL(new RegExp(`/console/dashboards/${dashboard.id}\\?edit=1$`));
   const saved = tile(page, 'Sales by region');
   await saved.locator('.echart[data-drawn="true"]').waitFor();
   const tileAxis = await saved.locator('svg text').allTextContents();
@@ -159,7 +159,7 @@ test('editing opens the widget in the builder; a new measure and chart type are 
   await screenshot(page, 'query-builder-edit');
   expect(await accessibilityViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Save changes' }).click();
-  await page.waitForURL(new RegExp(`/console/dashboards/${dashboard.id}$`));
+  await page.waitForURL(new RegExp(`/console/dashboards/${dashboard.id}\\?edit=1$`));
   const euRow = tile(page, 'Orders by region').getByRole('table').getByRole('row', { name: /EU/ });
   await euRow.waitFor();
   await expect(euRow.getByRole('cell').allTextContents()).resolves.toEqual(['EU', '2']);

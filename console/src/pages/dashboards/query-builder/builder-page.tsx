@@ -25,6 +25,9 @@ import {
 } from './query-state';
 import './query-builder.css';
 
+/** Back to the dashboard in edit mode: the builder is opened from it (Add widget, a tile's Edit), and a new widget lands at the bottom, to be placed. */
+const dashboardAddress = (id: string) => `/dashboards/${id}?edit=1`;
+
 /**
  * /console/dashboards/:id/widgets/new and /console/dashboards/:id/widgets/:widgetId/edit: the query builder.
  * Reads the dashboard (its widgets, its zone), the organization's sources and their analytics metadata, then
@@ -37,7 +40,7 @@ export default function QueryBuilderPage() {
   const sources = useApi('builder-sources', (signal) => get<SourceList>('/dashboards/data-sources', { signal, query: { limit: 1000 } }));
   const meta = useApi('builder-meta', (signal) => get<MetaList>('/dashboards/analytics/meta', { signal }));
   const title = widgetId ? 'Edit widget' : 'Add a widget';
-  const back = <Link to={`/dashboards/${id}`}>{dashboard.data?.name ?? 'Back to the dashboard'}</Link>;
+  const back = <Link to={dashboardAddress(id)}>{dashboard.data?.name ?? 'Back to the dashboard'}</Link>;
 
   const error = dashboard.error ?? sources.error ?? meta.error;
   if (error || !dashboard.data || !sources.data || !meta.data) {
@@ -142,7 +145,7 @@ function Builder({ dashboard, widget, sources, meta, timeZone }: BuilderProps) {
       }
       if (widget) await patch<Widget>(`/dashboards/widgets/${widget.id}`, body());
       else await post<Widget>(`/dashboards/${dashboard.id}/widgets`, body());
-      navigate(`/dashboards/${dashboard.id}`);
+      navigate(dashboardAddress(dashboard.id));
     } catch (err) {
       setSaveError(err);
     } finally {
@@ -199,7 +202,7 @@ function Builder({ dashboard, widget, sources, meta, timeZone }: BuilderProps) {
         {kept.length > 0 && <p className="help">This widget&apos;s query also has {kept.join(', ')}: the builder keeps them as they are.</p>}
       </div>
       <div className="qb-side">
-        <Preview state={state} timeZone={timeZone} />
+        <Preview state={state} alias={source?.servingRelation} timeZone={timeZone} />
         <div className="qb-actions">
           {findings.length > 0 && (
             <div role="alert" className="error-box">
@@ -229,7 +232,7 @@ function Builder({ dashboard, widget, sources, meta, timeZone }: BuilderProps) {
             <button type="button" onClick={() => void exportCsv()} disabled={exporting || queryProblems(state).length > 0}>
               {exporting ? 'Exporting…' : 'Export CSV'}
             </button>
-            <Link className="button" to={`/dashboards/${dashboard.id}`}>
+            <Link className="button" to={dashboardAddress(dashboard.id)}>
               Cancel
             </Link>
           </div>

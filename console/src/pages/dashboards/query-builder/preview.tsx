@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { type ChartResult, widgetView } from '@charts/index';
-import { post } from '../../../api/client';
+import { ApiError, post } from '../../../api/client';
 import { ErrorBox } from '../../../ui/error-box';
 import { useApi } from '../../../ui/use-api';
 import { EChart } from '../echart';
@@ -14,6 +14,8 @@ export const PREVIEW_DEBOUNCE_MS = 300;
 
 interface Props {
   state: BuilderState;
+  /** The source's alias (`ds_…`): its fields read as their plain names in the API's messages, as on the dashboard's tiles. */
+  alias: string | undefined;
   /** The zone the dashboard's widgets run in: the preview's rows and time labels are those the tile will show. */
   timeZone: string;
 }
@@ -25,7 +27,7 @@ type Answer = ChartResult & { data: Array<Record<string, unknown>> };
  * the chosen chart by the shared chart module (the same widgetView and EChart the dashboard's tiles use) and as a
  * table. `data-state` says `pending` from a change until its answer is drawn (bench:console and the tests wait on it).
  */
-export function Preview({ state, timeZone }: Props) {
+export function Preview({ state, alias, timeZone }: Props) {
   const problems = queryProblems(state);
   const query = useMemo(() => ({ ...toQueryConfig(state), timezone: timeZone }), [state, timeZone]);
   const key = problems.length === 0 ? JSON.stringify(query) : null;
@@ -49,7 +51,7 @@ export function Preview({ state, timeZone }: Props) {
   const table = useMemo(() => (result ? widgetView({ ...widget, chartType: 'table' }, result, opts) : undefined), [widget, result, opts]);
   const chartProblemsNow = chartProblems(state.chartType, state);
   const label = `${state.title || 'Preview'} (${CHART_RULES[state.chartType].label.toLowerCase()} chart)`;
-  const error = current ? answer.error : undefined;
+  const error = current ? plainNames(answer.error, alias) : undefined;
   const dataState = key === null ? 'incomplete' : pending ? 'pending' : error ? 'error' : 'ready';
 
   return (
@@ -122,6 +124,19 @@ export function Preview({ state, timeZone }: Props) {
         </>
       )}
     </section>
+  );
+}
+
+/** An API error with `ds_….amount` written `amount`, as the dashboard's tiles write their own source's fields. */
+function plainNames(error: unknown, alias: string | undefined): unknown {
+  if (!(error instanceof ApiError) || !alias) return error;
+  const own = (text: string) => text.split(`${alias}.`).join('');
+  return new ApiError(
+    error.status,
+    error.code,
+    own(error.message),
+    error.details.map((d) => ({ ...d, message: own(d.message) })),
+    error.requestId,
   );
 }
 

@@ -90,6 +90,7 @@ test('a chart type that cannot draw the query says why', () => {
   expect(chartProblems('line', overTime)).toEqual([]);
   expect(chartProblems('bar', overTime)).toEqual([]);
   expect(chartProblems('stat-card', overTime)).toEqual([]);
+  expect(chartProblems('area', byRegion)).toEqual(['An area chart needs a time dimension with a granularity for its x axis']);
   expect(chartNotes('stat-card', overTime)).toEqual(['A stat card shows one number: only the first row of this grouped query is shown']);
   expect(chartNotes('pie', { ...byRegion, limit: '50' })).toEqual(['50 rows are more than a pie chart shows readably (20)']);
 });

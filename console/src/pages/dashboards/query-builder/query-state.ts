@@ -246,13 +246,14 @@ const granular = (s: BuilderState) => Boolean(s.time.dimension && s.time.granula
 export function chartProblems(chartType: ChartTypeName, s: BuilderState): string[] {
   const rule = CHART_RULES[chartType];
   const name = rule.label.toLowerCase();
+  const A = /^[aeiou]/.test(name) ? 'An' : 'A';
   const problems: string[] = [];
-  if (s.measures.length < rule.minMeasures) problems.push(`A ${name} chart needs a measure`);
+  if (s.measures.length < rule.minMeasures) problems.push(`${A} ${name} chart needs a measure`);
   if (rule.maxMeasures !== undefined && s.measures.length > rule.maxMeasures)
-    problems.push(`A ${name} chart shows one measure; the query has ${s.measures.length}`);
-  if (rule.timeSeries && !granular(s)) problems.push(`A ${name} chart needs a time dimension with a granularity for its x axis`);
+    problems.push(`${A} ${name} chart shows one measure; the query has ${s.measures.length}`);
+  if (rule.timeSeries && !granular(s)) problems.push(`${A} ${name} chart needs a time dimension with a granularity for its x axis`);
   else if (rule.needsGrouping && !granular(s) && s.dimensions.length === 0)
-    problems.push(`A ${name} chart needs something to group by: a dimension, or a time dimension with a granularity`);
+    problems.push(`${A} ${name} chart needs something to group by: a dimension, or a time dimension with a granularity`);
   if (chartType === 'table' && s.measures.length === 0 && s.dimensions.length === 0 && !granular(s)) problems.push('A table needs a measure or a dimension');
   return problems;
 }
