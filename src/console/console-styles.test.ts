@@ -10,6 +10,8 @@ interface Rule {
   file: string;
   prelude: string;
   selectors: string[];
+  /** The selectors alone, without the at-rules around them (`@media …`): what the area scope is checked on. */
+  bareSelectors: string[];
 }
 
 function filesUnder(dir: string, suffix: string): string[] {
@@ -32,8 +34,9 @@ function parseRules(file: string, css: string): Rule[] {
       else {
         if (!context.some((c) => c.startsWith('@keyframes'))) {
           const inside = context.join(' ');
-          const selectors = prelude.split(',').map((s) => `${inside} ${s.trim()}`.trim());
-          rules.push({ file, prelude: `${inside} ${prelude}`.trim(), selectors });
+          const bareSelectors = prelude.split(',').map((s) => s.trim());
+          const selectors = bareSelectors.map((s) => `${inside} ${s}`.trim());
+          rules.push({ file, prelude: `${inside} ${prelude}`.trim(), selectors, bareSelectors });
         }
         // Skip the declaration block.
         i = text.indexOf('}', i);
@@ -88,7 +91,7 @@ describe("the console's stylesheets", () => {
   it("scope every rule of an area's stylesheet under the area's root", () => {
     const unscopedRules = rules
       .filter((rule) => areaOf(rule.file))
-      .flatMap((rule) => rule.selectors.filter((s) => !s.startsWith(`.area-${areaOf(rule.file)} `)).map((s) => `${rule.file}: ${s}`));
+      .flatMap((rule) => rule.bareSelectors.filter((s) => !s.startsWith(`.area-${areaOf(rule.file)} `)).map((s) => `${rule.file}: ${s}`));
     expect(unscopedRules).toEqual([]);
   });
 
