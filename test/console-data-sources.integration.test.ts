@@ -205,6 +205,7 @@ test('a table another organization shares is offered beside the own ones, and th
   await owner.getByLabel('Name', { exact: true }).fill('Partner sales');
   await owner.getByRole('button', { name: 'Create data source' }).click();
   await owner.waitForURL(/\/console\/data\/sources\/[0-9a-f-]{36}$/);
+  await owner.getByText(`over table ${theirs} (shared with this organization)`).waitFor();
   const source = (await api().get(`/dashboards/data-sources/${owner.url().split('/').pop()}`)).body;
   expect(source).toMatchObject({ name: 'Partner sales', sharedFromOrganizationId: owner2.organizationId });
   // Read through the share: the measure sums the partner's three records.

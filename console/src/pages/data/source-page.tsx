@@ -30,8 +30,13 @@ export function SourcePage() {
         s ? (
           <>
             <Link to="/data/sources">Data sources</Link> / over table{' '}
-            <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link> · {s.enabled ? 'enabled' : 'disabled'} · updated{' '}
-            {formatTime(s.updatedAt)}
+            {s.sharedFromOrganizationId ? (
+              // The owner's name of a shared table: this organization's table pages know it by its alias.
+              <>{s.dataStoreTableName} (shared with this organization)</>
+            ) : (
+              <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link>
+            )}{' '}
+            · {s.enabled ? 'enabled' : 'disabled'} · updated {formatTime(s.updatedAt)}
           </>
         ) : (
           <Link to="/data/sources">Data sources</Link>

@@ -58,7 +58,12 @@ export function SourcesPage() {
               <Link to={`/data/sources/${s.id}`}>{s.name}</Link>
             </td>
             <td>
-              <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link>
+              {s.sharedFromOrganizationId ? (
+                // The owner's name of a shared table, which this organization's table pages do not know.
+                <>{s.dataStoreTableName} (shared)</>
+              ) : (
+                <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link>
+              )}
             </td>
             <td className="num">{Object.keys(s.recordSchema.fields).length + s.recordSchema.calculatedFields.length}</td>
             <td>{s.syncConfig ? `${s.type} via ${s.connectionName ?? 'no connection'}` : <span className="muted">—</span>}</td>

@@ -15,14 +15,18 @@ const RECEIVED = '/dashboards/shares/received';
 /** The table a source reads: one of the organization's own, or one another organization shares with it. */
 interface Choice {
   value: string;
+  /** As the person knows it: a shared table by the alias it was shared under. */
+  label: string;
+  /** As the API takes it: a shared table by the owner's name, which no table or alias here can shadow. */
   tableName: string;
   sharedFromOrganizationId?: string;
 }
 
-const ownChoice = (tableName: string): Choice => ({ value: `own:${tableName}`, tableName });
+const ownChoice = (tableName: string): Choice => ({ value: `own:${tableName}`, label: tableName, tableName });
 const sharedChoice = (s: ReceivedShare): Choice => ({
-  value: `share:${s.ownerOrganizationId}:${s.alias}`,
-  tableName: s.alias,
+  value: `share:${s.id}`,
+  label: s.alias,
+  tableName: s.tableName,
   sharedFromOrganizationId: s.ownerOrganizationId,
 });
 
@@ -34,8 +38,7 @@ export function TableSourceForm({ initialTable }: { initialTable: string | null 
   const [picked, setPicked] = useState(initialTable ? ownChoice(initialTable).value : '');
 
   const own = (tables.data?.data ?? []).map((t) => ownChoice(t.tableName));
-  // A share whose alias another name holds here cannot be read by that alias.
-  const shared = (received.data ?? []).filter((s) => !s.shadowedBy).map(sharedChoice);
+  const shared = (received.data ?? []).map(sharedChoice);
   const choice =
     [...own, ...shared].find((c) => c.value === picked) ?? (initialTable && picked === ownChoice(initialTable).value ? ownChoice(initialTable) : undefined);
   const listed = tables.data !== undefined;
@@ -61,7 +64,7 @@ export function TableSourceForm({ initialTable }: { initialTable: string | null 
                 <optgroup label="This organization's tables">
                   {own.map((c) => (
                     <option key={c.value} value={c.value}>
-                      {c.tableName}
+                      {c.label}
                     </option>
                   ))}
                 </optgroup>
@@ -70,7 +73,7 @@ export function TableSourceForm({ initialTable }: { initialTable: string | null 
                 <optgroup label="Shared with this organization">
                   {shared.map((c) => (
                     <option key={c.value} value={c.value}>
-                      {c.tableName} (shared)
+                      {c.label} (shared)
                     </option>
                   ))}
                 </optgroup>
@@ -98,11 +101,11 @@ function InferredSource({ choice }: { choice: Choice }) {
     ),
   );
   if (inferred.error) return <ErrorBox error={inferred.error} />;
-  if (!inferred.data) return <p className="page-status">Reading the records of {choice.tableName}…</p>;
+  if (!inferred.data) return <p className="page-status">Reading the records of {choice.label}…</p>;
   if (inferred.data.sampledRecords === 0)
     return (
       <p className="notice">
-        Table {choice.tableName} holds no records yet, so there are no fields to read. Write records into it first (a workflow step, an import or the API), then
+        Table {choice.label} holds no records yet, so there are no fields to read. Write records into it first (a workflow step, an import or the API), then
         come back.
       </p>
     );
@@ -111,7 +114,7 @@ function InferredSource({ choice }: { choice: Choice }) {
 
 function NewSourceForm({ choice, inferred }: { choice: Choice; inferred: InferredFields }) {
   const navigate = useNavigate();
-  const [name, setName] = useState(labelOf(choice.tableName));
+  const [name, setName] = useState(labelOf(choice.label));
   const [drafts, setDrafts] = useState<FieldDraft[]>(() => draftsOf(inferred.fields, true));
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -138,7 +141,7 @@ function NewSourceForm({ choice, inferred }: { choice: Choice; inferred: Inferre
   const nameProblem = problemAt(error, 'name') ?? problemAt(error, 'recordSchema.name');
   const tableProblem = problemAt(error, 'dataStoreTableName') ?? problemAt(error, 'sharedFromOrganizationId');
   return (
-    <form className="stacked-form new-source" aria-label={`New data source over ${choice.tableName}`} onSubmit={(e) => void save(e)}>
+    <form className="stacked-form new-source" aria-label={`New data source over ${choice.label}`} onSubmit={(e) => void save(e)}>
       <p className="muted">
         {inferred.sampledRecords.toLocaleString()} records read.
         {inferred.skippedFields.length > 0 && (
