@@ -211,6 +211,22 @@ test('a dashboard at 390 px: its tiles in one column, nothing wider than the scr
   expect(await accessibilityViolations(page)).toEqual([]);
 });
 
+test('the other lists at 390 px scroll inside their own box, never the page', async () => {
+  await page.setViewportSize(PHONE);
+  for (const [path, table] of [
+    ['/console/workflows', 'table.list'],
+    [`/console/workflows/${orders.id}?tab=versions`, 'table.list'],
+    ['/console/settings/members', 'table.list'],
+    ['/console/settings/tokens', 'table.list'],
+  ]) {
+    await page.goto(path);
+    await page.locator(table).first().waitFor();
+    await expectNoPageOverflow();
+  }
+  await screenshot(page, 'narrow-settings-tokens');
+  expect(await accessibilityViolations(page)).toEqual([]);
+});
+
 test("a workflow's graph at 390 px: inside the screen, its steps on it, a step's panel opens under it", async () => {
   await page.goto(`/console/workflows/${orders.id}`);
   const graph = page.locator('.workflow-graph');

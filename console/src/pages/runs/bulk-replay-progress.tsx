@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { StatusBadge } from '../../ui/status-badge';
+import { ScrollBox } from '../../ui/scroll-box';
 import type { BulkReplayProgress } from './run-model';
 
 const STATUS_LABEL = { pending: 'waiting to start', started: 'started', failed: 'could not start' } as const;
@@ -40,40 +41,42 @@ export function BulkProgress({ bulk }: { bulk: BulkReplayProgress }) {
           {done} of {bulk.total} {bulk.status === 'completed' ? '— done' : '— refreshing…'}
         </span>
       </p>
-      <table className="list bulk-runs">
-        <caption className="visually-hidden">Runs of the bulk replay</caption>
-        <thead>
-          <tr>
-            <th scope="col">Original run</th>
-            <th scope="col">Replay</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {bulk.executions.map((item) => (
-            <tr key={item.originalId}>
-              <td>
-                <Link to={`/runs/${encodeURIComponent(item.originalId)}`} className="mono">
-                  {item.originalId}
-                </Link>
-              </td>
-              <td>
-                {item.status === 'started' ? (
-                  <Link to={`/runs/${encodeURIComponent(item.executionId)}`} className="mono">
-                    {item.executionId}
-                  </Link>
-                ) : (
-                  <span className="muted">—</span>
-                )}
-              </td>
-              <td>
-                {STATUS_LABEL[item.status]}
-                {item.error && <span className="muted">: {item.error}</span>}
-              </td>
+      <ScrollBox label="Runs of the bulk replay">
+        <table className="list bulk-runs">
+          <caption className="visually-hidden">Runs of the bulk replay</caption>
+          <thead>
+            <tr>
+              <th scope="col">Original run</th>
+              <th scope="col">Replay</th>
+              <th scope="col">Status</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {bulk.executions.map((item) => (
+              <tr key={item.originalId}>
+                <td>
+                  <Link to={`/runs/${encodeURIComponent(item.originalId)}`} className="mono">
+                    {item.originalId}
+                  </Link>
+                </td>
+                <td>
+                  {item.status === 'started' ? (
+                    <Link to={`/runs/${encodeURIComponent(item.executionId)}`} className="mono">
+                      {item.executionId}
+                    </Link>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
+                <td>
+                  {STATUS_LABEL[item.status]}
+                  {item.error && <span className="muted">: {item.error}</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollBox>
     </>
   );
 }

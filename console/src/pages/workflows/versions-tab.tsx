@@ -4,6 +4,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { JsonView } from '../../ui/json-view';
 import { Pager } from '../../ui/pager';
+import { ScrollBox } from '../../ui/scroll-box';
 import { useApi } from '../../ui/use-api';
 import type { VersionList, Workflow, WorkflowVersion } from './workflow-model';
 
@@ -35,39 +36,41 @@ export function VersionsTab({ workflow }: { workflow: Workflow }) {
       {!versions.data ? (
         !versions.error && <p className="page-status">Loading versions…</p>
       ) : (
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                Version
-              </th>
-              <th scope="col">Saved</th>
-              <th scope="col">By</th>
-              <th scope="col">Steps</th>
-              <th scope="col">
-                <span className="visually-hidden">View</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {versions.data.data.map((v) => (
-              <tr key={v.version} aria-current={v.version === selected ? 'true' : undefined} className={v.version === selected ? 'selected' : undefined}>
-                <td className="num">
-                  {v.version}
-                  {v.version === workflow.version && <span className="badge succeeded current-badge">current</span>}
-                </td>
-                <td>{formatTime(v.createdAt)}</td>
-                <td className="mono muted">{v.createdBy.slice(0, 8)}</td>
-                <td>{v.definition.steps.map((s) => s.stepId).join(', ')}</td>
-                <td>
-                  <button type="button" className="link-button" onClick={() => go({ version: String(v.version) })}>
-                    View version {v.version}
-                  </button>
-                </td>
+        <ScrollBox label="Versions">
+          <table className="list">
+            <thead>
+              <tr>
+                <th scope="col" className="num">
+                  Version
+                </th>
+                <th scope="col">Saved</th>
+                <th scope="col">By</th>
+                <th scope="col">Steps</th>
+                <th scope="col">
+                  <span className="visually-hidden">View</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {versions.data.data.map((v) => (
+                <tr key={v.version} aria-current={v.version === selected ? 'true' : undefined} className={v.version === selected ? 'selected' : undefined}>
+                  <td className="num">
+                    {v.version}
+                    {v.version === workflow.version && <span className="badge succeeded current-badge">current</span>}
+                  </td>
+                  <td>{formatTime(v.createdAt)}</td>
+                  <td className="mono muted">{v.createdBy.slice(0, 8)}</td>
+                  <td>{v.definition.steps.map((s) => s.stepId).join(', ')}</td>
+                  <td>
+                    <button type="button" className="link-button" onClick={() => go({ version: String(v.version) })}>
+                      View version {v.version}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
       {versions.data && versions.data.total > PAGE_SIZE && (
         <Pager offset={offset} limit={PAGE_SIZE} total={versions.data.total} onChange={(o) => go({ offset: o ? String(o) : undefined })} />
