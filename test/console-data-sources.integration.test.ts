@@ -168,6 +168,18 @@ test('on its page a source gets a new label, a new time dimension once confirmed
     expect.stringMatching(/^EU\t2026-03-12.*\t2$/),
     expect.stringMatching(/^US\t2026-03-11.*\t1$/),
   ]);
+  // Changed to count from the latest: the values follow.
+  await owner.getByRole('button', { name: 'Edit orderSeq' }).click();
+  await owner.getByRole('form', { name: 'Change orderSeq' }).getByLabel('Direction').selectOption('desc');
+  await owner.getByRole('button', { name: 'Save window dimension' }).click();
+  await owner.locator('table.windows').getByText('order by placedAt desc').waitFor();
+  await numbered.first().filter({ hasText: '2026-03-12' }).waitFor();
+  expect(await numbered.allInnerTexts()).toEqual([
+    expect.stringMatching(/^EU\t2026-03-12.*\t1$/),
+    expect.stringMatching(/^EU\t2026-03-10.*\t2$/),
+    expect.stringMatching(/^US\t2026-03-11.*\t1$/),
+  ]);
+  expect((await api().get(`/dashboards/data-sources/${sourceId}`)).body.windowDimensions[0].direction).toBe('desc');
   await screenshot(owner, 'data-source-edited');
   expect(await accessibilityViolations(owner)).toEqual([]);
 });

@@ -1,11 +1,11 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { del, post } from '../../api/client';
 import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { ErrorBox } from '../../ui/error-box';
-import { problemAt, problemProps, ProblemNote } from '../../ui/field-problem';
 import { ScrollBox } from '../../ui/scroll-box';
 import { useApi } from '../../ui/use-api';
 import type { AnalyticsAnswer, DataSource, WindowDimension } from './data-types';
+import { definitionOf, WindowDimensionForm } from './window-dimension-form';
 
 const PREVIEW_ROWS = 10;
 
@@ -26,13 +26,10 @@ function unsupportedReason(source: DataSource): string | null {
   return null;
 }
 
-/** The definition as the serving engine computes it. */
-const definitionOf = (w: Pick<WindowDimension, 'function' | 'partitionBy' | 'orderBy' | 'direction'>) =>
-  `${w.function}() over (${w.partitionBy.length > 0 ? `partition by ${w.partitionBy.join(', ')} ` : ''}order by ${w.orderBy} ${w.direction})`;
-
-/** The source's window dimensions (row_number over every record it holds, as the API allows today): listed, added, deleted. */
+/** The source's window dimensions (row_number over every record it holds, as the API allows today): listed with their values, added, changed, deleted. */
 export function WindowDimensions({ source, canEdit, onChanged }: Props) {
-  const [adding, setAdding] = useState(false);
+  // The form open below the list: a new window dimension ({}), or the one being changed.
+  const [form, setForm] = useState<{ window?: WindowDimension } | null>(null);
   const windows = source.windowDimensions;
   const reason = unsupportedReason(source);
   if (windows.length === 0 && reason) return null;
@@ -40,8 +37,8 @@ export function WindowDimensions({ source, canEdit, onChanged }: Props) {
     <section aria-labelledby="window-heading">
       <div className="section-header">
         <h2 id="window-heading">Window dimensions</h2>
-        {canEdit && !reason && !adding && (
-          <button type="button" onClick={() => setAdding(true)}>
+        {canEdit && !reason && !form && (
+          <button type="button" onClick={() => setForm({})}>
             Add window dimension
           </button>
         )}
@@ -68,19 +65,21 @@ export function WindowDimensions({ source, canEdit, onChanged }: Props) {
             </thead>
             <tbody>
               {windows.map((w) => (
-                <WindowRow key={w.id} sourceId={source.id} window={w} canEdit={canEdit} onChanged={onChanged} />
+                <WindowRow key={w.id} sourceId={source.id} window={w} canEdit={canEdit} onEdit={() => setForm({ window: w })} onChanged={onChanged} />
               ))}
             </tbody>
           </table>
         </ScrollBox>
       )}
       {reason && canEdit && <p className="muted">No window dimension can be added: {reason}.</p>}
-      {adding && (
-        <AddWindowDimension
+      {form && (
+        <WindowDimensionForm
+          key={form.window?.id ?? 'new'}
           source={source}
-          onCancel={() => setAdding(false)}
+          window={form.window}
+          onCancel={() => setForm(null)}
           onSaved={() => {
-            setAdding(false);
+            setForm(null);
             onChanged();
           }}
         />
@@ -93,10 +92,11 @@ interface RowProps {
   sourceId: string;
   window: WindowDimension;
   canEdit: boolean;
+  onEdit(): void;
   onChanged(): void;
 }
 
-function WindowRow({ sourceId, window: w, canEdit, onChanged }: RowProps) {
+function WindowRow({ sourceId, window: w, canEdit, onEdit, onChanged }: RowProps) {
   const [confirming, setConfirming] = useState(false);
   const [previewing, setPreviewing] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -137,9 +137,14 @@ function WindowRow({ sourceId, window: w, canEdit, onChanged }: RowProps) {
                 onCancel={() => setConfirming(false)}
               />
             ) : (
-              <button type="button" className="link-button" aria-label={`Delete ${w.name}`} onClick={() => setConfirming(true)}>
-                Delete
-              </button>
+              <>
+                <button type="button" className="link-button" aria-label={`Edit ${w.name}`} onClick={onEdit}>
+                  Edit
+                </button>{' '}
+                <button type="button" className="link-button" aria-label={`Delete ${w.name}`} onClick={() => setConfirming(true)}>
+                  Delete
+                </button>
+              </>
             )}
             <ErrorBox error={error} />
           </td>
@@ -168,7 +173,8 @@ function WindowPreview({ sourceId, window: w }: { sourceId: string; window: Wind
     order: [...w.partitionBy.map((p) => [`${cube}.${p}`, 'asc']), [`${cube}.${w.name}`, 'asc']],
     limit: PREVIEW_ROWS,
   };
-  const key = `window-preview:${sourceId}:${JSON.stringify(query)}`;
+  // The definition is in the key: a changed window dimension is read again.
+  const key = `window-preview:${sourceId}:${definitionOf(w)}:${JSON.stringify(query)}`;
   const rows = useApi(key, (signal) => post<AnalyticsAnswer>('/dashboards/analytics/query', { query }, { signal }));
   if (rows.error) return <ErrorBox error={rows.error} />;
   if (!rows.data) return <p className="page-status">Reading the first rows…</p>;
@@ -196,117 +202,5 @@ function WindowPreview({ sourceId, window: w }: { sourceId: string; window: Wind
         ))}
       </tbody>
     </table>
-  );
-}
-
-function AddWindowDimension({ source, onCancel, onSaved }: { source: DataSource; onCancel(): void; onSaved(): void }) {
-  const fields = Object.entries(source.recordSchema.fields);
-  const timeField = fields.find(([, f]) => f.timeDimension)?.[0] ?? fields[0]?.[0] ?? '';
-  const [name, setName] = useState('');
-  const [label, setLabel] = useState('');
-  const [partitionBy, setPartitionBy] = useState<string[]>([]);
-  const [orderBy, setOrderBy] = useState(timeField);
-  const [direction, setDirection] = useState<'asc' | 'desc'>('asc');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  async function save(event: FormEvent) {
-    event.preventDefault();
-    setError(undefined);
-    setBusy(true);
-    try {
-      await post(`/dashboards/data-sources/${source.id}/window-dimensions`, {
-        name,
-        label: label || name,
-        function: 'row_number',
-        partitionBy,
-        orderBy,
-        direction,
-        semantic: 'lifetime',
-      });
-      onSaved();
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  }
-
-  const togglePartition = (field: string, on: boolean) =>
-    setPartitionBy((p) => (on ? fields.map(([n]) => n).filter((n) => n === field || p.includes(n)) : p.filter((n) => n !== field)));
-  const nameProblem = problemAt(error, 'name');
-  const orderProblem = problemAt(error, 'orderBy');
-  const groups = partitionBy.length > 0 ? `each ${partitionBy.join(' and ')}` : 'the whole source';
-  return (
-    <form className="panel stacked-form window-form" aria-labelledby="add-window-heading" onSubmit={(e) => void save(e)}>
-      <h3 id="add-window-heading">New window dimension</h3>
-      <div className="form-row">
-        <div className="field">
-          <label htmlFor="window-name">Name</label>
-          <input
-            id="window-name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            required
-            pattern="[A-Za-z][A-Za-z0-9_]{0,62}"
-            {...problemProps('window-name', nameProblem, 'window-name-help')}
-          />
-          <span id="window-name-help" className="help">
-            A letter, then letters, digits or _
-          </span>
-          <ProblemNote id="window-name" problem={nameProblem} />
-        </div>
-        <div className="field">
-          <label htmlFor="window-label">Label</label>
-          <input id="window-label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder={name} maxLength={200} />
-        </div>
-      </div>
-      <fieldset className="checkboxes">
-        <legend>Number records within each</legend>
-        {fields.map(([n]) => (
-          <label key={n}>
-            <input type="checkbox" checked={partitionBy.includes(n)} onChange={(e) => togglePartition(n, e.target.checked)} /> {n}
-          </label>
-        ))}
-      </fieldset>
-      <div className="form-row">
-        <div className="field">
-          <label htmlFor="window-order">In the order of</label>
-          <select id="window-order" value={orderBy} onChange={(e) => setOrderBy(e.target.value)} {...problemProps('window-order', orderProblem)}>
-            {fields.map(([n]) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-          <ProblemNote id="window-order" problem={orderProblem} />
-        </div>
-        <div className="field">
-          <label htmlFor="window-direction">Direction</label>
-          <select id="window-direction" value={direction} onChange={(e) => setDirection(e.target.value as 'asc' | 'desc')}>
-            <option value="asc">Ascending (1 is the first)</option>
-            <option value="desc">Descending (1 is the last)</option>
-          </select>
-        </div>
-      </div>
-      <div className="preview" aria-live="polite">
-        <h4>Preview</h4>
-        <p>
-          <code>{definitionOf({ function: 'row_number', partitionBy, orderBy, direction })}</code>
-        </p>
-        <p className="muted">
-          Numbers the records of {groups} 1, 2, 3… by {orderBy || 'a field'}, {direction === 'asc' ? 'earliest or smallest' : 'latest or largest'} first, over
-          every record the source holds.
-        </p>
-      </div>
-      <ErrorBox error={error} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={busy}>
-          Save window dimension
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }
