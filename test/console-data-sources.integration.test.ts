@@ -35,11 +35,13 @@ const api = () => as(stack.harness.app, org.tokens.owner);
 const fieldGroup = (name: string) => owner.getByRole('group', { name, exact: true });
 /** What sticks out past the viewport's right edge (nothing, when there is nothing to scroll sideways), outside boxes that scroll themselves. */
 const sideways = (page: Page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.list-scroll'))
-      .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')}`),
-  );
+  page
+    .locator('body *')
+    .evaluateAll((elements) =>
+      elements
+        .filter((e) => e.getBoundingClientRect().right > e.ownerDocument.documentElement.clientWidth + 1 && !e.closest('.list-scroll'))
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')}`),
+    );
 
 test('the empty list says what a source is; a source is made over a table with a measure, a time dimension and labels', async () => {
   await owner.goto('/console/data/sources');
