@@ -8,7 +8,7 @@ import { as, expectStatus } from './harness';
  * The dashboards area in a real browser: a dashboard over a data-store-backed
  * source with known records, every chart type drawn with the right numbers,
  * filters and the time zone in the URL, edit mode (drag saved through the
- * layout route, a widget added through the form), a mistyped field's hint in
+ * layout route, a widget added through the query builder), a mistyped field's hint in
  * its tile, and a viewer who sees no edit controls.
  */
 
@@ -162,7 +162,7 @@ test('a filter and the time zone switch redraw with new numbers, kept in the URL
   await page.context().close();
 });
 
-test('edit mode: a dragged tile is saved, a widget is added through the form', async () => {
+test('edit mode: a dragged tile is saved, a widget is added through the query builder', async () => {
   const page = await stack.signedInPage(org.ownerToken);
   await page.goto(`/console/dashboards/${dashboard.id}`);
   await page.getByRole('button', { name: 'Edit dashboard' }).click();
@@ -181,12 +181,14 @@ test('edit mode: a dragged tile is saved, a widget is added through the form', a
   expect((await layoutSaved).status()).toBe(200);
   expect(await tableItem()).toEqual({ widgetId: widgets.table.id, x: 6, y: 9, w: 6, h: 4 });
 
-  await page.getByRole('button', { name: 'Add widget' }).click();
-  await page.getByLabel('Title').fill('Orders per region');
-  await page.getByLabel('Chart type').selectOption('table');
+  // Add widget opens the query builder (test/console-query-builder.integration.test.ts covers it); saving returns here, still in edit mode.
+  await page.getByRole('link', { name: 'Add widget' }).click();
   await page.getByLabel('Data source').selectOption({ label: 'Web shop orders' });
+  await page.getByLabel('Title').fill('Orders per region');
   await page.getByRole('group', { name: 'Measures' }).getByLabel('Count', { exact: true }).check();
   await page.getByRole('group', { name: 'Group by' }).getByLabel('Region').check();
+  await page.getByRole('radio', { name: 'Table' }).check();
+  await page.locator('.qb-preview[data-state="ready"]').waitFor();
   await screenshot(page, 'dashboards-add-widget');
   expect(await accessibilityViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Save widget' }).click();
