@@ -125,7 +125,7 @@ test('the filter builder: a number field compared with >, a value of the wrong t
   await owner.getByRole('button', { name: 'Apply' }).click();
   // Refused: nothing applied, the box focused.
   expect(new URL(owner.url()).searchParams.get('where')).toBeNull();
-  await expect(condition.getByLabel('Value').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+  await expect(condition.getByLabel('Value').evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
   await screenshot(owner, 'data-table-filter-refused');
   expect(await accessibilityViolations(owner)).toEqual([]);
 
@@ -159,7 +159,7 @@ test('at 390×844 the records table scrolls inside its box, the page does not', 
     expect(sizes.right).toBeLessThanOrEqual(390);
     expect(sizes.scrollWidth).toBeGreaterThan(sizes.clientWidth);
     // The page itself does not scroll sideways: only the box does.
-    await expect(owner.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+    await expect(owner.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).resolves.toBeLessThanOrEqual(390);
     await screenshot(owner, 'data-table-narrow');
     expect(await accessibilityViolations(owner)).toEqual([]);
   } finally {

@@ -152,10 +152,11 @@ test('an owner invites someone and gets the invitation link once; changes a role
   await owner.getByRole('button', { name: 'Done' }).click();
   expect(await owner.content()).not.toContain(link.split('/').pop()!);
 
-  // The link opens the sign-in page's invitation.
+  // The link opens the invitation, naming what it offers (console-invitations tests accepting it).
   const guest = await (await stack.newContext()).newPage();
   await guest.goto(link);
-  await guest.getByRole('heading', { name: 'You are invited' }).waitFor();
+  await guest.getByRole('heading', { name: /^Invitation to Org / }).waitFor();
+  await guest.getByText('analyst', { exact: false }).first().waitFor();
   await guest.context().close();
 
   // The analyst becomes a developer.

@@ -42,7 +42,13 @@ export function TablesPage() {
           items={tables.data?.data}
           loadingText="Loading tables…"
           empty="No tables yet. Create one (empty or from a CSV or JSON file), or a workflow step, an import or the API creates it with its first record."
-          columns={[{ label: 'Table' }, { label: 'Records', numeric: true }, { label: 'Created by' }, { label: 'Created' }]}
+          columns={[
+            { label: 'Table' },
+            { label: 'Records', numeric: true },
+            { label: 'Created by' },
+            { label: 'Created' },
+            ...(can('dashboards:admin') ? [{ label: 'Analytics' }] : []),
+          ]}
           rowKey={(t) => t.tableName}
           row={(t) => (
             <tr>
@@ -52,6 +58,13 @@ export function TablesPage() {
               <td className="num">{t.recordCount.toLocaleString()}</td>
               <td>{ORIGINS[t.createdVia] ?? t.createdVia}</td>
               <td>{formatTime(t.createdAt)}</td>
+              {can('dashboards:admin') && (
+                <td>
+                  <Link to={`/data/sources/new?table=${encodeURIComponent(t.tableName)}`} aria-label={`Make a data source from ${t.tableName}`}>
+                    Make a data source
+                  </Link>
+                </td>
+              )}
             </tr>
           )}
           paging={tables.data && { offset, limit: LIMIT, total: tables.data.total, onChange: (next) => setParams(next ? { offset: String(next) } : {}) }}
