@@ -14,6 +14,28 @@ afterAll(() => stack.close());
 const schedule = (id: string) => stack.h.services.temporal.client.schedule.getHandle(`feed-sync:${id}`);
 const minutes = (n: number) => n * 60_000;
 
+describe('GET /dashboards/data-feeds/catalog', () => {
+  it('names every built-in feed with its connection type and the fields the source over it gets', async () => {
+    const { app } = stack.h;
+    const org = await createTestOrg(stack.h.services);
+    const res = await as(app, org.tokens.viewer).get('/dashboards/data-feeds/catalog');
+    expectStatus(res, 200);
+    expect(res.body.map((f: { key: string }) => f.key).sort()).toEqual(['github:issues', 'hubspot:deals', 'twilio:calls']);
+    const twilio = res.body.find((f: { key: string }) => f.key === 'twilio:calls');
+    expect(twilio.connectionType).toBe('twilio');
+    // The fields are the ones a toggled source is created with.
+    const { connection, org: owner } = await orgWithTwilio(stack);
+    const source = await getSource(app, owner, await toggleTwilioOn(app, owner, connection, 15));
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    const fields = Object.entries(source.recordSchema.fields as Record<string, { type: string; label: string }>).map(([name, f]) => ({
+      name,
+      label: f.label,
+      type: f.type,
+    }));
+    expect([...twilio.fields].sort(byName)).toEqual(fields.sort(byName));
+  });
+});
+
 describe('POST /dashboards/data-feeds/toggle', () => {
   it('on creates one source over a table of its own, a schedule at the interval and a first sync; off pauses; on again reuses them all', async () => {
     const { app } = stack.h;

@@ -442,6 +442,7 @@ export const ROUTES: RouteCase[] = [
     }),
     { ownerOfB: (res) => (res.status === 400 && errorCode(res) === 'unknown_connection' ? undefined : `expected 400 unknown_connection, got ${show(res)}`) },
   ),
+  r('GET', '/dashboards/data-feeds/catalog', 'dashboards:view', () => ({ url: '/dashboards/data-feeds/catalog' })),
   r('POST', '/dashboards/data-sources/:dataSourceId/sync', 'dashboards:admin', ({ feed }) => ({
     url: `/dashboards/data-sources/${feed.sourceId}/sync`,
     body: {},

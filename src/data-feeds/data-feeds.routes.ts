@@ -2,16 +2,34 @@ import { defineRoute, type RouteContext } from '../http/route';
 import { presentDataSource } from '../data-sources/data-sources.presenter';
 import { DataSourceParams, DataSourceSchema } from '../data-sources/data-sources.schemas';
 import { PageQuery } from '../http/pagination';
-import { AttachConnectionBody, FeedSyncList, SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
+import { AttachConnectionBody, FeedCatalog, FeedSyncList, SyncBody, SyncQueued, ToggleFeedBody, ToggleFeedResult } from './data-feeds.schemas';
 import type { DataFeedsService } from './data-feeds.service';
 import type { FeedSyncHistory } from './feed-sync-history';
 import { FEED_SYNC_HISTORY_LIMIT } from './feed-syncs.repository';
 import { presentFeedSync } from './feed-syncs.presenter';
+import { FEEDS } from './feed-registry';
 
 const tags = ['Data feeds'];
 
 /** Data feeds (interface.md 4.4 toggle, 4.5 sync) and reattaching a feed source's connection: all need dashboards:admin. */
 export function registerDataFeedRoutes(ctx: RouteContext, service: DataFeedsService): void {
+  // The same for every organization: the console offers these, so a feed added to the registry is offered at once.
+  const catalog = [...FEEDS.values()].map((feed) => ({
+    key: feed.key,
+    title: feed.title,
+    connectionType: feed.connectionType,
+    fields: Object.entries(feed.recordSchema.fields).map(([name, field]) => ({ name, label: field.label, type: field.type })),
+  }));
+  defineRoute(ctx, {
+    method: 'get',
+    path: '/dashboards/data-feeds/catalog',
+    permission: 'dashboards:view',
+    tags,
+    summary: 'The built-in data feeds a source can be made from, with the connection type each reads through and the fields of its records',
+    responses: { 200: { description: 'Every built-in feed', schema: FeedCatalog } },
+    handler: async () => ({ status: 200, body: catalog }),
+  });
+
   defineRoute(ctx, {
     method: 'post',
     path: '/dashboards/data-feeds/toggle',

@@ -74,3 +74,14 @@ export const FeedSyncSchema = z
   .openapi('FeedSync');
 
 export const FeedSyncList = z.object({ total: Count, data: z.array(FeedSyncSchema) }).openapi('FeedSyncList');
+
+export const FeedCatalog = z
+  .array(
+    z.object({
+      key: z.string().openapi({ example: 'github:issues', description: 'The feedKey of a toggle, and the type of the data source it makes' }),
+      title: z.string(),
+      connectionType: z.string().openapi({ description: 'The connection type the feed reads through (GET /connections/types/list)' }),
+      fields: z.array(z.object({ name: z.string(), label: z.string(), type: z.string() })).openapi({ description: "The fields of the feed's records" }),
+    }),
+  )
+  .openapi('DataFeedCatalog');

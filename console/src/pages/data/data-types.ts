@@ -23,6 +23,7 @@ export type InferredFields = ApiSchema<'InferredFields'>;
 export type ReceivedShare = ApiSchema<'ReceivedShare'>;
 export type ConnectionList = ApiAnswer<'/connections', 'get'>;
 export type FeedToggled = ApiSchema<'DataFeedToggled'>;
+export type FeedCatalog = ApiSchema<'DataFeedCatalog'>;
 export type AnalyticsAnswer = ApiAnswer<'/dashboards/analytics/query', 'post', 201>;
 export type FormulaPreview = ApiAnswer<'/dashboards/data-sources/{dataSourceId}/calculated-fields/preview', 'post'>;
 

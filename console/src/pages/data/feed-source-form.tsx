@@ -5,10 +5,10 @@ import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { problemAt, problemProps, ProblemNote } from '../../ui/field-problem';
 import { useApi } from '../../ui/use-api';
-import type { ConnectionList, FeedToggled } from './data-types';
-import { FEED_KINDS } from './feed-kinds';
+import type { ConnectionList, FeedCatalog, FeedToggled } from './data-types';
 
 const CONNECTIONS = '/connections?limit=1000';
+const CATALOG = '/dashboards/data-feeds/catalog';
 
 /**
  * "From a data feed": a built-in feed read through one of the organization's connections of its kind. Turning
@@ -18,18 +18,20 @@ export function FeedSourceForm() {
   const { can } = useSession();
   const navigate = useNavigate();
   const connections = useApi(can('secrets:view') ? CONNECTIONS : null, (signal) => get<ConnectionList>(CONNECTIONS, { signal }));
-  const [feedKey, setFeedKey] = useState(FEED_KINDS[0].key);
+  const catalog = useApi(CATALOG, (signal) => get<FeedCatalog>(CATALOG, { signal }));
+  const [feedKey, setFeedKey] = useState('');
   const [connectionId, setConnectionId] = useState('');
   const [interval, setSyncInterval] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  const feed = FEED_KINDS.find((f) => f.key === feedKey) ?? FEED_KINDS[0];
-  const usable = (connections.data?.data ?? []).filter((c) => c.type === feed.connectionType);
+  const feeds = catalog.data ?? [];
+  const feed = feeds.find((f) => f.key === feedKey) ?? feeds[0];
+  const usable = (connections.data?.data ?? []).filter((c) => c.type === feed?.connectionType);
   const connection = usable.find((c) => c.id === connectionId) ?? usable[0];
 
   async function turnOn(event: FormEvent) {
     event.preventDefault();
-    if (!connection) return;
+    if (!connection || !feed) return;
     setError(undefined);
     setBusy(true);
     try {
@@ -57,20 +59,27 @@ export function FeedSourceForm() {
         feed's fields. Turning a feed on again for the same connection re-enables its source.
       </p>
       <form className="stacked-form" aria-label="New data source from a data feed" onSubmit={(e) => void turnOn(e)}>
-        <div className="field">
-          <label htmlFor="feed-kind">Feed</label>
-          <select id="feed-kind" value={feed.key} onChange={(e) => setFeedKey(e.target.value)} aria-describedby="feed-kind-help">
-            {FEED_KINDS.map((f) => (
-              <option key={f.key} value={f.key}>
-                {f.title}
-              </option>
-            ))}
-          </select>
-          <span id="feed-kind-help" className="help">
-            {feed.holds}; reads through a <code>{feed.connectionType}</code> connection
-          </span>
-        </div>
-        {!can('secrets:view') ? (
+        {!feed ? (
+          <>
+            <ErrorBox error={catalog.error} />
+            {!catalog.error && <p className="page-status">Loading feeds…</p>}
+          </>
+        ) : (
+          <div className="field">
+            <label htmlFor="feed-kind">Feed</label>
+            <select id="feed-kind" value={feed.key} onChange={(e) => setFeedKey(e.target.value)} aria-describedby="feed-kind-help">
+              {feeds.map((f) => (
+                <option key={f.key} value={f.key}>
+                  {f.title}
+                </option>
+              ))}
+            </select>
+            <span id="feed-kind-help" className="help">
+              Records hold {feed.fields.map((f) => f.label).join(', ')}; read through a <code>{feed.connectionType}</code> connection
+            </span>
+          </div>
+        )}
+        {!feed ? null : !can('secrets:view') ? (
           <p className="notice">Your role cannot list connections (it needs secrets:view), so a feed cannot be turned on from here.</p>
         ) : connections.data === undefined ? (
           <>
