@@ -25,7 +25,7 @@ export type ValidationResult = ApiSchema<'DashboardValidationResult'>;
 export type DistinctValues = ApiAnswer<'/dashboards/analytics/distinct-values', 'post', 201>;
 
 /**
- * Client-only: the query a new widget is created with, as the add-widget form builds it. The API publishes
+ * Client-only: a widget's query as the query builder reads and writes it. The API publishes
  * `queryConfig` as a free-form object (its rules are checked by POST /dashboards/validate), so this is the
  * console's own subset of it.
  */
@@ -61,8 +61,6 @@ export const isTextWidget = (w: Pick<Widget, 'chartType'>) => w.chartType === TE
 /** The dashboard filters that narrow a widget: those over its data source (src/dashboards/dashboard-filters.ts); none for a text tile. */
 export const filtersOfWidget = (filters: readonly FilterConfigItem[], widget: Pick<Widget, 'dataSourceId'>) =>
   widget.dataSourceId === null ? [] : filters.filter((f) => f.dataSourceId === widget.dataSourceId);
-
-export const GRANULARITIES = ['hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 
 /** The source alias a data source's fields are qualified with (servingRelationName on the server). */
 export const sourceAlias = (dataSourceId: string) => `ds_${dataSourceId.replace(/-/g, '_')}`;
