@@ -34,7 +34,7 @@ test('tables list their record counts; a table filters by key prefix, pages, and
   await screenshot(owner, 'data-tables');
   expect(await accessibilityViolations(owner)).toEqual([]);
 
-  await row.getByRole('link', { name: table }).click();
+  await row.getByRole('link', { name: table, exact: true }).click();
   await owner.getByText('33 records').waitFor();
   expect(await shownKeys(owner)).toHaveLength(25);
   await owner.getByLabel('Key starts with').fill('customer:');

@@ -85,3 +85,27 @@ test('a table shared with the organization is inferred through its share, by ali
   expectStatus(await owner(from).delete(`/dashboards/shares/${shared.body.id}`), 200);
   expectError(await owner(to).post(INFER).send({ dataStoreTableName: alias, sharedFromOrganizationId: from.organizationId }), 400, 'share_inactive');
 });
+
+test('reads records cut down to what inference needs: long texts and objects are strings, and the answer stays small', async () => {
+  const org = await createTestOrg(h.services);
+  const table = uniqueName('wide');
+  const wide: Record<string, unknown> = { amount: 3, essay: `${'9'.repeat(150)}`, nested: { at: '2026-03-10' }, list: [1, 2] };
+  for (let i = 0; i < 80; i++) wide[`bad name ${i}`] = i;
+  await seedRecords(h.app, org, table, { k1: wide });
+
+  const res = await owner(org).post(INFER).send({ dataStoreTableName: table });
+  expectStatus(res, 201);
+  expect(res.body.fields).toMatchObject({
+    amount: { type: 'number' },
+    // 150 digits would read as a number; a text that long is kept as text, and is never sent to the process whole.
+    essay: { type: 'string' },
+    nested: { type: 'string' },
+    list: { type: 'string' },
+  });
+  expect(res.body.skippedFields).toHaveLength(50);
+
+  const long = uniqueName('long');
+  await seedRecords(h.app, org, long, { k1: { amount: 1, [`x${'y'.repeat(300)}`]: 1 } });
+  const named = await owner(org).post(INFER).send({ dataStoreTableName: long });
+  expect(named.body.skippedFields).toEqual([`x${'y'.repeat(99)}…`]);
+});

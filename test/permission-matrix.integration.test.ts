@@ -97,6 +97,7 @@ function judge(c: RouteCase, caller: Caller, probe: Probe, res: request.Response
     const sent = probe.url + JSON.stringify(probe.body ?? probe.raw ?? '');
     const leaked = A.own.filter((s) => !sent.includes(s) && textOf(res).includes(s));
     if (leaked.length) return `organization A's ${leaked.join(', ')} in B's answer: ${show(res)}`;
+    if (c.sameForEveryOrganization) return textOf(res) === ownerAnswer ? undefined : `expected the answer A's owner got, got ${show(res)}`;
     if (c.method === 'GET' && !c.path.includes(':') && !A.own.some((s) => ownerAnswer.includes(s))) {
       return `A's owner got nothing of A from this list, so B's answer proves nothing: ${ownerAnswer.slice(0, 300)}`;
     }

@@ -107,6 +107,8 @@ export interface RouteCase {
    * resource in its path, otherwise anything but 401/403/5xx); returns what is wrong, if anything.
    */
   ownerOfB?: (res: request.Response) => string | undefined;
+  /** The answer holds nothing of any organization (a catalog of the service's own): B's owner must get exactly A's owner's answer. */
+  sameForEveryOrganization?: true;
   /** Undo what B's call did in B's own namespace (data store tables are addressed by name in each organization). */
   afterOwnerOfB?: (b: TestOrg, a: OrgFixtures, app: Express) => Promise<void>;
 }
@@ -442,7 +444,7 @@ export const ROUTES: RouteCase[] = [
     }),
     { ownerOfB: (res) => (res.status === 400 && errorCode(res) === 'unknown_connection' ? undefined : `expected 400 unknown_connection, got ${show(res)}`) },
   ),
-  r('GET', '/dashboards/data-feeds/catalog', 'dashboards:view', () => ({ url: '/dashboards/data-feeds/catalog' })),
+  r('GET', '/dashboards/data-feeds/catalog', 'dashboards:view', () => ({ url: '/dashboards/data-feeds/catalog' }), { sameForEveryOrganization: true }),
   r('POST', '/dashboards/data-sources/:dataSourceId/sync', 'dashboards:admin', ({ feed }) => ({
     url: `/dashboards/data-sources/${feed.sourceId}/sync`,
     body: {},

@@ -153,3 +153,56 @@ test('a member admin mints a scoped delegated token only with permissions its ow
   expectStatus(await readTables(inherited.body.token), 200);
   expectError(await as(h.app, inherited.body.token).get('/dashboards'), 403);
 });
+
+test('a token may not change what it cannot read: an …:admin permission needs its …:view', async () => {
+  const res = await as(h.app, org.tokens.developer)
+    .post('/tokens')
+    .send({ name: 'blind', permissions: ['workflows:view', 'secrets:admin'] });
+  expectError(res, 400, 'admin_without_view');
+  expect(res.body.error.message).toContain('add secrets:view');
+  expectStatus(
+    await as(h.app, org.tokens.developer)
+      .post('/tokens')
+      .send({ name: 'sighted', permissions: ['secrets:view', 'secrets:admin'] }),
+    201,
+  );
+});
+
+test('a token with chosen permissions cannot widen itself through a new organization or an invitation, nor revoke its member’s wider tokens', async () => {
+  const scoped = await mint(org.tokens.developer, { permissions: ['workflows:view'] });
+  expectError(
+    await as(h.app, scoped.token)
+      .post('/organizations')
+      .send({ name: uniqueName('escape') }),
+    403,
+    'token_scope_too_narrow',
+  );
+
+  const other = await createTestOrg(h.services);
+  const members = await as(h.app, org.ownerToken).get('/organization/members');
+  const email = members.body.data.find((m: { email: string }) => m.email.startsWith('developer-')).email;
+  const invited = await as(h.app, other.ownerToken).post('/organization/invitations').send({ email, role: 'viewer' });
+  expectStatus(invited, 201);
+  expectError(await as(h.app, scoped.token).post('/invitations/accept').send({ code: invited.body.code }), 403, 'token_scope_too_narrow');
+  // The invitation is still open: the member's own unscoped token accepts it.
+  expectStatus(await as(h.app, org.tokens.developer).post('/invitations/accept').send({ code: invited.body.code }), 201);
+
+  const wide = await mint(org.tokens.developer, {});
+  expect(wide.permissions).toBeNull();
+  expectError(await as(h.app, scoped.token).delete(`/tokens/${wide.id}`), 403, 'token_scope_too_narrow');
+  expectStatus(await as(h.app, wide.token).get('/organization'), 200);
+  const child = await mint(scoped.token, {});
+  const grandchild = await mint(child.token, {});
+  expectStatus(await as(h.app, scoped.token).delete(`/tokens/${grandchild.id}`), 200);
+  expectStatus(await as(h.app, scoped.token).delete(`/tokens/${child.id}`), 200);
+  expectStatus(await as(h.app, scoped.token).delete(`/tokens/${scoped.id}`), 200);
+  expectError(await as(h.app, scoped.token).get('/organization'), 401);
+});
+
+test("keeping a departing member's shares takes an owner token that holds shares:admin", async () => {
+  const o = await createTestOrg(h.services);
+  const scopedOwner = await mint(o.ownerToken, { permissions: ['members:admin'] });
+  const viewer = await memberId(o, 'viewer');
+  expectError(await as(h.app, scopedOwner.token).delete(`/organization/members/${viewer}?keepShares=true`), 403, 'owner_required');
+  expectStatus(await as(h.app, o.ownerToken).delete(`/organization/members/${viewer}?keepShares=true`), 200);
+});

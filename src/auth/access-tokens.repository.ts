@@ -110,6 +110,20 @@ export class AccessTokensRepository {
    * token. The descent repeats until it finds nothing more: a token minted
    * while it ran (see insertWithinLimit) is caught by the next pass.
    */
+  /** Whether token `id` was minted from `ancestorId`, directly or through tokens minted from it. */
+  async isMintedFrom(id: string, ancestorId: string): Promise<boolean> {
+    const rows: Array<{ found: boolean }> = await this.db.query(
+      `WITH RECURSIVE line AS (
+         SELECT parent_id, 1 AS depth FROM access_tokens WHERE id = $1
+         UNION ALL
+         SELECT t.parent_id, line.depth + 1 FROM access_tokens t JOIN line ON t.id = line.parent_id WHERE line.depth < 100
+       )
+       SELECT EXISTS (SELECT 1 FROM line WHERE parent_id = $2) AS found`,
+      [id, ancestorId],
+    );
+    return rows[0]?.found === true;
+  }
+
   async revoke(id: string, organizationId: string, userId: string): Promise<AccessToken | undefined> {
     // An UPDATE answers [rows, count] through TypeORM.
     const [revoked]: [Array<{ id: string }>, number] = await this.db.query(

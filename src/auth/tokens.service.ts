@@ -103,6 +103,13 @@ export class TokensService {
   }
 
   async revokeOwn(caller: Minter, id: string): Promise<AccessToken> {
+    // A token with chosen permissions must not end the wider tokens of its member (its parent among them).
+    if (caller.tokenPermissions !== null && id !== caller.tokenId && !(await this.tokens.isMintedFrom(id, caller.tokenId))) {
+      throw new ForbiddenError(
+        'A token with chosen permissions can revoke only itself and the tokens minted from it; use a token without chosen permissions',
+        'token_scope_too_narrow',
+      );
+    }
     const revoked = await this.tokens.revoke(id, caller.organizationId, caller.userId);
     if (!revoked) throw new NotFoundError('Access token');
     return revoked;
@@ -160,6 +167,17 @@ export function assertPersonal(caller: Pick<AuthContext, 'tokenKind'>, action: s
 }
 
 /**
+ * Joining or creating an organization issues a token with every permission of the new membership: a token with
+ * chosen permissions cannot do it, or a read-only token would yield a full one.
+ */
+export function assertWholePerson(caller: Pick<AuthContext, 'tokenKind' | 'tokenPermissions'>, action: string): void {
+  assertPersonal(caller, action);
+  if (caller.tokenPermissions !== null) {
+    throw new ForbiddenError(`A token with chosen permissions cannot ${action}; use a personal token without chosen permissions`, 'token_scope_too_narrow');
+  }
+}
+
+/**
  * The permissions a new token is minted with: the chosen ones, each of which
  * the minting token must hold now (its role's, narrowed by its own list), or,
  * when none are chosen, the minting token's own list (null: the role's), so
@@ -176,8 +194,21 @@ function permissionsFor(caller: Minter, chosen: Permission[] | undefined): Permi
       'permission_not_held',
     );
   }
+  // Changing something one cannot read is refused: e.g. secrets:admin alone would let a token point a stored secret elsewhere
+  // (PATCH keepSecrets) without ever being able to read it, a power no role has.
+  const blind = chosen.filter((p) => p.endsWith(':admin') && PERMISSIONS.includes(viewOf(p)) && !chosen.includes(viewOf(p)));
+  if (blind.length > 0) {
+    throw new ValidationError(
+      `A token that changes something must be able to read it: add ${blind.map(viewOf).join(', ')} to go with ${blind.join(', ')}`,
+      blind.map((p) => ({ path: `permissions.${chosen.indexOf(p)}`, message: `needs ${viewOf(p)} too` })),
+      'admin_without_view',
+    );
+  }
   return PERMISSIONS.filter((p) => chosen.includes(p));
 }
+
+/** `secrets:admin` → `secrets:view` (not every admin permission has one: `members:admin` does not). */
+const viewOf = (p: Permission) => p.replace(/:admin$/, ':view') as Permission;
 
 const expiry = (days?: number) => (days ? new Date(Date.now() + days * DAY_MS) : null);
 

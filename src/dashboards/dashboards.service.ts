@@ -1,4 +1,5 @@
-import { NotFoundError, ValidationError } from '../errors/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import { isCheckViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { CHART_TYPES, isDataless } from './chart-types';
@@ -187,7 +188,16 @@ export class DashboardsService {
       changes.dataSourceId = null;
       changes.queryConfig = null;
     }
-    const widget = await this.repository.updateWidget(organizationId, widgetId, changes);
+    let widget: DashboardWidget | null;
+    try {
+      widget = await this.repository.updateWidget(organizationId, widgetId, changes);
+    } catch (err) {
+      // Another edit changed the widget's kind between the read above and this write; the table's check kept it whole.
+      if (isCheckViolation(err, 'dashboard_widgets_text_has_no_data')) {
+        throw new ConflictError('The widget was changed by another edit meanwhile; read it again and retry', 'widget_changed');
+      }
+      throw err;
+    }
     if (!widget) throw new NotFoundError('Widget');
     return widget;
   }

@@ -106,12 +106,24 @@ export class DataSourcesRepository {
     return this.sampleTable(source.tableOrganizationId, source.dataStoreTableName, limit);
   }
 
-  /** Live record values of one organization's table, newest first (a source may not exist over it yet). */
+  /**
+   * Live record values of one organization's table, newest first (a source may not exist over it yet), cut down in
+   * the database to what inference reads: at most 500 top-level fields a record, objects and arrays as `{}`, strings
+   * longer than 100 characters as a short one (neither can be a number or a date). A sample of records of 256 KiB
+   * each would otherwise bring hundreds of megabytes into the process for a list of field names.
+   */
   async sampleTable(tableOrganizationId: string, tableName: string, limit: number): Promise<Record<string, unknown>[]> {
     const rows: Array<{ value: Record<string, unknown> }> = await this.manager.query(
-      `SELECT value FROM data_store_records
-       WHERE organization_id = $1 AND table_name = $2 AND key <> '__meta__' AND (expires_at IS NULL OR expires_at > now())
-       ORDER BY updated_at DESC LIMIT $3`,
+      `SELECT CASE WHEN jsonb_typeof(r.value) <> 'object' THEN '{}'::jsonb ELSE (
+                SELECT coalesce(jsonb_object_agg(e.k, CASE
+                         WHEN jsonb_typeof(e.v) IN ('object', 'array') THEN '{}'::jsonb
+                         WHEN jsonb_typeof(e.v) = 'string' AND length(e.v #>> '{}') > 100 THEN '"(long text)"'::jsonb
+                         ELSE e.v END), '{}'::jsonb)
+                  FROM (SELECT key AS k, value AS v FROM jsonb_each(r.value) LIMIT 500) e
+              ) END AS value
+         FROM data_store_records r
+        WHERE r.organization_id = $1 AND r.table_name = $2 AND r.key <> '__meta__' AND (r.expires_at IS NULL OR r.expires_at > now())
+        ORDER BY r.updated_at DESC LIMIT $3`,
       [tableOrganizationId, tableName, limit],
     );
     return rows.map((r) => r.value);

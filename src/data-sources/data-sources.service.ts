@@ -11,6 +11,9 @@ import { physicalShape, SERVING_ENGINE, servingRelationName, timeField } from '.
 
 /** Records read by refresh-schema. */
 const SAMPLE_SIZE = 1000;
+/** The fields a source may have (data-sources.schemas.ts), and how many skipped names an inference answer lists. */
+const MAX_SOURCE_FIELDS = 200;
+const MAX_SKIPPED_NAMES = 50;
 
 function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []): RecordSchema {
   return {
@@ -336,7 +339,10 @@ export class DataSourcesService {
     const table = await this.readableTable(organizationId, body);
     const samples = await this.repository.sampleTable(table.organizationId, table.name, SAMPLE_SIZE);
     const { fields, skipped } = newFieldsFrom(samples, new Set());
-    return { fields, skipped, sampled: samples.length };
+    // What a source can hold (MAX_FIELDS) and a readable list of the names left out: the answer stays small whatever the records.
+    const kept = Object.fromEntries(Object.entries(fields).slice(0, MAX_SOURCE_FIELDS));
+    const shortSkipped = skipped.slice(0, MAX_SKIPPED_NAMES).map((name) => (name.length > 100 ? `${name.slice(0, 100)}…` : name));
+    return { fields: kept, skipped: shortSkipped, sampled: samples.length };
   }
 
   /** Where the records of a table the organization names live: its own table, or the owner's table behind an active share. */

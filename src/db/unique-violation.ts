@@ -8,6 +8,13 @@ export function isUniqueViolation(err: unknown, constraint: string): boolean {
   return driverError.code === '23505' && driverError.constraint === constraint;
 }
 
+/** True when `err` is PostgreSQL's check violation on the named constraint. */
+export function isCheckViolation(err: unknown, constraint: string): boolean {
+  if (!(err instanceof QueryFailedError)) return false;
+  const driverError = err.driverError as { code?: string; constraint?: string };
+  return driverError.code === '23514' && driverError.constraint === constraint;
+}
+
 /**
  * Guards writes to a table whose names are unique per organization under the index `constraint`.
  * The index, not a lookup beforehand, decides when two requests race for one name: the loser's

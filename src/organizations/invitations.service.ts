@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Role } from '../auth/roles';
 import { generateToken, hashToken } from '../auth/token-secret';
-import { assertPersonal, type IssuedToken, type TokensService } from '../auth/tokens.service';
+import { assertWholePerson, type IssuedToken, type TokensService } from '../auth/tokens.service';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors/errors';
 import type { AuthContext } from '../http/request-context';
 import { newId } from '../ids';
@@ -98,7 +98,7 @@ export class InvitationsService {
    * invited address. Without one, the address must not have an account yet.
    */
   async accept(code: string, name: string | undefined, caller?: AuthContext): Promise<AcceptedInvitation> {
-    if (caller) assertPersonal(caller, 'accept an invitation');
+    if (caller) assertWholePerson(caller, 'accept an invitation');
     return this.orgs.transaction(async (manager) => {
       const invitation = await this.invitations.lockOpenByCode(hashToken(code), manager);
       if (!invitation) throw new NotFoundError(CLOSED_INVITATION);

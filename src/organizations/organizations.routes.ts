@@ -1,5 +1,5 @@
 import { PERMISSIONS } from '../auth/roles';
-import { assertPersonal } from '../auth/tokens.service';
+import { assertWholePerson } from '../auth/tokens.service';
 import { PageQuery } from '../http/pagination';
 import { defineRoute, type RouteContext } from '../http/route';
 import { z } from '../openapi/zod';
@@ -40,7 +40,7 @@ export function registerOrganizationRoutes(ctx: RouteContext, service: Organizat
     summary: 'Create an organization on the free plan, owned by the caller; answers with a personal token for it (shown once)',
     responses: { 201: { description: 'Created', schema: CreatedOrganizationSchema } },
     handler: async ({ auth, body }) => {
-      assertPersonal(auth, 'create an organization in your name');
+      assertWholePerson(auth, 'create an organization in your name');
       const { organization, token } = await service.createOrganization({ name: body.name, plan: 'free', owner: { userId: auth.userId }, tokenName: 'owner' });
       return { status: 201, body: { ...organization, role: 'owner', token } };
     },

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { type Role, roleHas } from '../auth/roles';
+import { type Permission, type Role, roleHas } from '../auth/roles';
 import type { IssuedToken, TokensService } from '../auth/tokens.service';
 import type { OrganizationKeys } from '../crypto/organization-keys';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
@@ -19,7 +19,8 @@ export interface GrantsOutcome {
 
 /** A member's role change or removal, and who makes it. */
 export interface MemberChange {
-  actor: { userId: string; role: Role };
+  /** Who changes it: their role, and what their token may do (a token with chosen permissions may lack shares:admin). */
+  actor: { userId: string; role: Role; permissions: ReadonlySet<Permission> };
   /** An owner keeps the shares the member granted (becoming their granter) instead of revoking them. */
   keepShares?: boolean;
 }
@@ -159,7 +160,10 @@ export class OrganizationsService {
 
 /** Keeping a departing member's shares keeps another organization's access to data: an owner's decision. */
 function assertMayKeepShares(change: MemberChange): void {
-  if (change.keepShares && change.actor.role !== 'owner') {
-    throw new ForbiddenError('Only an owner can keep the shares a member granted; without keepShares they are revoked', 'owner_required');
+  if (change.keepShares && (change.actor.role !== 'owner' || !change.actor.permissions.has('shares:admin'))) {
+    throw new ForbiddenError(
+      'Only an owner, with a token holding shares:admin, can keep the shares a member granted; without keepShares they are revoked',
+      'owner_required',
+    );
   }
 }

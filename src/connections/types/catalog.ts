@@ -64,9 +64,12 @@ export class ConnectionTypeCatalog {
     const schema = this.has(type) ? SCHEMAS[type] : undefined;
     if (!schema) return true;
     const branches = [schema, ...(schema.oneOf ?? [])];
-    if (branches.some((b) => b.properties?.[key]?.writeOnly)) return true;
+    // Own properties only: `constructor` or `toString` in a custom config is a field, not the prototype's method.
+    const declared = (b: { properties?: object }) =>
+      b.properties && Object.hasOwn(b.properties, key) ? (b.properties as Record<string, { writeOnly?: boolean }>)[key] : undefined;
+    if (branches.some((b) => declared(b)?.writeOnly)) return true;
     const extra = schema.additionalProperties;
-    return typeof extra === 'object' && extra.writeOnly === true && !schema.properties?.[key];
+    return typeof extra === 'object' && extra.writeOnly === true && !declared(schema);
   }
 
   /**

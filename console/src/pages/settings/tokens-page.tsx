@@ -116,11 +116,20 @@ function MintForm({ onMinted }: { onMinted(m: { name: string; token: string }): 
     }
   }
 
+  // The API refuses an …:admin without its …:view (a token may not change what it cannot read): the boxes follow that rule.
   const toggle = (permission: Permission, on: boolean) =>
     setChosen((c) => {
       const next = new Set(c);
-      if (on) next.add(permission);
-      else next.delete(permission);
+      const [area, level] = permission.split(':');
+      const view = `${area}:view` as Permission;
+      const admin = `${area}:admin` as Permission;
+      if (on) {
+        next.add(permission);
+        if (level === 'admin' && held.includes(view)) next.add(view);
+      } else {
+        next.delete(permission);
+        if (level === 'view') next.delete(admin);
+      }
       return next;
     });
 
