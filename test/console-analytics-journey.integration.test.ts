@@ -40,6 +40,7 @@ const barLabels = async (title: string) => {
   return tile(title).locator('svg text').allTextContents();
 };
 
+// One person's whole first dashboard in one test: many page loads, so twice a single page's time (120 s).
 test('import a CSV, make a source, build a filtered bar chart, add a dashboard filter, edit the widget, change the zone, print the report', async () => {
   const table = uniqueName('orders').replace(/-/g, '_');
 
@@ -175,4 +176,4 @@ test('import a CSV, make a source, build a filtered bar chart, add a dashboard f
   // Nothing was made through the API: the source the dashboard reads is the one the form created.
   const stored = (await (await page.request.get(`/dashboards/${dashboardId}`)).json()) as { widgets: { dataSourceId: string }[] };
   expect(stored.widgets.map((w) => w.dataSourceId)).toEqual([sourceId, sourceId]);
-});
+}, 120_000);

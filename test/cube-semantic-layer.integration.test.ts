@@ -118,7 +118,8 @@ describe('the results cache', () => {
     expect(cached).toBe(true);
     const lyons = async () => Number((await db.query(`SELECT count(*) FROM analytics."${ds}" WHERE city = 'Lyon'`)).rows[0].count);
     const expected = String(await lyons());
-    const deadline = Date.now() + 3000;
+    // Seen within the next renewals; ten seconds, not three, because a loaded machine (a suite beside other work) once took longer.
+    const deadline = Date.now() + 10_000;
     let seen: unknown;
     while (Date.now() < deadline && seen !== expected) {
       seen = (await layer.load(context, query)).data[0][m('count')];

@@ -4,6 +4,7 @@ import { widgetView, type WidgetView } from '@charts/index';
 import { tileMarkdown } from '@charts/markdown';
 import { chartTypeLabel, isTextWidget, sourceAlias, type Widget, type WidgetEntry } from './dashboard-api';
 import { EChart } from './echart';
+import { RowsTable } from './rows-table';
 import { TextBody } from './text-tile';
 
 /** A dashboard filter that narrows this tile, and the values it applies now (none: every value). */
@@ -156,32 +157,7 @@ function TileBody({ view, widget, hints: fullHints }: { view: WidgetView | undef
         </div>
       );
     case 'table':
-      return (
-        <div className="tile-table" tabIndex={0} role="region" aria-label={label}>
-          <table className="list">
-            <thead>
-              <tr>
-                {view.columns.map((c) => (
-                  <th key={c.key} scope="col" className={c.align === 'right' ? 'num' : undefined}>
-                    {c.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {view.rows.map((row, i) => (
-                <tr key={i}>
-                  {row.map((cell, j) => (
-                    <td key={j} className={view.columns[j].align === 'right' ? 'num' : undefined}>
-                      {cell}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      );
+      return <RowsTable view={view} label={label} />;
     case 'empty':
       return (
         <div className="tile-status" tabIndex={0}>

@@ -4,6 +4,7 @@ import { ApiError, post } from '../../../api/client';
 import { ErrorBox } from '../../../ui/error-box';
 import { useApi } from '../../../ui/use-api';
 import { EChart } from '../echart';
+import { RowsTable } from '../rows-table';
 import { type BuilderState, CHART_RULES, chartProblems, previewWidget, queryProblems, toQueryConfig } from './query-state';
 import { useDebounced } from './use-debounced';
 
@@ -89,37 +90,7 @@ export function Preview({ state, alias, timeZone }: Props) {
               <ChartView view={chart} label={label} />
             )}
           </div>
-          {table?.kind === 'table' && (
-            <div className="qb-table tile-table" tabIndex={0} role="region" aria-label="Preview rows">
-              <table className="list">
-                <thead>
-                  <tr>
-                    {table.columns.map((c) => (
-                      <th key={c.key} scope="col" className={c.align === 'right' ? 'num' : undefined}>
-                        {c.label}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {table.rows.slice(0, TABLE_ROWS).map((row, i) => (
-                    <tr key={i}>
-                      {row.map((cell, j) => (
-                        <td key={j} className={table.columns[j].align === 'right' ? 'num' : undefined}>
-                          {cell}
-                        </td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              {table.rows.length > TABLE_ROWS && (
-                <p className="muted">
-                  The first {TABLE_ROWS} of {table.rows.length.toLocaleString()} rows
-                </p>
-              )}
-            </div>
-          )}
+          {table?.kind === 'table' && <RowsTable view={table} label="Preview rows" className="qb-table" maxRows={TABLE_ROWS} />}
           {table?.kind === 'empty' && <p className="muted">{table.message}</p>}
         </>
       )}
