@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+/**
+ * What one provider charges for one model, per million tokens, from a date on.
+ * A later entry for the same provider and model replaces an earlier one for
+ * calls made on or after its `since` (prices change; old runs keep theirs).
+ */
+export interface PriceEntry {
+  provider: 'openai' | 'anthropic';
+  model: string;
+  inputPerMillion: number;
+  outputPerMillion: number;
+  currency: 'USD';
+  /** The day (UTC, YYYY-MM-DD) this price applies from. */
+  since: string;
+}
+
+export const PriceEntrySchema = z.strictObject({
+  provider: z.enum(['openai', 'anthropic']),
+  model: z.string().min(1).max(200),
+  inputPerMillion: z.number().min(0).max(100_000),
+  outputPerMillion: z.number().min(0).max(100_000),
+  currency: z.literal('USD'),
+  since: z.iso.date(),
+});
+
+/** LLM_PRICES: a JSON array of entries, at most 1000. */
+export const PriceListSchema = z.array(PriceEntrySchema).max(1000);
+
+/**
+ * The list prices of the models the providers offer through the AI SDK, as
+ * their public pricing pages showed them on the `since` day (standard tier,
+ * no batch or cached-input discounts). Operators correct or extend them with
+ * LLM_PRICES; a model in neither has its tokens recorded and no cost.
+ */
+export const DEFAULT_PRICES: readonly PriceEntry[] = [
+  ...openai('2025-11-01', {
+    'gpt-5': [1.25, 10],
+    'gpt-5-mini': [0.25, 2],
+    'gpt-5-nano': [0.05, 0.4],
+    'gpt-4.1': [2, 8],
+    'gpt-4.1-mini': [0.4, 1.6],
+    'gpt-4.1-nano': [0.1, 0.4],
+    'gpt-4o': [2.5, 10],
+    'gpt-4o-mini': [0.15, 0.6],
+    o1: [15, 60],
+    o3: [2, 8],
+    'o3-mini': [1.1, 4.4],
+    'o4-mini': [1.1, 4.4],
+  }),
+  ...anthropic('2025-11-01', {
+    'claude-opus-4-1': [15, 75],
+    'claude-opus-4-0': [15, 75],
+    'claude-sonnet-4-5': [3, 15],
+    'claude-sonnet-4-0': [3, 15],
+    'claude-3-7-sonnet-latest': [3, 15],
+    'claude-haiku-4-5': [1, 5],
+    'claude-3-5-haiku-latest': [0.8, 4],
+    'claude-3-haiku-20240307': [0.25, 1.25],
+  }),
+];
+
+function openai(since: string, prices: Record<string, [number, number]>): PriceEntry[] {
+  return entries('openai', since, prices);
+}
+
+function anthropic(since: string, prices: Record<string, [number, number]>): PriceEntry[] {
+  return entries('anthropic', since, prices);
+}
+
+function entries(provider: PriceEntry['provider'], since: string, prices: Record<string, [number, number]>): PriceEntry[] {
+  return Object.entries(prices).map(([model, [inputPerMillion, outputPerMillion]]) => ({
+    provider,
+    model,
+    inputPerMillion,
+    outputPerMillion,
+    currency: 'USD',
+    since,
+  }));
+}
+
+/** Prices looked up by provider, model and day. */
+export class PriceTable {
+  private readonly byModel = new Map<string, PriceEntry[]>();
+
+  /**
+   * `overrides` (LLM_PRICES) replace every default entry of the provider and
+   * model they name, so an operator's list is the whole story for that model.
+   */
+  constructor(defaults: readonly PriceEntry[] = DEFAULT_PRICES, overrides: readonly PriceEntry[] = []) {
+    const overridden = new Set(overrides.map(key));
+    for (const entry of [...defaults.filter((e) => !overridden.has(key(e))), ...overrides]) {
+      const list = this.byModel.get(key(entry)) ?? [];
+      list.push(entry);
+      this.byModel.set(key(entry), list);
+    }
+    // Newest first: a lookup takes the first entry that had begun.
+    for (const list of this.byModel.values()) list.sort((a, b) => b.since.localeCompare(a.since));
+  }
+
+  /** The price of `model` for a call made at `at`; undefined when none is known (never a neighbour's guess). */
+  find(provider: string, model: string, at: Date): PriceEntry | undefined {
+    const day = at.toISOString().slice(0, 10);
+    return this.byModel.get(`${provider}\u0000${model}`)?.find((e) => e.since <= day);
+  }
+}
+
+const key = (e: Pick<PriceEntry, 'provider' | 'model'>) => `${e.provider}\u0000${e.model}`;
