@@ -41,6 +41,7 @@ import { DefinitionsAsWritten1763800003800 } from './1763800003800-DefinitionsAs
 import { WorkflowDrafts1763800003900 } from './1763800003900-WorkflowDrafts';
 import { TextWidgets1763800004000 } from './1763800004000-TextWidgets';
 import { TokenPermissions1763800004100 } from './1763800004100-TokenPermissions';
+import { StepUsage1763800004200 } from './1763800004200-StepUsage';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -87,4 +88,5 @@ export const migrations = [
   WorkflowDrafts1763800003900,
   TextWidgets1763800004000,
   TokenPermissions1763800004100,
+  StepUsage1763800004200,
 ];

@@ -1,4 +1,5 @@
 import type { StepRow } from '../../src/executions/executions.repository';
+import { sumCalls, type StepUsage } from '../../src/llm-usage/usage';
 import { asText } from '../../src/templates/template-renderer';
 import type { AgentToolDefinition } from '../../src/workflows/definition.schemas';
 import type { AgentFinishRequest } from '../../workflows/agent.types';
@@ -34,7 +35,8 @@ export function createFinish(deps: StepRunnerDeps) {
           ...(input.output_schema ? { output_schema: input.output_schema } : {}),
         };
         const { outcome } = request;
-        const output = outcome.status === 'completed' ? stepOutput(await loadSubSteps(deps, request), request) : null;
+        const subSteps = await loadSubSteps(deps, request);
+        const output = outcome.status === 'completed' ? stepOutput(subSteps, request) : null;
         const masked = scope.mask(output);
         await deps.executions.recordStep(request.run.organizationId, request.run.executionId, {
           stepId: request.step.stepId,
@@ -48,6 +50,8 @@ export function createFinish(deps: StepRunnerDeps) {
           startedAt,
           finishedAt: new Date(),
           subSeq: 0,
+          // A failed agent's calls were paid for all the same.
+          usage: agentUsage(input.provider.provider, input.provider.model, subSteps),
         });
         if (outcome.status === 'failed') return inline(null);
         // Always by reference: the output repeats the conversation in brief (arguments, results), which stays out of history.
@@ -75,6 +79,12 @@ export function stepOutput(subSteps: StepRow[], request: Pick<AgentFinishRequest
     usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
     ...(request.outcome.status === 'completed' && request.outcome.stoppedBy ? { stoppedBy: request.outcome.stoppedBy } : {}),
   };
+}
+
+/** The step's usage: the sums of its model calls' (each call's record has its own); null before any call recorded one. */
+export function agentUsage(provider: string, model: string, subSteps: StepRow[]): StepUsage | null {
+  const calls = subSteps.filter((s) => isModelTurn(s) && s.usage).map((s) => s.usage!);
+  return calls.length ? sumCalls(provider, model, calls) : null;
 }
 
 /** A result in brief: its JSON cut to RESULT_SUMMARY_CHARS characters. */

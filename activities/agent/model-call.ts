@@ -1,5 +1,7 @@
 import { generateText, jsonSchema, tool, type ToolSet } from 'ai';
 import type { AgentToolDefinition } from '../../src/workflows/definition.schemas';
+import { countTokens } from '../../src/llm-usage/token-metrics';
+import { usageOfCall, type StepUsage } from '../../src/llm-usage/usage';
 import { asText } from '../../src/templates/template-renderer';
 import type { AgentModelCallRequest, AgentModelCallResult, AgentUsage } from '../../workflows/agent.types';
 import { describeFailure, generateStructuredOutput, languageModel, LlmOutputInvalid, LlmRequestRejected } from '../llm/structured-output';
@@ -35,6 +37,7 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
           ...(request.final ? { final: request.final } : {}),
         };
         let output: ModelTurnOutput;
+        let usage: StepUsage;
         try {
           const connection = await scope.connection(input.provider.connection);
           const apiKey = connection.config.apiKey;
@@ -58,6 +61,9 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
             model: input.provider.model,
           };
           const signal = activityContext()?.cancellationSignal;
+          const calledAt = new Date();
+          const priced = (model: string, tokens: { inputTokens?: number; outputTokens?: number }) =>
+            usageOfCall(settings.prices, { provider: call.provider, model, requestedModel: call.model, ...tokens, at: calledAt });
           if (request.final) {
             messages.push({ role: 'user', content: finalInstruction(request.final) });
             const answer = await generateStructuredOutput({
@@ -69,6 +75,7 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
               signal,
             });
             output = { object: answer.object, usage: usageOf(answer.usage), final: request.final };
+            usage = priced(answer.model, answer.usage);
           } else {
             const timeout = AbortSignal.timeout(settings.timeoutMs);
             let turn;
@@ -91,6 +98,7 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
               usage: usageOf(turn.usage),
               finishReason: turn.finishReason,
             };
+            usage = priced(turn.response.modelId || call.model, turn.usage);
           }
         } catch (err) {
           const failure = toFailure(asStepError(err), scope);
@@ -105,6 +113,7 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
           });
           throw failure;
         }
+        countTokens(settings.prices, usage);
         const masked = scope.mask(output);
         await recordSubStep(deps, request, scope, {
           stepId,
@@ -114,6 +123,7 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
           output: masked,
           error: null,
           startedAt,
+          usage,
         });
         return resultOf(masked);
       });

@@ -1,4 +1,5 @@
 import type { StepRow } from '../../src/executions/executions.repository';
+import type { StepUsage } from '../../src/llm-usage/usage';
 import type { AgentCall, AgentUsage } from '../../workflows/agent.types';
 import { activityContext } from '../steps/activity-context';
 import type { StepRunnerDeps } from '../steps/step-runner';
@@ -44,7 +45,17 @@ export async function recordSubStep(
   deps: StepRunnerDeps,
   call: AgentCall,
   scope: StepScope,
-  row: { stepId: string; stepType: string; status: 'completed' | 'failed'; input: unknown; output: unknown; error: string | null; startedAt: Date },
+  row: {
+    stepId: string;
+    stepType: string;
+    status: 'completed' | 'failed';
+    input: unknown;
+    output: unknown;
+    error: string | null;
+    startedAt: Date;
+    /** A model call's tokens and cost. */
+    usage?: StepUsage;
+  },
 ): Promise<void> {
   await deps.executions.recordStep(call.run.organizationId, call.run.executionId, {
     ...row,

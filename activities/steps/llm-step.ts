@@ -1,4 +1,7 @@
 import { LlmOutputInvalid, LlmRequestRejected, generateStructuredOutput } from '../llm/structured-output';
+import type { PriceTable } from '../../src/llm-usage/price-table';
+import { countTokens } from '../../src/llm-usage/token-metrics';
+import { usageOfCall } from '../../src/llm-usage/usage';
 import { asText } from '../../src/templates/template-renderer';
 import type { StepRequest } from '../../workflows/run.types';
 import { activityContext } from './activity-context';
@@ -9,6 +12,8 @@ export interface LlmSettings {
   /** Operator-set provider base URLs (an OpenAI-compatible gateway, a local stub in tests); unset means the provider's own. */
   baseUrls: { openai?: string; anthropic?: string };
   timeoutMs: number;
+  /** What each model costs (the price table with LLM_PRICES applied): a call's cost is recorded with its tokens. */
+  prices: PriceTable;
 }
 
 /**
@@ -29,6 +34,7 @@ export function createLlmStep(deps: StepRunnerDeps, settings: LlmSettings) {
         const system = mode.system_prompt === undefined ? undefined : asText(await scope.render(mode.system_prompt));
         const prompt = asText(await scope.render(mode.user_prompt));
         trace.input = { provider: provider.provider, model: provider.model, connection: connection.name, system, prompt, output_schema: mode.output_schema };
+        const calledAt = new Date();
         try {
           const result = await generateStructuredOutput({
             provider: provider.provider,
@@ -43,6 +49,15 @@ export function createLlmStep(deps: StepRunnerDeps, settings: LlmSettings) {
             // A cancelled run stops paying for its model call.
             signal: activityContext()?.cancellationSignal,
           });
+          // Recorded beside the output (not in it): the run's history carries no more than before.
+          trace.usage = usageOfCall(settings.prices, {
+            provider: provider.provider,
+            model: result.model,
+            requestedModel: provider.model,
+            ...result.usage,
+            at: calledAt,
+          });
+          countTokens(settings.prices, trace.usage);
           return { object: result.object, usage: result.usage, truncated: result.truncated };
         } catch (err) {
           if (err instanceof LlmRequestRejected) throw new StepError(err.message, 'LlmRequestRejected');

@@ -4,6 +4,7 @@ import type { ExecutionsRepository } from '../../src/executions/executions.repos
 import type { LoopItemsRepository } from '../../src/executions/loop-items.repository';
 import type { StepOutputSeals } from '../../src/executions/step-output-seals';
 import { TemplateError, type TemplateRenderer } from '../../src/templates/template-renderer';
+import type { StepUsage } from '../../src/llm-usage/usage';
 import type { StepRequest, StepResult } from '../../workflows/run.types';
 import { contextOf, type ValueRef } from '../../workflows/step-context';
 import { activityContext } from './activity-context';
@@ -32,6 +33,8 @@ export interface StepTrace {
   input?: unknown;
   /** A return step sealed its unmasked answer for the caller. */
   sealedAnswer?: boolean;
+  /** A model call's tokens and cost (ai.llm-call), recorded beside the output. */
+  usage?: StepUsage;
 }
 
 /**
@@ -135,6 +138,7 @@ async function runRecorded(
         startedAt,
         finishedAt: new Date(),
         sealedOutput,
+        usage: trace.usage ?? null,
         ...(request.parent ? { parentStepId: request.parent.stepId, subSeq: request.parent.subSeq } : {}),
       },
       { completesRun: status === 'completed' && request.endsRun === true },

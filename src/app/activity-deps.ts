@@ -32,6 +32,7 @@ import { executionRetentionDays } from '../organizations/plans';
 import type { Logger } from '../logging/logger';
 import { createLiquid } from '../templates/template-engine';
 import { TemplateRenderer } from '../templates/template-renderer';
+import { DEFAULT_PRICES, PriceTable } from '../llm-usage/price-table';
 import { createSecretServices } from './services';
 
 /** A model call may take this long before the step gives up (the workflow's activity timeout is longer). */
@@ -113,7 +114,7 @@ export function createActivityDeps(infra: {
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
     http,
-    llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS },
+    llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS, prices: new PriceTable(DEFAULT_PRICES, infra.config.steps.llmPrices) },
     sealedResponses: new SealedResponseVault(new SealedResponsesRepository(infra.db), box),
     seals,
     replays: {

@@ -1,6 +1,7 @@
 import bytes from 'bytes';
 import path from 'node:path';
 import { z } from 'zod';
+import { parsePriceOverrides, type PriceEntry } from '../llm-usage/price-table';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -70,6 +71,18 @@ const envSchema = z.object({
     .default('10mb'),
   LLM_OPENAI_BASE_URL: z.url().optional(),
   LLM_ANTHROPIC_BASE_URL: z.url().optional(),
+  // Corrections and additions to the LLM price table (src/llm-usage/price-table.ts): a JSON array of dated entries.
+  LLM_PRICES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return v ? parsePriceOverrides(v) : [];
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   // Vendor APIs the data feeds and the proxy call; tests point them at local stubs (and allow those in HTTP_OUTBOUND_ALLOW).
   TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
   GITHUB_API_BASE_URL: z.url().default('https://api.github.com'),
@@ -191,6 +204,8 @@ export interface Config {
     httpAllowList: string[];
     httpMaxResponseBytes: number;
     llmBaseUrls: { openai?: string; anthropic?: string };
+    /** LLM_PRICES: entries replacing the price table's for their provider and model, or adding models. */
+    llmPrices: PriceEntry[];
   };
   vendors: {
     /** Base URLs of the vendor APIs (no trailing slash), keyed by vendor. */
@@ -326,6 +341,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       httpAllowList: e.HTTP_OUTBOUND_ALLOW ? e.HTTP_OUTBOUND_ALLOW.split(',') : [],
       httpMaxResponseBytes: bytes.parse(e.HTTP_STEP_MAX_RESPONSE)!,
       llmBaseUrls: { openai: e.LLM_OPENAI_BASE_URL, anthropic: e.LLM_ANTHROPIC_BASE_URL },
+      llmPrices: e.LLM_PRICES,
     },
     vendors: {
       baseUrls: { twilio: trimSlash(e.TWILIO_API_BASE_URL), github: trimSlash(e.GITHUB_API_BASE_URL), hubspot: trimSlash(e.HUBSPOT_API_BASE_URL) },

@@ -1,5 +1,6 @@
 import { MODEL_STEP_TYPE, TOOL_STEP_TYPE } from '../../workflows/agent.types';
 import { LOOP_SUB_SEQ_SPAN } from '../../workflows/run.types';
+import type { RunUsage } from '../llm-usage/usage';
 import type { StepPart } from './executions.constants';
 import type { ExecutionRow, ListedExecution, ReadStep } from './executions.repository';
 import type { WaitRow } from './execution-waits.repository';
@@ -59,7 +60,7 @@ export function presentExecution(
   e: ExecutionRow,
   temporal: TemporalLink,
   steps?: ReadStep[],
-  { waits, subStepsOmitted, replay }: { waits?: WaitRow[]; subStepsOmitted?: number; replay?: Map<string, ReplayMark> } = {},
+  { waits, subStepsOmitted, replay, usage }: { waits?: WaitRow[]; subStepsOmitted?: number; replay?: Map<string, ReplayMark>; usage?: RunUsage | null } = {},
 ) {
   return {
     ...head(e),
@@ -79,6 +80,7 @@ export function presentExecution(
         }
       : {}),
     ...(subStepsOmitted ? { subStepsOmitted } : {}),
+    ...(usage ? { usage } : {}),
     ...(steps
       ? {
           steps: steps.map((s) => ({
@@ -93,6 +95,7 @@ export function presentExecution(
             startedAt: s.startedAt.toISOString(),
             finishedAt: s.finishedAt.toISOString(),
             durationMs: s.finishedAt.getTime() - s.startedAt.getTime(),
+            ...(s.usage ? { usage: s.usage } : {}),
             ...(replay ? { replay: replay.get(s.stepId) ?? { reused: false, changed: null } } : {}),
           })),
         }

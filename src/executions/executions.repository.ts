@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
+import { MODEL_STEP_TYPE } from '../../workflows/agent.types';
 import { LOOP_SUB_SEQ_SPAN } from '../../workflows/run.types';
+import type { RunUsage, StepUsage } from '../llm-usage/usage';
 import { type ExecutionMode, type ExecutionStatus, OPEN_STATUS_SQL, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
 
 export type { ExecutionMode };
@@ -51,6 +53,8 @@ export interface StepRow {
   subSeq?: number;
   /** The output as it was, sealed (StepOutputSeals), when masking changed it; never shown. */
   sealedOutput?: string | null;
+  /** A model call's tokens and cost (ai.llm-call, ai.agent and its model calls); null for other steps. */
+  usage?: StepUsage | null;
 }
 
 /** A step's recorded output (masked), and its sealed original when it has one. */
@@ -125,7 +129,7 @@ const capped = (part: StepPart) => {
   return `CASE WHEN ${omit} THEN NULL ELSE s.${part} END AS ${part}, CASE WHEN ${omit} THEN w.${part}_size END AS "${part}OmittedBytes"`;
 };
 const STEP_COLUMNS = `s.step_id AS "stepId", s.step_type AS "stepType", s.seq, s.status, s.attempt, ${capped('input')}, ${capped('output')},
-  s.error, s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.parent_step_id AS "parentStepId", s.sub_seq AS "subSeq"`;
+  s.error, s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.parent_step_id AS "parentStepId", s.sub_seq AS "subSeq", s.usage`;
 /** Sizes and the running total of what is inlined, over the sizes alone so no value is loaded to compute them. */
 const STEP_SIZES = `SELECT step_id, input_size, output_size,
     sum(CASE WHEN input_size <= $3 THEN input_size ELSE 0 END + CASE WHEN output_size <= $3 THEN output_size ELSE 0 END)
@@ -321,12 +325,12 @@ export class ExecutionsRepository {
    */
   async recordStep(organizationId: string, executionId: string, s: StepRow, options: { completesRun?: boolean } = {}): Promise<void> {
     const step = `INSERT INTO execution_steps (execution_id, step_id, step_type, seq, status, attempt, input, output, input_bytes, output_bytes,
-         error, started_at, finished_at, parent_step_id, sub_seq, sealed_output)
-       SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12, $13, $14, $15
+         error, started_at, finished_at, parent_step_id, sub_seq, sealed_output, usage)
+       SELECT e.id, $3, $4, $5, $6, $7, v.input, v.output, octet_length(v.input::text), octet_length(v.output::text), $10, $11, $12, $13, $14, $15, $16
        FROM executions e, (SELECT $8::jsonb AS input, $9::jsonb AS output) v WHERE e.id = $2 AND e.organization_id = $1
        ON CONFLICT (execution_id, step_id) DO UPDATE SET status = EXCLUDED.status, attempt = EXCLUDED.attempt,
          input = EXCLUDED.input, output = EXCLUDED.output, input_bytes = EXCLUDED.input_bytes, output_bytes = EXCLUDED.output_bytes,
-         error = EXCLUDED.error, sealed_output = EXCLUDED.sealed_output,
+         error = EXCLUDED.error, sealed_output = EXCLUDED.sealed_output, usage = EXCLUDED.usage,
          started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at
        WHERE execution_steps.status <> 'completed' OR EXCLUDED.attempt > execution_steps.attempt`;
     // The run's last step completes the run in the same statement: one commit, not two.
@@ -350,6 +354,7 @@ export class ExecutionsRepository {
       s.parentStepId ?? null,
       s.subSeq ?? 0,
       s.sealedOutput ?? null,
+      s.usage ? JSON.stringify(s.usage) : null,
     ]);
   }
 
@@ -361,7 +366,7 @@ export class ExecutionsRepository {
   async subSteps(organizationId: string, executionId: string, parentStepId: string): Promise<StepRow[]> {
     return this.db.query(
       `SELECT s.step_id AS "stepId", s.step_type AS "stepType", s.seq, s.status, s.attempt, s.input, s.output, s.error,
-              s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.parent_step_id AS "parentStepId", s.sub_seq AS "subSeq"
+              s.started_at AS "startedAt", s.finished_at AS "finishedAt", s.parent_step_id AS "parentStepId", s.sub_seq AS "subSeq", s.usage
        FROM execution_steps s JOIN executions e ON e.id = s.execution_id
        WHERE e.organization_id = $1 AND s.execution_id = $2 AND s.parent_step_id = $3
        ORDER BY s.sub_seq LIMIT 1000`,
@@ -380,6 +385,26 @@ export class ExecutionsRepository {
        ORDER BY s.seq, s.sub_seq`,
       [organizationId, executionId, limits.value, limits.read, SUB_STEPS_READ_BELOW],
     );
+  }
+
+  /**
+   * The run's LLM usage: the sums over its steps' usage, every record counted
+   * (also those a read of the steps leaves out), an agent's model calls once,
+   * through the agent step's sums; null when no step used a model.
+   */
+  async usage(organizationId: string, executionId: string): Promise<RunUsage | null> {
+    const rows: Array<{ steps: number; inputTokens: string | null; outputTokens: string | null; cost: string | null; unpricedSteps: number }> =
+      await this.db.query(
+        `SELECT count(*)::int AS steps, sum((s.usage->>'inputTokens')::bigint) AS "inputTokens", sum((s.usage->>'outputTokens')::bigint) AS "outputTokens",
+                sum((s.usage->>'cost')::numeric) AS cost, (count(*) FILTER (WHERE jsonb_typeof(s.usage->'cost') IS DISTINCT FROM 'number'))::int AS "unpricedSteps"
+         FROM execution_steps s JOIN executions e ON e.id = s.execution_id
+         WHERE e.organization_id = $1 AND s.execution_id = $2 AND s.usage IS NOT NULL AND s.step_type <> $3`,
+        [organizationId, executionId, MODEL_STEP_TYPE],
+      );
+    const row = rows[0];
+    if (!row || row.steps === 0) return null;
+    const num = (v: string | null) => (v === null ? null : Number(v));
+    return { inputTokens: num(row.inputTokens), outputTokens: num(row.outputTokens), cost: num(row.cost), unpricedSteps: row.unpricedSteps };
   }
 
   /** How many sub-steps a read of the run's steps leaves out (a loop's items past the first SUB_STEPS_READ_ITEMS). */

@@ -74,6 +74,39 @@ export const OmittedStepValue = z
 const stepValue = (what: string) =>
   z.unknown().openapi({ description: `${what}; secret values appear as [secret]. Above ${STEP_INLINE_LIMIT} bytes null, and \`omitted\` says where it is` });
 
+const tokens = (what: string) =>
+  z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: `${what} tokens, as the provider reported them; null when it did not` });
+
+export const StepUsageSchema = z
+  .object({
+    provider: z.string().openapi({ example: 'openai' }),
+    model: z.string().openapi({ description: 'The model that answered (as the provider named it)', example: 'gpt-4o-mini' }),
+    inputTokens: tokens('Input'),
+    outputTokens: tokens('Output'),
+    cost: z.number().nullable().openapi({
+      description:
+        'USD to 6 decimals, from the price table (docs/workflows.md, LLM_PRICES) on the day of the call; null when the model has no price or a token count is missing',
+      example: 0.000036,
+    }),
+    calls: z.number().int().optional().openapi({ description: "An ai.agent step: how many model calls the sums cover (each call's record has its own usage)" }),
+  })
+  .openapi('StepUsage', { description: "Only on ai.llm-call and ai.agent steps and the agent's model calls: what the model call(s) used" });
+
+export const RunUsageSchema = z
+  .object({
+    inputTokens: z.number().int().nullable(),
+    outputTokens: z.number().int().nullable(),
+    cost: z.number().nullable().openapi({ description: "USD: the sum of the priced steps' costs; null when none is priced" }),
+    unpricedSteps: z.number().int().openapi({ description: 'Steps with usage but no cost (a model with no price), left out of cost' }),
+  })
+  .openapi('RunUsage', {
+    description: "Only when a step called a model: the sums over the run's ai.llm-call and ai.agent steps (a child run's calls are in its own usage)",
+  });
+
 const StepSchema = z.object({
   stepId: z.string(),
   stepType: z.string(),
@@ -98,6 +131,7 @@ const StepSchema = z.object({
   startedAt: z.string(),
   finishedAt: z.string(),
   durationMs: z.number().int(),
+  usage: StepUsageSchema.optional(),
   replay: z
     .object({
       reused: z
@@ -183,6 +217,7 @@ export const ExecutionSchema = z
       description:
         "Sub-steps left out of steps: a loop's items past its first 100 (each record stays readable at /executions/{id}/steps/{stepId}/output; the loop's output holds every item's result)",
     }),
+    usage: RunUsageSchema.optional(),
     steps: z.array(StepSchema).optional(),
   })
   .openapi('Execution');

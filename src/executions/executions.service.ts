@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { RunUsage } from '../llm-usage/usage';
 import type { EnvironmentsService } from '../environments/environments.service';
 import { ConflictError, NotFoundError } from '../errors/errors';
 import type { WorkflowsService } from '../workflows/workflows.service';
@@ -43,6 +44,8 @@ export interface ReadExecution {
   subStepsOmitted?: number;
   /** A replay's steps: how each relates to the original's, by step id. */
   replay?: Map<string, ReplayMark>;
+  /** The run's LLM usage summed over its steps; null when no step called a model. */
+  usage?: RunUsage | null;
 }
 
 /** A run through the API: its execution, read with its steps once the run ended within the wait. */
@@ -103,13 +106,14 @@ export class ExecutionsService {
   async get(organizationId: string, id: string): Promise<ReadExecution> {
     const found = await this.find(organizationId, id);
     const { execution, runId } = OPEN_STATUSES.has(found.status) ? await this.reconcile(found) : { execution: found, runId: undefined };
-    const [steps, subStepsOmitted, waits, replay] = await Promise.all([
+    const [steps, subStepsOmitted, waits, replay, usage] = await Promise.all([
       this.repo.steps(organizationId, id, { value: STEP_INLINE_LIMIT, read: READ_INLINE_BUDGET }),
       this.repo.omittedSubSteps(organizationId, id),
       execution.status === 'waiting' ? this.waits.open(organizationId, id) : undefined,
       execution.replayOf ? this.replays.marks(organizationId, id) : undefined,
+      this.repo.usage(organizationId, id),
     ]);
-    return { execution, steps, subStepsOmitted, ...(runId ? { runId } : {}), ...(waits ? { waits } : {}), ...(replay ? { replay } : {}) };
+    return { execution, steps, subStepsOmitted, usage, ...(runId ? { runId } : {}), ...(waits ? { waits } : {}), ...(replay ? { replay } : {}) };
   }
 
   /**

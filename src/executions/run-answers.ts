@@ -9,8 +9,16 @@ export function runAnswers(service: Pick<ExecutionsService, 'temporalLink'>) {
   const finished = { 200: { description: 'The run ended: the execution with its steps', schema: ExecutionSchema }, ...started };
 
   /** An execution with its steps (when read) and where its run is in Temporal. */
-  const present = ({ execution, steps, runId, waits, subStepsOmitted, replay }: Partial<ReadExecution> & { execution: ExecutionRow; steps?: ReadStep[] }) =>
-    presentExecution(execution, service.temporalLink(execution.id, runId), steps, { waits, subStepsOmitted, replay });
+  const present = ({
+    execution,
+    steps,
+    runId,
+    waits,
+    subStepsOmitted,
+    replay,
+    usage,
+  }: Partial<ReadExecution> & { execution: ExecutionRow; steps?: ReadStep[] }) =>
+    presentExecution(execution, service.temporalLink(execution.id, runId), steps, { waits, subStepsOmitted, replay, usage });
 
   /** The ended execution, or 202 while it still runs (not waited for, or past the wait) or waits at a core.wait step. */
   const presentRun = ({ executionId, read, waiting }: ApiRun) =>

@@ -98,6 +98,11 @@ export class PriceTable {
     for (const list of this.byModel.values()) list.sort((a, b) => b.since.localeCompare(a.since));
   }
 
+  /** Whether the table prices this model at all (a metric labels only such names, never one an organization made up). */
+  knows(provider: string, model: string): boolean {
+    return this.byModel.has(`${provider}\u0000${model}`);
+  }
+
   /** The price of `model` for a call made at `at`; undefined when none is known (never a neighbour's guess). */
   find(provider: string, model: string, at: Date): PriceEntry | undefined {
     const day = at.toISOString().slice(0, 10);
@@ -106,3 +111,21 @@ export class PriceTable {
 }
 
 const key = (e: Pick<PriceEntry, 'provider' | 'model'>) => `${e.provider}\u0000${e.model}`;
+
+/** LLM_PRICES as written: a JSON array of entries; an error names what is wrong, never guesses. */
+export function parsePriceOverrides(text: string): PriceEntry[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(
+      'expected a JSON array of price entries such as [{"provider":"openai","model":"gpt-4o-mini","inputPerMillion":0.15,"outputPerMillion":0.6,"currency":"USD","since":"2026-01-01"}]',
+    );
+  }
+  const parsed = PriceListSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`price entry ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
