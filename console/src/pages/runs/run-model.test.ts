@@ -1,4 +1,4 @@
-import { branchParents, stepTree, type ExecutionStep } from './run-model';
+import { branchParents, formatCost, runUsageText, stepTree, usageText, type ExecutionStep } from './run-model';
 
 const record = (stepId: string, extra: Partial<ExecutionStep> = {}): ExecutionStep =>
   ({
@@ -53,4 +53,28 @@ test("the timeline nests a branch's steps under the step that chose them, at any
   expect(tree[3].branch).toBeUndefined();
   // Without the definition, nothing is nested.
   expect(stepTree(steps).map((n) => n.step.stepId)).toEqual(['first', 'outer', 'inner', 'deep', 'each', 'late']);
+});
+
+describe('LLM usage text', () => {
+  test('costs to the micro-dollar, trailing zeros dropped past the cents', () => {
+    expect(formatCost(0.75)).toBe('$0.75');
+    expect(formatCost(0.000036)).toBe('$0.000036');
+    expect(formatCost(0)).toBe('$0.00');
+    expect(formatCost(12.3)).toBe('$12.30');
+  });
+
+  test('a step shows its tokens and cost, or that its model has no price', () => {
+    const usage = { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 1200, outputTokens: 30, cost: 0.000198 };
+    expect(usageText(usage)).toBe(`${(1200).toLocaleString()} in · 30 out tokens · $0.000198`);
+    expect(usageText({ ...usage, model: 'mine', cost: null, outputTokens: null })).toBe(`${(1200).toLocaleString()} in · ? out tokens · no price for mine`);
+  });
+
+  test('the run total counts steps without a price', () => {
+    expect(runUsageText({ inputTokens: 10, outputTokens: 5, cost: 0.00001, unpricedSteps: 2 })).toBe(
+      '10 in · 5 out tokens · $0.00001 (2 steps without a price)',
+    );
+    expect(runUsageText({ inputTokens: 10, outputTokens: 5, cost: null, unpricedSteps: 1 })).toBe(
+      '10 in · 5 out tokens · no cost known (1 step without a price)',
+    );
+  });
 });

@@ -141,6 +141,31 @@ export function totalUsage(children: ExecutionStep[]): TokenUsage | undefined {
   );
 }
 
+/** What a step's model calls used, as recorded with it (ai.llm-call, ai.agent and its calls): tokens and USD cost. */
+export type StepUsage = NonNullable<ExecutionStep['usage']>;
+export type RunUsage = NonNullable<Execution['usage']>;
+
+/** USD to the micro-dollar the service records, trailing zeros dropped past the cents: $0.75, $0.000036. */
+export function formatCost(usd: number): string {
+  const [whole, fraction] = usd.toFixed(6).split('.');
+  return `$${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+}
+
+const count = (n: number | null) => (n === null ? '?' : n.toLocaleString());
+
+/** One line for a step's recorded usage: tokens, and the cost or why there is none. */
+export function usageText(u: StepUsage): string {
+  const cost = u.cost === null ? `no price for ${u.model}` : formatCost(u.cost);
+  return `${count(u.inputTokens)} in · ${count(u.outputTokens)} out tokens · ${cost}`;
+}
+
+/** The run's total: tokens, and the cost of the priced steps (with how many had no price). */
+export function runUsageText(u: RunUsage): string {
+  const cost = u.cost === null ? 'no cost known' : formatCost(u.cost);
+  const unpriced = u.unpricedSteps > 0 ? ` (${u.unpricedSteps} step${u.unpricedSteps === 1 ? '' : 's'} without a price)` : '';
+  return `${count(u.inputTokens)} in · ${count(u.outputTokens)} out tokens · ${cost}${unpriced}`;
+}
+
 /** What a tool sub-step called (`{ tool, callId, args }` is its input). */
 export const toolNameOf = (step: ExecutionStep): string | undefined => (step.input as { tool?: string } | null)?.tool;
 

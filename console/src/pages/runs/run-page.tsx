@@ -10,7 +10,7 @@ import { Page } from '../../ui/page';
 import { StatusBadge } from '../../ui/status-badge';
 import { useApi, usePolling } from '../../ui/use-api';
 import { useViewParam, ViewSwitch } from '../../ui/view-switch';
-import { branchParents, isFinished, replayableSteps, runAnswer, stepTree, type Execution, type RunStarted } from './run-model';
+import { branchParents, isFinished, replayableSteps, runAnswer, runUsageText, stepTree, type Execution, type RunStarted } from './run-model';
 import type { WorkflowVersion } from '../workflows/workflow-model';
 import { ReplayForm } from './replay-form';
 import { StepTimeline } from './step-timeline';
@@ -207,6 +207,12 @@ function RunView({ execution, reload, error }: { execution: Execution; reload():
           <dt>Duration</dt>
           <dd>{formatDuration(execution.durationMs)}</dd>
         </div>
+        {execution.usage && (
+          <div>
+            <dt>LLM usage</dt>
+            <dd>{runUsageText(execution.usage)}</dd>
+          </div>
+        )}
         {execution.rerunOf && (
           <div>
             <dt>Rerun of</dt>

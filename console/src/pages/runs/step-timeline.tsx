@@ -9,6 +9,7 @@ import {
   totalUsage,
   toolNameOf,
   usageOf,
+  usageText,
   type ExecutionStep,
   type StepNode,
   type TokenUsage,
@@ -139,7 +140,7 @@ function StepRow({ node, step: given, span, nested = false, replayLink }: RowPro
           </Link>
         </p>
       )}
-      {usage && <p className="step-tokens muted">{tokens(usage)}</p>}
+      {step.usage ? <p className="step-tokens muted">{usageText(step.usage)}</p> : usage && <p className="step-tokens muted">{tokens(usage)}</p>}
       {step.status === 'failed' && step.error && (
         <div className="error-box step-error" role="note" aria-label={`Error of ${step.stepId}`}>
           <pre>{step.error}</pre>
