@@ -20,6 +20,16 @@ async function main(mode: Mode): Promise<void> {
   if (mode !== 'worker' && port !== 0 && !(await canListen(port, host))) {
     throw new StartupError(portInUseMessage(port, 'PORT', 'API', describePortHolder(port)));
   }
+  const metrics = loaded.metrics;
+  const runsWorker = mode !== 'api' && loaded.runWorker;
+  for (const [setting, what, metricsPort] of [
+    ['METRICS_PORT', 'metrics endpoint', metrics.port],
+    ['TEMPORAL_METRICS_PORT', 'Temporal worker metrics', runsWorker ? metrics.temporalPort : undefined],
+  ] as const) {
+    if (metricsPort && !(await canListen(metricsPort, metrics.host))) {
+      throw new StartupError(portInUseMessage(metricsPort, setting, what, describePortHolder(metricsPort)));
+    }
+  }
   const backends = await startBackends(loaded, logger);
   // Unless TEMPORAL_UI_URL names one, executions link to the embedded dev server's UI, on the port this DATA_DIR gave it.
   const config = { ...loaded, temporal: { ...loaded.temporal, uiUrl: loaded.temporal.uiUrl ?? backends.temporalUiUrl } };
@@ -52,6 +62,13 @@ async function main(mode: Mode): Promise<void> {
 async function serve(mode: Mode, config: Config, logger: Logger, backends: Backends, shutdownSteps: Array<() => Promise<void>>): Promise<void> {
   // Before anything polls or starts runs: a run or schedule setting an attribute its namespace lacks is refused.
   await checkSearchAttributes(backends.temporalAddress, config.temporal.namespace, logger);
+  // One endpoint per process, whichever halves it runs: each process is scraped for its own figures.
+  if (config.metrics.port !== undefined) {
+    const { startMetricsServer, stopMetricsServer } = await import('./observability/metrics-server.js');
+    const metricsServer = await startMetricsServer(config.metrics.port, config.metrics.host);
+    shutdownSteps.push(() => stopMetricsServer(metricsServer));
+    logger.info({ metrics: `http://${config.metrics.host}:${config.metrics.port}/metrics` }, 'metrics endpoint listening');
+  }
   // Each half's modules are loaded once the ports and the data directory are settled (a refused start need not wait
   // seconds of loading), and only by the processes that run it. import() of the CommonJS modules: `.js`, Node's ESM
   // resolution, which tsx maps to the sources.
@@ -65,6 +82,11 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
       import('./temporal/worker.js'),
       import('./executions/retention-schedule.js'),
     ]);
+    if (config.metrics.temporalPort !== undefined) {
+      const { installTemporalMetrics } = await import('./observability/temporal-metrics.js');
+      installTemporalMetrics(config.metrics.host, config.metrics.temporalPort);
+      logger.info({ temporalMetrics: `http://${config.metrics.host}:${config.metrics.temporalPort}/metrics` }, 'Temporal worker metrics listening');
+    }
     const deps = createActivityDeps({ db: backends.db, logger, keyring: backends.keyring, config });
     const { worker, connection, replies } = await createWorker({
       address: backends.temporalAddress,

@@ -10,6 +10,7 @@ import { Client } from '@temporalio/client';
 import { MasterKeyring } from '../src/crypto/master-keyring';
 import { openDatabase } from '../src/db/data-source';
 import { createLogger, type Logger } from '../src/logging/logger';
+import { startMetricsServer, stopMetricsServer } from '../src/observability/metrics-server';
 import { connectTemporal } from '../src/temporal/client';
 import type { TestOrg } from './factories';
 
@@ -51,6 +52,8 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
   const keyring = new MasterKeyring(config.crypto.masterKey!);
   const services = createServices({ config, logger, db, keyring, temporal });
   services.principalCache.start();
+  // As src/main.ts does: the process's metrics endpoint, when the configuration names a port (METRICS_PORT).
+  const metrics = config.metrics.port === undefined ? undefined : await startMetricsServer(config.metrics.port, config.metrics.host);
   const workers = new Set<() => Promise<void>>();
   return {
     services,
@@ -86,6 +89,7 @@ export async function startHarness(options: { isolatedDatabase?: boolean; config
     },
     close: async () => {
       for (const stop of [...workers]) await stop();
+      if (metrics) await stopMetricsServer(metrics);
       await services.principalCache.close();
       await services.cube.shutdown();
       await services.csvExporter.close();

@@ -14,6 +14,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ EMBEDDED_TEMPORAL_PORT: '70000' })).toThrow(/EMBEDDED_TEMPORAL_PORT/);
   });
 
+  test('metrics: off unless METRICS_PORT is set, on 127.0.0.1 unless METRICS_HOST says otherwise', () => {
+    expect(loadConfig({}).metrics).toEqual({ host: '127.0.0.1', port: undefined, temporalPort: undefined });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', TEMPORAL_METRICS_PORT: '9465' }).metrics).toEqual({
+      host: '0.0.0.0',
+      port: 9464,
+      temporalPort: 9465,
+    });
+    expect(() => loadConfig({ METRICS_PORT: 'metrics' })).toThrow(/METRICS_PORT/);
+  });
+
   test('names every bad variable at once', () => {
     try {
       loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', TEMPORAL_ADDRESS: 'nohost', MASTER_KEY: 'short' });

@@ -14,6 +14,11 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
+  /** Unset: no metrics endpoint. Its own port, so /metrics is never on the public API port (docs/operations.md#metrics). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  /** Unset: the Temporal SDK's own metrics are not exported. Its core serves them itself, on this port of METRICS_HOST. */
+  TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default(path.resolve(process.cwd(), '.data')),
   /** The console's built files (scripts/run.mjs builds them at install time). */
@@ -139,6 +144,8 @@ export const EMBEDDED_PORT_DEFAULTS: Record<EmbeddedServer, number> = { postgres
 
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
+  /** The Prometheus endpoints: Flowbase's own (`port`) and the Temporal worker's core (`temporalPort`); none when unset. */
+  metrics: { host: string; port?: number; temporalPort?: number };
   http: {
     host: string;
     port: number;
@@ -287,6 +294,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     nodeEnv: e.NODE_ENV,
+    metrics: { host: e.METRICS_HOST, port: e.METRICS_PORT, temporalPort: e.TEMPORAL_METRICS_PORT },
     http: {
       host: e.HOST,
       port: e.PORT,

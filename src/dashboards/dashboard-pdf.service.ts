@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Semaphore } from '../lib/semaphore';
 import { TooManyRequestsError } from '../errors/errors';
+import { pdfRenders } from '../observability/metrics';
 import type { DashboardsService } from './dashboards.service';
 import { pdfFileName, type PdfPageSize, renderPdf } from './pdf';
 
@@ -60,9 +61,16 @@ export async function renderInTurn(callerLeft: () => boolean, render: () => Prom
     throw new TooManyRequestsError('Too many PDF exports are waiting to render; try again shortly', 'pdf_busy', RETRY_AFTER_SECONDS);
   }
   waiting++;
+  pdfRenders.inc({ state: 'waiting' });
   await renders.run(async () => {
     waiting--;
+    pdfRenders.dec({ state: 'waiting' });
     if (callerLeft()) return;
-    await render();
+    pdfRenders.inc({ state: 'rendering' });
+    try {
+      await render();
+    } finally {
+      pdfRenders.dec({ state: 'rendering' });
+    }
   });
 }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AccessToken } from '../auth/access-token.entity';
 import { Membership } from '../auth/membership.entity';
 import { User } from '../auth/user.entity';
@@ -10,6 +11,7 @@ import { Dashboard } from '../dashboards/dashboard.entity';
 import { EnvironmentVariable } from '../environments/environment-variable.entity';
 import { Environment } from '../environments/environment.entity';
 import { OrganizationKey } from '../crypto/organization-key.entity';
+import { watchDatabasePool } from '../observability/metrics';
 import { Organization } from '../organizations/organization.entity';
 import { PackageItem } from '../packages/package-item.entity';
 import { InstalledPackage } from '../packages/package.entity';
@@ -89,6 +91,8 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
   await migrate(url, options.timeouts);
   const dataSource = createDataSource(url, options);
   await dataSource.initialize();
+  // The pool pg-based drivers keep as `master`; read at each metrics scrape, dropped once the data source is destroyed.
+  watchDatabasePool(() => (dataSource.isInitialized ? (dataSource.driver as PostgresDriver).master : undefined));
   return dataSource;
 }
 

@@ -2,7 +2,18 @@ import type { DataSource } from 'typeorm';
 import { MODEL_STEP_TYPE } from '../../workflows/agent.types';
 import { LOOP_SUB_SEQ_SPAN } from '../../workflows/run.types';
 import type { RunUsage, StepUsage } from '../llm-usage/usage';
-import { type ExecutionMode, type ExecutionStatus, OPEN_STATUS_SQL, type StepPart, SUMMARY_KEY_CHARS, SUMMARY_KEYS } from './executions.constants';
+import { bounded, runsEnded, runsStarted, stepDuration } from '../observability/metrics';
+import { STEP_TYPES } from '../workflows/definition.schemas';
+import {
+  EXECUTION_MODES,
+  EXECUTION_STATUSES,
+  type ExecutionMode,
+  type ExecutionStatus,
+  OPEN_STATUS_SQL,
+  type StepPart,
+  SUMMARY_KEY_CHARS,
+  SUMMARY_KEYS,
+} from './executions.constants';
 
 export type { ExecutionMode };
 
@@ -194,6 +205,7 @@ export class ExecutionsRepository {
         e.draft ?? false,
       ],
     );
+    if (rows.length > 0) runsStarted.inc({ mode: bounded(e.mode, EXECUTION_MODES) });
     return rows.length > 0;
   }
 
@@ -310,11 +322,13 @@ export class ExecutionsRepository {
 
   /** Records how a run ended, once: a later, different report (say, a cancel racing a completion) is ignored. */
   async finish(organizationId: string, id: string, status: ExecutionStatus, error: ExecutionRow['error'], finishedAt?: Date): Promise<void> {
-    await this.db.query(
+    const [closed]: [Array<{ mode: string }>, number] = await this.db.query(
       `UPDATE executions SET status = $3, error = $4, finished_at = coalesce($5, now())
-       WHERE organization_id = $1 AND id = $2 AND status IN ${OPEN_STATUS_SQL}`,
+       WHERE organization_id = $1 AND id = $2 AND status IN ${OPEN_STATUS_SQL} RETURNING mode`,
       [organizationId, id, status, error ? JSON.stringify(error) : null, finishedAt ?? null],
     );
+    // Counted by the statement that closed the record: once per run, however often the activity is retried.
+    for (const row of closed) runsEnded.inc({ mode: bounded(row.mode, EXECUTION_MODES), status: bounded(status, EXECUTION_STATUSES) });
   }
 
   /**
@@ -336,9 +350,10 @@ export class ExecutionsRepository {
     // The run's last step completes the run in the same statement: one commit, not two.
     const sql = options.completesRun
       ? `WITH step AS (${step})
-         UPDATE executions SET status = 'completed', finished_at = $12 WHERE organization_id = $1 AND id = $2 AND status IN ${OPEN_STATUS_SQL}`
+         UPDATE executions SET status = 'completed', finished_at = $12 WHERE organization_id = $1 AND id = $2 AND status IN ${OPEN_STATUS_SQL}
+         RETURNING mode`
       : step;
-    await this.db.query(sql, [
+    const result: unknown = await this.db.query(sql, [
       organizationId,
       executionId,
       s.stepId,
@@ -356,6 +371,12 @@ export class ExecutionsRepository {
       s.sealedOutput ?? null,
       s.usage ? JSON.stringify(s.usage) : null,
     ]);
+    if (options.completesRun) {
+      const [closed] = result as [Array<{ mode: string }>, number];
+      for (const row of closed) runsEnded.inc({ mode: bounded(row.mode, EXECUTION_MODES), status: 'completed' });
+    }
+    const seconds = (s.finishedAt.getTime() - s.startedAt.getTime()) / 1000;
+    stepDuration.observe({ step_type: bounded(s.stepType, STEP_TYPES), status: bounded(s.status, ['completed', 'failed']) }, Math.max(0, seconds));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ServiceBusyError } from '../errors/errors';
 import { FairScheduler } from '../lib/fair-scheduler';
+import { webhookAdmissionWait, webhookRunsInFlight } from '../observability/metrics';
 
 /**
  * How long a run answered at once (202) keeps its slot at most. A run still
@@ -55,7 +56,23 @@ export class WebhookAdmission {
 
   /** Waits for room for one of the organization's runs, or throws 503 `overloaded`. */
   async admit(organizationId: string): Promise<AdmissionSlot> {
-    const release = await this.scheduler.slot(organizationId);
+    const waited = webhookAdmissionWait.startTimer();
+    let releaseSlot: () => void;
+    try {
+      releaseSlot = await this.scheduler.slot(organizationId);
+    } catch (err) {
+      if (err instanceof ServiceBusyError) waited({ outcome: 'shed' });
+      throw err;
+    }
+    waited({ outcome: 'admitted' });
+    webhookRunsInFlight.inc();
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      webhookRunsInFlight.dec();
+      releaseSlot();
+    };
     let kept = false;
     return {
       keepUntil: (ended) => {

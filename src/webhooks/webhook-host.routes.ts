@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ValidationError } from '../errors/errors';
 import { assertSafeInput } from '../http/json-guard';
+import { statusClass, webhookAnswers } from '../observability/metrics';
 import { sendReply } from '../executions/reply-resolver';
 import { MethodNotAllowedError, type AcceptedCall, type WebhookHost } from './webhook-host';
 
@@ -68,5 +69,15 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
     }
   };
 
-  app.all('/w/@:organizationSuid/:triggerName', forward(accept), express.raw({ type: () => true, limit: deps.bodyLimit }) as RequestHandler, run);
+  // Counted when the answer is sent, whoever sends it (the error middleware included).
+  const count: RequestHandler = (_req, res, next) => {
+    res.once('finish', () => {
+      const accepted = res.locals.accepted as AcceptedCall | undefined;
+      const mode = accepted ? (accepted.synchronous ? 'sync' : 'async') : 'unknown';
+      webhookAnswers.inc({ status_class: statusClass(res.statusCode), mode });
+    });
+    next();
+  };
+
+  app.all('/w/@:organizationSuid/:triggerName', count, forward(accept), express.raw({ type: () => true, limit: deps.bodyLimit }) as RequestHandler, run);
 }
