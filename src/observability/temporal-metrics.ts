@@ -7,5 +7,7 @@ import { Runtime } from '@temporalio/worker';
  * Must run before the process's first NativeConnection: the runtime is installed once, by whoever comes first.
  */
 export function installTemporalMetrics(host: string, port: number): void {
-  Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `${host}:${port}`, countersTotalSuffix: true } } } });
+  Runtime.install({
+    telemetryOptions: { metrics: { prometheus: { bindAddress: `${host}:${port}`, countersTotalSuffix: true, useSecondsForDurations: true } } },
+  });
 }
