@@ -118,6 +118,8 @@ describe('the metrics endpoint of the API and worker', () => {
     }
     expect(samples.get('flowbase_db_pool_connections{state="idle"}')).toBeGreaterThanOrEqual(0);
     expect(samples.get('flowbase_db_pool_connections{state="in_use"}')).toBeGreaterThanOrEqual(0);
+    expect(samples.get('flowbase_analytics_queue{queue="queries",state="waiting"}')).toBe(0);
+    expect(samples.get('flowbase_pdf_renders{state="rendering"}')).toBe(0);
 
     const values = labelValues(text);
     expect(values.length).toBeGreaterThan(0);

@@ -4,6 +4,7 @@ import { AppError, TooManyRequestsError } from '../errors/errors';
 import { STATEMENT_TIMEOUT_MESSAGE } from '../db/database-errors';
 import type { AnalyticsQuery } from './analytics.schemas';
 import { FairScheduler } from '../lib/fair-scheduler';
+import { watchAnalyticsQueues } from '../observability/metrics';
 import { type PlaceInRequest, refusedByCube } from './refused-query';
 
 /** What a refused caller is told to wait: about one of Cube's 5-second polls, long enough for a slot to free up. */
@@ -20,7 +21,7 @@ export interface AnalyticsSlots {
 export function analyticsSlots(limits: Config['analytics']): AnalyticsSlots {
   const whenFull = () =>
     new TooManyRequestsError('This organization has too many analytics requests waiting; try again shortly', 'analytics_busy', RETRY_AFTER_SECONDS);
-  return {
+  const slots = {
     // All but one connection: another organization always finds one free.
     queries: new FairScheduler({
       concurrency: limits.poolSize,
@@ -30,6 +31,8 @@ export function analyticsSlots(limits: Config['analytics']): AnalyticsSlots {
     }),
     exports: new FairScheduler({ concurrency: limits.exportPoolSize, perKey: 1, maxWaitingPerKey: limits.maxQueuedPerOrganization, whenFull }),
   };
+  watchAnalyticsQueues(slots);
+  return slots;
 }
 
 function queryTimedOut(): AppError {

@@ -74,6 +74,13 @@ export class FairScheduler {
     };
   }
 
+  /** Tasks of every key running and waiting now (the metrics read it at each scrape). */
+  totals(): { running: number; waiting: number } {
+    let waiting = 0;
+    for (const state of this.keys.values()) waiting += state.waiting.length;
+    return { running: this.running, waiting };
+  }
+
   /** Tasks of a key running and waiting now. */
   stats(key: string): { running: number; waiting: number } {
     const state = this.keys.get(key);

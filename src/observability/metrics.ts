@@ -143,3 +143,46 @@ export const pdfRenders = new Gauge({
 });
 pdfRenders.set({ state: 'rendering' }, 0);
 pdfRenders.set({ state: 'waiting' }, 0);
+
+/** A queue that tells how many of its tasks run and wait (src/lib/fair-scheduler.ts). */
+interface CountedQueue {
+  totals(): { running: number; waiting: number };
+}
+
+/** The analytics queues of the process's services, held weakly: a services object dropped (tests) leaves the sum. */
+const analyticsQueues = new Set<WeakRef<{ queries: CountedQueue; exports: CountedQueue }>>();
+
+/** Adds an API's analytics queues (in front of Cube and of the CSV export pool) to flowbase_analytics_queue. */
+export function watchAnalyticsQueues(queues: { queries: CountedQueue; exports: CountedQueue }): void {
+  analyticsQueues.add(new WeakRef(queues));
+}
+
+/**
+ * Analytics work running and waiting: `queries` is the queue in front of Cube (its own queue runs as many queries as
+ * its pool has connections, so this is where they wait), `exports` the CSV exports' queue.
+ */
+export const analyticsQueue = new Gauge({
+  name: 'flowbase_analytics_queue',
+  help: 'Analytics work in this API process, by queue (queries: in front of Cube; exports: CSV exports) and state (running, waiting)',
+  labelNames: ['queue', 'state'] as const,
+  registers: [registry],
+  collect() {
+    const sums = { queries: { running: 0, waiting: 0 }, exports: { running: 0, waiting: 0 } };
+    for (const ref of analyticsQueues) {
+      const queues = ref.deref();
+      if (!queues) {
+        analyticsQueues.delete(ref);
+        continue;
+      }
+      for (const queue of ['queries', 'exports'] as const) {
+        const { running, waiting } = queues[queue].totals();
+        sums[queue].running += running;
+        sums[queue].waiting += waiting;
+      }
+    }
+    for (const queue of ['queries', 'exports'] as const) {
+      this.set({ queue, state: 'running' }, sums[queue].running);
+      this.set({ queue, state: 'waiting' }, sums[queue].waiting);
+    }
+  },
+});
