@@ -101,6 +101,7 @@ test('filters are added and edited in the console: every widget over the filtere
 
   // Both widgets over the sales follow the default; the returns, over another source, do not.
   await statIs(page, 'Total sales', '15');
+  await tile(page, 'Sales by region').getByRole('row').nth(2).waitFor({ state: 'detached' });
   await expect(tile(page, 'Sales by region').getByRole('row').count()).resolves.toBe(2);
   await expect(stat(page, 'Total returns').textContent()).resolves.toBe('100');
   for (const title of ['Total sales', 'Sales by region', 'Sales by hour']) {

@@ -113,7 +113,7 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
           });
           throw failure;
         }
-        countTokens(settings.prices, usage);
+        countTokens(settings.prices, usage, input.provider.model);
         const masked = scope.mask(output);
         await recordSubStep(deps, request, scope, {
           stepId,

@@ -57,7 +57,7 @@ export function createLlmStep(deps: StepRunnerDeps, settings: LlmSettings) {
             ...result.usage,
             at: calledAt,
           });
-          countTokens(settings.prices, trace.usage);
+          countTokens(settings.prices, trace.usage, provider.model);
           return { object: result.object, usage: result.usage, truncated: result.truncated };
         } catch (err) {
           if (err instanceof LlmRequestRejected) throw new StepError(err.message, 'LlmRequestRejected');

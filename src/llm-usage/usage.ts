@@ -24,14 +24,10 @@ export interface RunUsage {
 }
 
 /**
- * Costs are USD to 6 decimals (the micro-dollar). A price per million tokens
- * is micro-dollars per token, so a call's cost is `round(inputTokens ×
- * inputPerMillion + outputTokens × outputPerMillion)` micro-dollars, rounded
- * once, half up (Math.round); sums add whole micro-dollars.
+ * The cost of one call in USD, to 6 decimals (the micro-dollar); null without a price or with a token count missing.
+ * A price per million tokens is micro-dollars per token, so the cost is `round(inputTokens × inputPerMillion +
+ * outputTokens × outputPerMillion)` micro-dollars, rounded once, half up (Math.round); sums add whole micro-dollars.
  */
-export const COST_DECIMALS = 6;
-
-/** The cost of one call in USD; null without a price or with a token count missing. */
 export function callCost(
   price: { inputPerMillion: number; outputPerMillion: number } | undefined,
   inputTokens: number | null,

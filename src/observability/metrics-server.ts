@@ -1,5 +1,5 @@
 import http, { type Server } from 'node:http';
-import { registry } from './metrics';
+import { collectProcessMetrics, registry } from './metrics';
 
 /**
  * Serves GET /metrics from the process's registry on a port of its own (METRICS_PORT), apart from the API: the figures
@@ -7,6 +7,7 @@ import { registry } from './metrics';
  * Resolves once listening; rejects when the port cannot be taken.
  */
 export function startMetricsServer(port: number, host: string): Promise<Server> {
+  collectProcessMetrics();
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
@@ -15,7 +16,8 @@ export function startMetricsServer(port: number, host: string): Promise<Server> 
     }
     registry.metrics().then(
       (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`Metrics could not be collected: ${String(err)}\n`),
+      // A collector's error text is the process's own business, not the scraper's: a fixed answer (Prometheus logs the 500).
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('Metrics could not be collected\n'),
     );
   });
   return new Promise((resolve, reject) => {

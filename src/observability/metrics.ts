@@ -7,8 +7,16 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export const registry = new Registry();
 
-/** Process and runtime figures (CPU, memory, GC, event-loop lag, handles), prefixed so they do not clash with others'. */
-collectDefaultMetrics({ register: registry, prefix: 'flowbase_' });
+let defaultsCollected = false;
+/**
+ * Process and runtime figures (CPU, memory, GC, event-loop lag, handles), prefixed so they do not clash with others'.
+ * Started with the endpoint, not on import: a process nobody scrapes (a CLI command, a test) runs no monitors.
+ */
+export function collectProcessMetrics(): void {
+  if (defaultsCollected) return;
+  defaultsCollected = true;
+  collectDefaultMetrics({ register: registry, prefix: 'flowbase_' });
+}
 
 /** LLM tokens used, counted by the LLM activities as each provider answers. */
 export const llmTokens = new Counter({

@@ -83,12 +83,16 @@ export async function send(method: Method, path: string, body?: unknown, options
 }
 
 async function toApiError(response: Response): Promise<ApiError> {
-  const text = await response.text();
+  return apiErrorFrom(response.status, response.statusText, await response.text());
+}
+
+/** An error answer's body as an ApiError: the API's `{error: {code, message, details, requestId}}`, or the status line. */
+export function apiErrorFrom(status: number, statusText: string, text: string): ApiError {
   try {
     const { error } = JSON.parse(text) as { error: { code: string; message: string; details?: FieldProblem[]; requestId?: string } };
-    return new ApiError(response.status, error.code, error.message, error.details ?? [], error.requestId);
+    return new ApiError(status, error.code, error.message, error.details ?? [], error.requestId);
   } catch {
-    return new ApiError(response.status, 'http_error', `${response.status} ${response.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`);
+    return new ApiError(status, 'http_error', `${status} ${statusText}${text ? `: ${text.slice(0, 200)}` : ''}`);
   }
 }
 

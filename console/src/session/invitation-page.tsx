@@ -20,7 +20,7 @@ export function InvitationPage() {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string>();
   const preview = invitation.data;
-  const forMe = preview?.email === session.user.email.toLowerCase();
+  const forMe = preview?.email.toLowerCase() === session.user.email.toLowerCase();
 
   async function accept() {
     if (!preview) return;

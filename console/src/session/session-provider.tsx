@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import { Fragment, type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useMatch } from 'react-router';
 import { ApiError, configureClient, del, get } from '../api/client';
 import { InvitationSignIn } from './invitation-sign-in';
@@ -54,6 +54,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [adopt],
   );
   const forgetJoined = useCallback(() => setJoined(undefined), []);
+  // Leaving the welcome page by any link forgets the token too: going back there must not show it again.
+  const onJoinedPage = useMatch(JOINED_PATH) !== null;
+  const wasOnJoinedPage = useRef(onJoinedPage);
+  useEffect(() => {
+    if (wasOnJoinedPage.current && !onJoinedPage) setJoined(undefined);
+    wasOnJoinedPage.current = onJoinedPage;
+  }, [onJoinedPage]);
 
   const state = useMemo(() => {
     if (status.kind !== 'signed-in') return undefined;

@@ -55,7 +55,7 @@ export function useApi<T>(key: string | null, load: (signal: AbortSignal) => Pro
 }
 
 /** Calls `tick` every `ms` while `active`; used to refresh lists while runs are in flight. */
-export function useInterval(tick: () => void, ms: number, active: boolean): void {
+function useInterval(tick: () => void, ms: number, active: boolean): void {
   const tickRef = useLatest(tick);
   useEffect(() => {
     if (!active) return;
@@ -70,7 +70,7 @@ const subscribeVisibility = (onChange: () => void) => {
 };
 
 /** Whether the page is in view (not a background tab, not a minimised window). */
-export function usePageVisible(): boolean {
+function usePageVisible(): boolean {
   return useSyncExternalStore(subscribeVisibility, () => document.visibilityState === 'visible');
 }
 

@@ -4,7 +4,7 @@ import { del, patch } from '../../api/client';
 import { DangerZone } from '../../ui/danger-zone';
 import { ErrorBox } from '../../ui/error-box';
 import type { Dashboard } from './dashboard-api';
-import { browserTimeZone, zoneChoices } from './dashboard-params';
+import { ZoneSelect } from './zone-select';
 
 interface Props {
   dashboard: Dashboard;
@@ -59,14 +59,7 @@ export function DashboardSettings({ dashboard, onSaved, onClose }: Props) {
           </div>
           <div className="field">
             <label htmlFor={`${ids}-zone`}>Dashboard time zone</label>
-            <select id={`${ids}-zone`} value={timezone} onChange={(e) => setTimezone(e.target.value)} aria-describedby={`${ids}-zone-help`}>
-              <option value="">Each viewer's own</option>
-              {zoneChoices(dashboard.timezone, browserTimeZone()).map((z) => (
-                <option key={z} value={z}>
-                  {z}
-                </option>
-              ))}
-            </select>
+            <ZoneSelect id={`${ids}-zone`} value={timezone} onChange={setTimezone} current={dashboard.timezone} describedBy={`${ids}-zone-help`} />
           </div>
           <label className="check">
             <input type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} /> Default dashboard

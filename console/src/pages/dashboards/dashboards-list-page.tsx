@@ -9,7 +9,7 @@ import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { ListView } from '../../ui/list-view';
 import type { Dashboard, DashboardList } from './dashboard-api';
-import { browserTimeZone, zoneChoices } from './dashboard-params';
+import { ZoneSelect } from './zone-select';
 
 const LIMIT = 50;
 
@@ -152,14 +152,7 @@ function CreateDashboardForm({ onCancel }: { onCancel(): void }) {
         </div>
         <div className="field">
           <label htmlFor="dashboard-timezone">Time zone</label>
-          <select id="dashboard-timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)}>
-            <option value="">Each viewer's own</option>
-            {zoneChoices(browserTimeZone()).map((z) => (
-              <option key={z} value={z}>
-                {z}
-              </option>
-            ))}
-          </select>
+          <ZoneSelect id="dashboard-timezone" value={timezone} onChange={setTimezone} />
         </div>
         <label className="check">
           <input type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} /> Default dashboard

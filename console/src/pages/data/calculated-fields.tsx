@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
-import { del, patch, post } from '../../api/client';
+import { patch, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
+import { MemberActions } from './member-actions';
 import { problemAt, problemProps, ProblemNote } from '../../ui/field-problem';
 import { ScrollBox } from '../../ui/scroll-box';
 import type { CalculatedField, DataSource, FormulaPreview } from './data-types';
@@ -78,16 +79,6 @@ interface RowProps {
 }
 
 function CalculatedRow({ sourceId, field, canEdit, onEdit, onChanged }: RowProps) {
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<unknown>();
-  async function remove() {
-    try {
-      await del(`/dashboards/data-sources/${sourceId}/calculated-fields/${field.id}`);
-      onChanged();
-    } catch (e) {
-      setError(e);
-    }
-  }
   return (
     <tr>
       <th scope="row">
@@ -99,28 +90,7 @@ function CalculatedRow({ sourceId, field, canEdit, onEdit, onChanged }: RowProps
       </td>
       <td>{field.measure ? <span className="badge">Measure</span> : <span className="muted">Dimension</span>}</td>
       {canEdit && (
-        <td className="row-actions">
-          {confirming ? (
-            <>
-              <button type="button" className="danger" onClick={() => void remove()}>
-                Delete {field.name}
-              </button>{' '}
-              <button type="button" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </>
-          ) : (
-            <>
-              <button type="button" className="link-button" aria-label={`Edit ${field.name}`} onClick={onEdit}>
-                Edit
-              </button>{' '}
-              <button type="button" className="link-button" aria-label={`Delete ${field.name}`} onClick={() => setConfirming(true)}>
-                Delete
-              </button>
-            </>
-          )}
-          <ErrorBox error={error} />
-        </td>
+        <MemberActions name={field.name} path={`/dashboards/data-sources/${sourceId}/calculated-fields/${field.id}`} onEdit={onEdit} onDeleted={onChanged} />
       )}
     </tr>
   );

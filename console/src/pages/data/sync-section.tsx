@@ -4,7 +4,7 @@ import { get, post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
 import { formatDuration, formatTime } from '../../ui/format';
 import { Pager } from '../../ui/pager';
-import { useApi, useInterval } from '../../ui/use-api';
+import { useApi, usePolling } from '../../ui/use-api';
 import type { DataSource, FeedSync, FeedSyncList, SyncQueued } from './data-types';
 import { SyncBadge } from './sync-badge';
 
@@ -30,7 +30,7 @@ export function SyncSection({ source, canSync, onChanged }: Props) {
   const running = config?.lastSyncStatus === 'running' || (syncs.data?.data.some((s) => s.status === 'running') ?? false);
 
   // While a sync runs, follow it.
-  useInterval(
+  usePolling(
     () => {
       syncs.reload();
       onChanged();

@@ -1,4 +1,4 @@
-import { ApiError, csrfHeaders, type FieldProblem } from '../../api/client';
+import { apiErrorFrom, csrfHeaders } from '../../api/client';
 
 /** Where an upload stands: bytes sent so far, then (once the file is sent) waiting for the server's answer. */
 export interface UploadProgress {
@@ -27,22 +27,12 @@ export function uploadFile<T>(path: string, file: Blob, contentType: string, onP
     xhr.onerror = () => reject(new Error('The upload failed: the connection to the server was lost'));
     xhr.onabort = () => reject(new DOMException('The upload was cancelled', 'AbortError'));
     xhr.onload = () => {
-      let body: unknown;
+      if (xhr.status < 200 || xhr.status >= 300) return reject(apiErrorFrom(xhr.status, xhr.statusText, xhr.responseText));
       try {
-        body = JSON.parse(xhr.responseText);
+        resolve(JSON.parse(xhr.responseText) as T);
       } catch {
-        body = undefined;
+        reject(new Error('The server answered the upload with something that is not JSON'));
       }
-      if (xhr.status >= 200 && xhr.status < 300) {
-        resolve(body as T);
-        return;
-      }
-      const error = (body as { error?: { code: string; message: string; details?: FieldProblem[]; requestId?: string } } | undefined)?.error;
-      reject(
-        error
-          ? new ApiError(xhr.status, error.code, error.message, error.details ?? [], error.requestId)
-          : new ApiError(xhr.status, 'http_error', `${xhr.status} ${xhr.statusText}`),
-      );
     };
     signal?.addEventListener('abort', () => xhr.abort(), { once: true });
     xhr.send(file);

@@ -1,7 +1,8 @@
 import { useState } from 'react';
-import { del, post } from '../../api/client';
-import { ConfirmPrompt } from '../../ui/confirm-prompt';
+import { post } from '../../api/client';
 import { ErrorBox } from '../../ui/error-box';
+import { sourceAlias } from '../dashboards/dashboard-api';
+import { MemberActions } from './member-actions';
 import { ScrollBox } from '../../ui/scroll-box';
 import { useApi } from '../../ui/use-api';
 import type { AnalyticsAnswer, DataSource, WindowDimension } from './data-types';
@@ -97,17 +98,7 @@ interface RowProps {
 }
 
 function WindowRow({ sourceId, window: w, canEdit, onEdit, onChanged }: RowProps) {
-  const [confirming, setConfirming] = useState(false);
   const [previewing, setPreviewing] = useState(false);
-  const [error, setError] = useState<unknown>();
-  async function remove() {
-    try {
-      await del(`/dashboards/data-sources/${sourceId}/window-dimensions/${w.id}`);
-      onChanged();
-    } catch (e) {
-      setError(e);
-    }
-  }
   return (
     <>
       <tr>
@@ -128,26 +119,7 @@ function WindowRow({ sourceId, window: w, canEdit, onEdit, onChanged }: RowProps
           </button>
         </td>
         {canEdit && (
-          <td className="row-actions">
-            {confirming ? (
-              <ConfirmPrompt
-                question="Widgets using it will match nothing."
-                confirmLabel={`Delete ${w.name}`}
-                onConfirm={() => void remove()}
-                onCancel={() => setConfirming(false)}
-              />
-            ) : (
-              <>
-                <button type="button" className="link-button" aria-label={`Edit ${w.name}`} onClick={onEdit}>
-                  Edit
-                </button>{' '}
-                <button type="button" className="link-button" aria-label={`Delete ${w.name}`} onClick={() => setConfirming(true)}>
-                  Delete
-                </button>
-              </>
-            )}
-            <ErrorBox error={error} />
-          </td>
+          <MemberActions name={w.name} path={`/dashboards/data-sources/${sourceId}/window-dimensions/${w.id}`} onEdit={onEdit} onDeleted={onChanged} />
         )}
       </tr>
       {previewing && (
@@ -166,7 +138,7 @@ function WindowRow({ sourceId, window: w, canEdit, onEdit, onChanged }: RowProps
  * API computes window dimensions only in the serving engine, so a saved one is previewed, not a draft.
  */
 function WindowPreview({ sourceId, window: w }: { sourceId: string; window: WindowDimension }) {
-  const cube = `ds_${sourceId.replace(/-/g, '_')}`;
+  const cube = sourceAlias(sourceId);
   const columns = [...w.partitionBy, ...(w.partitionBy.includes(w.orderBy) ? [] : [w.orderBy]), w.name];
   const query = {
     dimensions: columns.map((c) => `${cube}.${c}`),

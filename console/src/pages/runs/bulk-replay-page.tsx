@@ -4,7 +4,7 @@ import { get, post } from '../../api/client';
 import { useSession } from '../../session/session';
 import { ErrorBox } from '../../ui/error-box';
 import { Page } from '../../ui/page';
-import { useApi, useInterval } from '../../ui/use-api';
+import { useApi, usePolling } from '../../ui/use-api';
 import { BulkProgress } from './bulk-replay-progress';
 import { type BulkReplayPreview, type BulkReplayProgress, type BulkReplayStarted, ENDED_STATUSES, type WorkflowList } from './run-model';
 import { toInstant } from './run-filters';
@@ -55,7 +55,7 @@ export function BulkReplayPage() {
 
   const progressPath = bulkId ? `/executions/replays/${encodeURIComponent(bulkId)}` : null;
   const progress = useApi(progressPath, (signal) => get<BulkReplayProgress>(progressPath!, { signal }));
-  useInterval(progress.reload, 1500, progress.data?.status === 'running' && !progress.loading);
+  usePolling(progress.reload, 1500, progress.data?.status === 'running' && !progress.loading);
 
   const previewed = preview !== undefined && JSON.stringify(preview.form) === JSON.stringify(form);
   const set = (key: keyof BulkForm) => (event: { target: { value: string } }) => setForm({ ...form, [key]: event.target.value });

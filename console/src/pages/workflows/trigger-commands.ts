@@ -1,4 +1,3 @@
-import { signWebhookCommand } from './webhook-verification';
 import type { WebhookTrigger } from './workflow-model';
 
 /** A shell word: single quotes, a quote inside written as '\'' (the sample input may hold any text). */
@@ -25,8 +24,22 @@ export function curlCommand(trigger: WebhookTrigger, sample: unknown, shown: Sho
   return lines.join(' \\\n  ');
 }
 
-/** signWebhookCommand's command, with the signing secret filled in while the page shows it. */
+/**
+ * `npm run sign-webhook`'s command printing a signed delivery of the sample input to this trigger
+ * (src/cli/sign-webhook.ts), with the signing secret filled in while the page shows it; it signs POST deliveries only,
+ * so other methods get none.
+ */
 export function signedCommand(trigger: WebhookTrigger, sample: unknown, shown: ShownSecrets = {}): string | undefined {
-  const command = signWebhookCommand(trigger, sample);
-  return command && shown.signingSecret ? command.replace(`--secret '<signing secret>'`, `--secret ${quote(shown.signingSecret)}`) : command;
+  const v = trigger.verification;
+  if (!v || trigger.method !== 'POST') return undefined;
+  const secret = shown.signingSecret ? quote(shown.signingSecret) : `'<signing secret>'`;
+  const args = [`npm run sign-webhook -- --scheme ${v.scheme}`, `--secret ${secret}`, `--url ${quote(trigger.url)}`];
+  args.push(`--body ${quote(JSON.stringify(sample ?? {}))}`);
+  if (v.scheme === 'hmac') {
+    args.push(`--header ${quote(v.header)} --algorithm ${v.algorithm} --encoding ${v.encoding}`);
+    if (v.prefix) args.push(`--prefix ${quote(v.prefix)}`);
+    if (v.timestampHeader) args.push(`--timestamp-header ${quote(v.timestampHeader)}`);
+    if (v.payload) args.push(`--payload ${quote(v.payload)}`);
+  }
+  return args.join(' \\\n  ');
 }

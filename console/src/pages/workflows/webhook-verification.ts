@@ -3,7 +3,7 @@
  * deduplication, and turns its forms into the API's bodies
  * (src/webhooks/webhook-triggers.schemas.ts, delivery-ids.ts, signatures/).
  */
-import type { Deduplication, DeliveryIdSource, Verification, VerificationScheme, WebhookTrigger } from './workflow-model';
+import type { Deduplication, DeliveryIdSource, Verification, VerificationScheme } from './workflow-model';
 
 export const SCHEME_LABELS: Record<VerificationScheme, string> = {
   github: 'GitHub',
@@ -170,23 +170,4 @@ export function deduplicationBody(draft: DeduplicationDraft): { enabled: boolean
             { preset: draft.source.slice('preset:'.length) as Extract<DeliveryIdSource, { preset: unknown }>['preset'] }
           : undefined;
   return { enabled: draft.enabled, windowSeconds, ...(deliveryId ? { deliveryId } : {}) };
-}
-
-/**
- * `npm run sign-webhook`'s command printing a signed delivery of the sample input to this trigger
- * (src/cli/sign-webhook.ts); it signs POST deliveries only, so other methods get none.
- */
-export function signWebhookCommand(trigger: WebhookTrigger, sample: unknown): string | undefined {
-  const v = trigger.verification;
-  if (!v || trigger.method !== 'POST') return undefined;
-  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-  const args = [`npm run sign-webhook -- --scheme ${v.scheme}`, `--secret '<signing secret>'`, `--url ${quote(trigger.url)}`];
-  args.push(`--body ${quote(JSON.stringify(sample ?? {}))}`);
-  if (v.scheme === 'hmac') {
-    args.push(`--header ${quote(v.header)} --algorithm ${v.algorithm} --encoding ${v.encoding}`);
-    if (v.prefix) args.push(`--prefix ${quote(v.prefix)}`);
-    if (v.timestampHeader) args.push(`--timestamp-header ${quote(v.timestampHeader)}`);
-    if (v.payload) args.push(`--payload ${quote(v.payload)}`);
-  }
-  return args.join(' \\\n  ');
 }
