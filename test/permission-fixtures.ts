@@ -62,6 +62,11 @@ export const dashboardImportBody = (dataSourceId: string) => ({
   dataSourceMappings: { src: dataSourceId },
 });
 
+/** An organization's own LLM price for `model` (the body of PUT /organization/llm-prices). */
+export const llmPriceBody = (model: string) => ({
+  entries: [{ provider: 'openai', model, inputPerMillion: 1.5, outputPerMillion: 6, currency: 'USD', since: '2026-01-01' }],
+});
+
 export interface OrgFixtures {
   org: TestOrg;
   name: string;
@@ -93,6 +98,8 @@ export interface OrgFixtures {
   /** A table of its own that POST /dashboards/shares probes share with `shareRecipient` (A is on a plan that includes sharing). */
   shareTable: string;
   shareRecipient: TestOrg;
+  /** A model (named with the marker) that A prices itself: PUT /organization/llm-prices probes send it again. */
+  llmPriceModel: string;
   /** Strings only this organization's data holds: an outsider's answer must contain none of them. */
   own: string[];
   make: Makers;
@@ -322,6 +329,8 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
   await expectOk(as(app, sharer.ownerToken).post(`/data-stores/tables/${sharerTable}`).send({ key: 'k', value: recordValue() }), 201);
   await expectOk(as(app, sharer.ownerToken).post('/dashboards/shares').send({ tableName: sharerTable, sharedToOrganizationId: org.organizationId }), 201);
   const cube = `ds_${dataSourceId.replace(/-/g, '_')}`;
+  const llmPriceModel = `${marker}_model`;
+  await expectOk(owner().put('/organization/llm-prices').send(llmPriceBody(llmPriceModel)), 200);
 
   return {
     org,
@@ -346,6 +355,7 @@ export async function buildOrgFixtures(h: Harness): Promise<OrgFixtures> {
     package: { id: packageId },
     shareTable,
     shareRecipient,
+    llmPriceModel,
     own: [
       marker,
       org.organizationId,

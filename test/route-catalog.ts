@@ -13,6 +13,7 @@ import {
   packageBody,
   DATA_SOURCE_SCHEMA,
   AMOUNT,
+  llmPriceBody,
   type OrgFixtures,
   recordValue,
   widgetBody,
@@ -172,6 +173,13 @@ export const ROUTES: RouteCase[] = [
   r('GET', '/organization/members', 'members:admin', () => ({ url: '/organization/members' })),
   r('PATCH', '/organization/members/:userId', 'members:admin', ({ a }) => ({ url: `/organization/members/${a.spareMemberId}`, body: { role: 'viewer' } })),
   r('DELETE', '/organization/members/:userId', 'members:admin', async ({ a, fresh }) => ({ url: `/organization/members/${await fresh(a.make.member)}` })),
+  r('GET', '/organization/llm-prices', 'member', () => ({ url: '/organization/llm-prices' })),
+  r('PUT', '/organization/llm-prices', 'members:admin', ({ a }) => ({ url: '/organization/llm-prices', body: llmPriceBody(a.llmPriceModel) }), {
+    // B's call set B's own entries: cleared, so B's price table shows nothing B did not send itself.
+    afterOwnerOfB: async (b, _a, app) => {
+      await request(app).put('/organization/llm-prices').set('Authorization', `Bearer ${b.ownerToken}`).send({ entries: [] });
+    },
+  }),
   r('POST', '/organization/invitations', 'members:admin', () => ({
     url: '/organization/invitations',
     body: { email: `${uniqueName('probe')}@example.test`, role: 'viewer' },

@@ -61,9 +61,10 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
             model: input.provider.model,
           };
           const signal = activityContext()?.cancellationSignal;
+          const prices = await settings.prices.forOrganization(request.run.organizationId);
           const calledAt = new Date();
           const priced = (model: string, tokens: { inputTokens?: number; outputTokens?: number }) =>
-            usageOfCall(settings.prices, { provider: call.provider, model, requestedModel: call.model, ...tokens, at: calledAt });
+            usageOfCall(prices, { provider: call.provider, model, requestedModel: call.model, ...tokens, at: calledAt });
           if (request.final) {
             messages.push({ role: 'user', content: finalInstruction(request.final) });
             const answer = await generateStructuredOutput({
@@ -113,7 +114,7 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
           });
           throw failure;
         }
-        countTokens(settings.prices, usage, input.provider.model);
+        countTokens(settings.prices.service, usage, input.provider.model);
         const masked = scope.mask(output);
         await recordSubStep(deps, request, scope, {
           stepId,

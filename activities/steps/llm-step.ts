@@ -1,5 +1,5 @@
 import { LlmOutputInvalid, LlmRequestRejected, generateStructuredOutput } from '../llm/structured-output';
-import type { PriceTable } from '../../src/llm-usage/price-table';
+import type { OrganizationPrices } from '../../src/llm-usage/organization-price-tables';
 import { countTokens } from '../../src/llm-usage/token-metrics';
 import { usageOfCall } from '../../src/llm-usage/usage';
 import { asText } from '../../src/templates/template-renderer';
@@ -12,8 +12,8 @@ export interface LlmSettings {
   /** Operator-set provider base URLs (an OpenAI-compatible gateway, a local stub in tests); unset means the provider's own. */
   baseUrls: { openai?: string; anthropic?: string };
   timeoutMs: number;
-  /** What each model costs (the price table with LLM_PRICES applied): a call's cost is recorded with its tokens. */
-  prices: PriceTable;
+  /** What each model costs (the organization's entries over LLM_PRICES and the defaults): a call's cost is recorded with its tokens. */
+  prices: OrganizationPrices;
 }
 
 /**
@@ -34,6 +34,8 @@ export function createLlmStep(deps: StepRunnerDeps, settings: LlmSettings) {
         const system = mode.system_prompt === undefined ? undefined : asText(await scope.render(mode.system_prompt));
         const prompt = asText(await scope.render(mode.user_prompt));
         trace.input = { provider: provider.provider, model: provider.model, connection: connection.name, system, prompt, output_schema: mode.output_schema };
+        // Read before the call: a failed lookup must not cost a model call that a retry would pay for again.
+        const prices = await settings.prices.forOrganization(request.run.organizationId);
         const calledAt = new Date();
         try {
           const result = await generateStructuredOutput({
@@ -50,14 +52,14 @@ export function createLlmStep(deps: StepRunnerDeps, settings: LlmSettings) {
             signal: activityContext()?.cancellationSignal,
           });
           // Recorded beside the output (not in it): the run's history carries no more than before.
-          trace.usage = usageOfCall(settings.prices, {
+          trace.usage = usageOfCall(prices, {
             provider: provider.provider,
             model: result.model,
             requestedModel: provider.model,
             ...result.usage,
             at: calledAt,
           });
-          countTokens(settings.prices, trace.usage, provider.model);
+          countTokens(settings.prices.service, trace.usage, provider.model);
           return { object: result.object, usage: result.usage, truncated: result.truncated };
         } catch (err) {
           if (err instanceof LlmRequestRejected) throw new StepError(err.message, 'LlmRequestRejected');

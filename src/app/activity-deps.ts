@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { ActivityDeps } from '../../activities/deps';
 import { createOutboundHttp } from '../outbound/outbound-http';
 import { StepError } from '../../activities/steps/step-errors';
@@ -32,7 +33,8 @@ import { executionRetentionDays } from '../organizations/plans';
 import type { Logger } from '../logging/logger';
 import { createLiquid } from '../templates/template-engine';
 import { TemplateRenderer } from '../templates/template-renderer';
-import { DEFAULT_PRICES, PriceTable } from '../llm-usage/price-table';
+import { OrganizationPriceTables } from '../llm-usage/organization-price-tables';
+import { OrganizationPricesRepository } from '../llm-usage/organization-prices.repository';
 import { createSecretServices } from './services';
 
 /** A model call may take this long before the step gives up (the workflow's activity timeout is longer). */
@@ -101,6 +103,14 @@ export function createActivityDeps(infra: {
   const executions = new ExecutionsRepository(infra.db);
   const seals = new StepOutputSeals(box);
   const workflows = new WorkflowsRepository(infra.db.manager);
+  // Each organization's prices (its own entries over LLM_PRICES and the defaults), cached until a change is announced.
+  const priceRepository = new OrganizationPricesRepository(infra.db);
+  const prices = new OrganizationPriceTables(
+    (infra.db.options as PostgresConnectionOptions).url!,
+    infra.logger,
+    infra.config.steps.llmPrices,
+    (organizationId) => priceRepository.list(organizationId),
+  );
   return {
     logger: infra.logger,
     diagnostics: new DatabaseDiagnostics(infra.db),
@@ -114,7 +124,7 @@ export function createActivityDeps(infra: {
     renderer: new TemplateRenderer(createLiquid()),
     secrets,
     http,
-    llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS, prices: new PriceTable(DEFAULT_PRICES, infra.config.steps.llmPrices) },
+    llm: { baseUrls: infra.config.steps.llmBaseUrls, timeoutMs: LLM_TIMEOUT_MS, prices },
     sealedResponses: new SealedResponseVault(new SealedResponsesRepository(infra.db), box),
     seals,
     replays: {
@@ -129,7 +139,10 @@ export function createActivityDeps(infra: {
       history: new FeedSyncsRepository(infra.db),
       baseUrls: infra.config.vendors.baseUrls,
     },
-    close: () => http.close(),
+    close: async () => {
+      await http.close();
+      await prices.close();
+    },
   };
 }
 

@@ -29,6 +29,7 @@ import type { RouteContext } from '../http/route';
 import '../http/request-context';
 import { createRegistry, generateOpenApiDocument } from '../openapi/registry';
 import { registerOrganizationRoutes } from '../organizations/organizations.routes';
+import { registerLlmPriceRoutes } from '../organizations/llm-prices.routes';
 import { registerInvitationRoutes } from '../organizations/invitations.routes';
 import { registerTokenRoutes } from '../auth/tokens.routes';
 import { registerSessionRoutes } from '../auth/sessions.routes';
@@ -84,6 +85,7 @@ export function createApp(services: Services): Express {
 
   registerHealthRoutes(ctx, services.databaseDiagnostics, services.temporal.connection);
   registerOrganizationRoutes(ctx, services.organizations);
+  registerLlmPriceRoutes(ctx, services.llmPrices);
   registerInvitationRoutes(ctx, services.invitations);
   registerTokenRoutes(ctx, services.tokenService);
   registerSessionRoutes(ctx, services.sessions, cookies);

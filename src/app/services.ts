@@ -80,6 +80,8 @@ import { EnvironmentsService } from '../environments/environments.service';
 import type { Logger } from '../logging/logger';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { OrganizationsService } from '../organizations/organizations.service';
+import { LlmPricesService } from '../organizations/llm-prices.service';
+import { OrganizationPricesRepository } from '../llm-usage/organization-prices.repository';
 import { InvitationsRepository } from '../organizations/invitations.repository';
 import { InvitationsService } from '../organizations/invitations.service';
 import { TokensService } from '../auth/tokens.service';
@@ -220,6 +222,7 @@ export function createServices(infra: Infrastructure) {
     consoleSessions,
     sessions: new SessionsService(tokens, consoleSessions),
     organizations: new OrganizationsService(organizationsRepository, tokenService, keys, shares, () => principalCache.clear()),
+    llmPrices: new LlmPricesService(new OrganizationPricesRepository(infra.db), infra.config.steps.llmPrices),
     invitations: new InvitationsService(organizationsRepository, new InvitationsRepository(infra.db), tokenService),
     connections,
     oauthTokens,

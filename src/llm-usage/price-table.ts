@@ -79,23 +79,56 @@ function entries(provider: PriceEntry['provider'], since: string, prices: Record
   }));
 }
 
+/** Where an entry of the effective table comes from, lowest layer first. */
+export const PRICE_SOURCES = ['default', 'setting', 'organization'] as const;
+export type PriceSource = (typeof PRICE_SOURCES)[number];
+
+/** An entry of the effective table, with the layer it comes from. */
+export interface SourcedPriceEntry extends PriceEntry {
+  source: PriceSource;
+}
+
+/**
+ * The entries in effect: the defaults, LLM_PRICES (`setting`) and an
+ * organization's own entries. A layer that names a provider and model replaces
+ * every lower layer's entries for that model, so each layer's list is the
+ * whole story for the models it names (a price an operator or an organization
+ * sets from a day on leaves no older default in force before that day).
+ * Sorted by provider, model, then newest `since` first.
+ */
+export function effectivePrices(layers: Partial<Record<PriceSource, readonly PriceEntry[]>>): SourcedPriceEntry[] {
+  let effective: SourcedPriceEntry[] = [];
+  for (const source of PRICE_SOURCES) {
+    const layer = layers[source] ?? [];
+    const named = new Set(layer.map(key));
+    effective = [...effective.filter((e) => !named.has(key(e))), ...layer.map((e) => ({ ...e, source }))];
+  }
+  return effective.sort((a, b) => a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model) || b.since.localeCompare(a.since));
+}
+
 /** Prices looked up by provider, model and day. */
 export class PriceTable {
-  private readonly byModel = new Map<string, PriceEntry[]>();
+  private readonly byModel = new Map<string, SourcedPriceEntry[]>();
+  private readonly all: SourcedPriceEntry[];
 
   /**
    * `overrides` (LLM_PRICES) replace every default entry of the provider and
-   * model they name, so an operator's list is the whole story for that model.
+   * model they name, and `organization` (an organization's own entries) every
+   * entry of both lower layers for its models (effectivePrices).
    */
-  constructor(defaults: readonly PriceEntry[] = DEFAULT_PRICES, overrides: readonly PriceEntry[] = []) {
-    const overridden = new Set(overrides.map(key));
-    for (const entry of [...defaults.filter((e) => !overridden.has(key(e))), ...overrides]) {
+  constructor(defaults: readonly PriceEntry[] = DEFAULT_PRICES, overrides: readonly PriceEntry[] = [], organization: readonly PriceEntry[] = []) {
+    // Newest first within a model: a lookup takes the first entry that had begun.
+    this.all = effectivePrices({ default: defaults, setting: overrides, organization });
+    for (const entry of this.all) {
       const list = this.byModel.get(key(entry)) ?? [];
       list.push(entry);
       this.byModel.set(key(entry), list);
     }
-    // Newest first: a lookup takes the first entry that had begun.
-    for (const list of this.byModel.values()) list.sort((a, b) => b.since.localeCompare(a.since));
+  }
+
+  /** Every entry in effect, with its source (sorted as effectivePrices sorts). */
+  entries(): SourcedPriceEntry[] {
+    return this.all.map((e) => ({ ...e }));
   }
 
   /** Whether the table prices this model at all (a metric labels only such names, never one an organization made up). */
