@@ -1,4 +1,5 @@
 import { AnalyticsSource } from '../src/data-sources/analytics-source.entity';
+import { builtInCube } from '../src/data-sources/runs-source';
 import { cubeModel } from './model';
 
 function source(overrides: Partial<AnalyticsSource> = {}): AnalyticsSource {
@@ -102,5 +103,33 @@ describe('cubeModel', () => {
     expect(definition.sql).toContain('row_number() OVER (PARTITION BY t."city" ORDER BY t."amount" DESC NULLS LAST, t.__key) AS "rank"');
     expect(definition.sql).toContain('WHERE (t.__expires_at IS NULL OR t.__expires_at > now())');
     expect(definition.dimensions.rank).toMatchObject({ type: 'number', sql: '<CUBE>."rank"' });
+  });
+
+  it("renders a built-in source's own model: the organization's runs, its id a literal, no serving relation", () => {
+    const organizationId = '01a2051d-0000-7000-8000-0000000000aa';
+    const runs = source({ type: 'flowbase:runs', organizationId, builtIn: builtInCube('flowbase:runs', organizationId) });
+    const { name, definition } = evaluate(cubeModel(runs));
+    expect(name).toBe('ds_01a2051d_6376_7344_af07_949d8d334eab');
+    expect(definition.sql).toContain(`WHERE e.organization_id = '${organizationId}'`);
+    expect(definition.sql).toContain('FROM executions e');
+    expect(definition.sql).not.toContain('analytics.');
+    expect(definition.dimensions.__key).toMatchObject({ primaryKey: true, shown: false });
+    expect(definition.dimensions.startedAt).toMatchObject({ type: 'time', sql: '<CUBE>."startedAt"' });
+    expect(definition.dimensions.status).toMatchObject({ type: 'string' });
+    expect(definition.measures.count).toMatchObject({ type: 'count', sql: '*' });
+    expect(definition.measures.durationP95).toMatchObject({ type: 'number', sql: 'percentile_cont(0.95) WITHIN GROUP (ORDER BY <CUBE>."durationMs")' });
+    expect(definition.measures.failureRate.type).toBe('number');
+    expect(definition.measures.cost).toMatchObject({ type: 'sum', sql: '<CUBE>."cost"' });
+    // Fields the row's record schema lists play no part: the model is the code's.
+    expect(definition.measures.amount).toBeUndefined();
+
+    const steps = evaluate(cubeModel(source({ type: 'flowbase:run-steps', builtIn: builtInCube('flowbase:run-steps', organizationId) }))).definition;
+    expect(steps.sql).toContain('FROM execution_steps s');
+    expect(Object.keys(steps.dimensions)).toEqual(expect.arrayContaining(['stepType', 'provider', 'model', 'workflow', 'startedAt']));
+  });
+
+  it('refuses to build a built-in model for anything but an organization id', () => {
+    expect(() => builtInCube('flowbase:runs', "x' OR true --")).toThrow('Not an organization id');
+    expect(builtInCube('custom', '01a2051d-0000-7000-8000-0000000000aa')).toBeUndefined();
   });
 });

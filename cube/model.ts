@@ -29,7 +29,27 @@ function baseSql(source: AnalyticsSource): string {
   return `SELECT t.*, ${windows.join(', ')} FROM ${table} t WHERE ${LIVE.replace(/__expires_at/g, 't.__expires_at')}`;
 }
 
+/** A built-in source's model (src/data-sources/runs-source.ts): its own SELECT and members, the key hidden as in every cube. */
+function builtInDefinition(source: AnalyticsSource, builtIn: NonNullable<AnalyticsSource['builtIn']>): object {
+  const dimensions: Record<string, object> = { __key: { sql: column('__key'), type: 'string', primaryKey: true, shown: false } };
+  for (const [name, d] of Object.entries(builtIn.dimensions)) dimensions[name] = { sql: column(name), type: d.type, title: d.title };
+  const measures: Record<string, object> = {};
+  for (const [name, m] of Object.entries(builtIn.measures)) measures[name] = { sql: m.sql, type: m.type, title: m.title, meta: { builtIn: true } };
+  return { sql: builtIn.sql, title: source.name, refreshKey: { every: REFRESH_EVERY }, measures, dimensions };
+}
+
 export function cubeModel(source: AnalyticsSource): string {
+  const definition = source.builtIn ? builtInDefinition(source, source.builtIn) : tableDefinition(source);
+  // `${CUBE}` must stay a template placeholder for Cube's compiler, so sql strings become template literals.
+  // Keys unquoted: Cube's transpiler recognises `sql:` properties by their identifier keys.
+  const js = JSON.stringify(definition, null, 2)
+    .replace(/^(\s*)"([A-Za-z_]\w*)":/gm, '$1$2:')
+    .replace(/^(\s*)sql: "((?:[^"\\]|\\.)*)"/gm, (_m, indent: string, body: string) => `${indent}sql: \`${JSON.parse(`"${body}"`).replace(/`/g, '\\`')}\``);
+  return `cube(${JSON.stringify(source.servingRelation)}, ${js});\n`;
+}
+
+/** The model of a source over a data store table: its serving relation's columns. */
+function tableDefinition(source: AnalyticsSource): object {
   // count(*): counting the key column would read it for nothing.
   const measures: Record<string, object> = { count: { type: 'count', sql: '*', title: 'Count' } };
   const dimensions: Record<string, object> = { __key: { sql: column('__key'), type: 'string', primaryKey: true, shown: false } };
@@ -45,11 +65,5 @@ export function cubeModel(source: AnalyticsSource): string {
   }
   for (const w of source.windowDimensions) dimensions[w.name] = { sql: column(w.name), type: 'number', title: w.label, meta: { window: true } };
 
-  const definition = { sql: baseSql(source), title: source.name, refreshKey: { every: REFRESH_EVERY }, measures, dimensions };
-  // `${CUBE}` must stay a template placeholder for Cube's compiler, so sql strings become template literals.
-  // Keys unquoted: Cube's transpiler recognises `sql:` properties by their identifier keys.
-  const js = JSON.stringify(definition, null, 2)
-    .replace(/^(\s*)"([A-Za-z_]\w*)":/gm, '$1$2:')
-    .replace(/^(\s*)sql: "((?:[^"\\]|\\.)*)"/gm, (_m, indent: string, body: string) => `${indent}sql: \`${JSON.parse(`"${body}"`).replace(/`/g, '\\`')}\``);
-  return `cube(${JSON.stringify(source.servingRelation)}, ${js});\n`;
+  return { sql: baseSql(source), title: source.name, refreshKey: { every: REFRESH_EVERY }, measures, dimensions };
 }

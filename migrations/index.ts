@@ -42,6 +42,7 @@ import { WorkflowDrafts1763800003900 } from './1763800003900-WorkflowDrafts';
 import { TextWidgets1763800004000 } from './1763800004000-TextWidgets';
 import { TokenPermissions1763800004100 } from './1763800004100-TokenPermissions';
 import { StepUsage1763800004200 } from './1763800004200-StepUsage';
+import { BuiltInRunSources1763800004250 } from './1763800004250-BuiltInRunSources';
 import { OrganizationLlmPrices1763800004300 } from './1763800004300-OrganizationLlmPrices';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
@@ -90,5 +91,6 @@ export const migrations = [
   TextWidgets1763800004000,
   TokenPermissions1763800004100,
   StepUsage1763800004200,
+  BuiltInRunSources1763800004250,
   OrganizationLlmPrices1763800004300,
 ];

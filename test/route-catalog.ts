@@ -476,6 +476,8 @@ export const ROUTES: RouteCase[] = [
   // B naming A's dashboard or widget gets 404, whatever source it names.
   r('GET', '/dashboards', 'dashboards:view', () => ({ url: '/dashboards' })),
   r('POST', '/dashboards', 'dashboards:admin', () => ({ url: '/dashboards', body: { name: uniqueName('Probe dashboard') } })),
+  // No name: each call makes another Operations dashboard ("Operations 2", …).
+  r('POST', '/dashboards/templates/:template', 'dashboards:admin', () => ({ url: '/dashboards/templates/operations', body: {} })),
   r('GET', '/dashboards/:id', 'dashboards:view', ({ a }) => ({ url: dashboardIn(a) })),
   r('PATCH', '/dashboards/:id', 'dashboards:admin', ({ a }) => ({ url: dashboardIn(a), body: { description: 'probed' } })),
   r('DELETE', '/dashboards/:id', 'dashboards:admin', async ({ a, fresh }) => ({ url: dashboardIn(a, await fresh(a.make.dashboard)) })),

@@ -4,6 +4,7 @@ import { RecordSchemaInput, WindowDimensionBody } from '../data-sources/data-sou
 import { TableName } from '../data-stores/data-stores.schemas';
 import { ValidationError } from '../errors/errors';
 import { parseOrThrow } from '../http/validation';
+import { RUN_STEPS_TYPE, RUNS_TYPE } from '../data-sources/runs-source';
 import { z } from '../openapi/zod';
 import { aliasOf } from './dashboard-export-members';
 import { CreateDashboardBody, CreateWidgetBody, FilterId, FilterValuesById, LayoutItem, MAX_FILTERS, widgetKindIssues } from './dashboards.schemas';
@@ -79,7 +80,8 @@ export const PortableDataSource = z
     alias: z.string().max(70).optional().openapi({ description: 'How members name this source in the payload: $<exportId>', example: '$orders' }),
     name: z.string().min(1).max(200),
     type: z.string().min(1).max(100),
-    dataStoreTableName: TableName,
+    // A built-in source over the runs holds its type here (built-in-sources.ts): no table, nothing to match but by mapping.
+    dataStoreTableName: z.union([TableName, z.enum([RUNS_TYPE, RUN_STEPS_TYPE])]),
     recordSchema: RecordSchemaInput,
     windowDimensions: z.array(WindowDimensionBody).max(50).default([]),
   })

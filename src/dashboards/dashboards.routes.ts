@@ -4,6 +4,7 @@ import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
 import {
   CreateDashboardBody,
+  CreateFromTemplateBody,
   CreateWidgetBody,
   DashboardDataSchema,
   DashboardParams,
@@ -12,6 +13,7 @@ import {
   LayoutBody,
   PatchDashboardBody,
   PatchWidgetBody,
+  TemplateParams,
   WidgetDataBody,
   WidgetDataSchema,
   WidgetParams,
@@ -112,6 +114,22 @@ export function registerDashboardRoutes(ctx: RouteContext, service: DashboardsSe
     summary: 'Create a dashboard with an empty layout; isDefault: true makes it the default in place of the previous one',
     responses: { 201: { description: 'Created', schema: DashboardSchema } },
     handler: async ({ auth, body }) => ({ status: 201, body: presentDashboard(await service.create(auth.organizationId, auth.userId, body)) }),
+  });
+
+  defineRoute(ctx, {
+    method: 'post',
+    path: '/dashboards/templates/:template',
+    permission: 'dashboards:admin',
+    tags,
+    params: TemplateParams,
+    body: CreateFromTemplateBody,
+    summary:
+      'Create a dashboard from a template, its widgets laid out. `operations`: runs per day by status, p95 duration per workflow, failures by step and model cost by model, over the built-in run sources. Each call makes another dashboard (the name gets a number when taken)',
+    responses: { 201: { description: 'The dashboard with its widgets', schema: DashboardSchema } },
+    handler: async ({ auth, params, body }) => {
+      const { dashboard, widgets } = await service.createFromTemplate(auth.organizationId, auth.userId, params.template, body);
+      return { status: 201, body: presentDashboard(dashboard, widgets) };
+    },
   });
 
   defineRoute(ctx, {

@@ -2,6 +2,7 @@ import { AnalyticsQuery } from '../analytics/analytics.schemas';
 import { servingRelationName } from '../data-sources/serving-relation';
 import { z } from '../openapi/zod';
 import { CHART_TYPE_NAMES, CHART_TYPES, GRID_COLUMNS, isDataless } from './chart-types';
+import { DASHBOARD_TEMPLATES } from './dashboard-templates';
 import { MAX_GRID_ROWS, MAX_ITEM_HEIGHT, MAX_WIDGETS_PER_DASHBOARD } from './layout-rules';
 import { isIanaTimeZone } from './time-zone';
 
@@ -97,6 +98,19 @@ export const CreateDashboardBody = z
   })
   .openapi('CreateDashboard');
 export type CreateDashboardInput = z.output<typeof CreateDashboardBody>;
+
+/** POST /dashboards/templates/{template}: the template's dashboard, with what a new dashboard may choose. */
+export const CreateFromTemplateBody = z
+  .strictObject({
+    name: DashboardName.optional().openapi({ description: 'Default: the template\'s name ("Operations"), or "Operations 2", "Operations 3", … when taken' }),
+    isDefault: z.boolean().default(false),
+    timezone: TimeZone.nullable().default(null).openapi({ description: "null: each viewer's own zone" }),
+  })
+  .openapi('CreateDashboardFromTemplate');
+export type CreateFromTemplateInput = z.output<typeof CreateFromTemplateBody>;
+export const TemplateParams = z.strictObject({
+  template: z.enum(DASHBOARD_TEMPLATES, { error: `must be one of ${DASHBOARD_TEMPLATES.join(', ')}` }),
+});
 
 export const PatchDashboardBody = z
   .strictObject({

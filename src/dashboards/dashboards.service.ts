@@ -1,14 +1,16 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import { AppError, ConflictError, DuplicateNameError, NotFoundError, ValidationError } from '../errors/errors';
 import { isCheckViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
 import { CHART_TYPES, isDataless } from './chart-types';
 import { defaultsOfFilters, unknownFilterKeys } from './dashboard-filters';
+import { type DashboardTemplate, operationsTemplate } from './dashboard-templates';
 import { DashboardWidget } from './dashboard-widget.entity';
 import { Dashboard } from './dashboard.entity';
 import type { DashboardsRepository, WidgetField } from './dashboards.repository';
 import {
   type CreateDashboardInput,
+  type CreateFromTemplateInput,
   type CreateWidgetInput,
   type LayoutItem,
   type PatchDashboardInput,
@@ -17,6 +19,9 @@ import {
 } from './dashboards.schemas';
 import { layoutIssues, MAX_GRID_ROWS, MAX_WIDGETS_PER_DASHBOARD, placeAtBottom } from './layout-rules';
 import type { WidgetSources } from './widget-sources';
+
+/** How many numbered names a template tries ("Operations", "Operations 2", …) before asking the caller for one. */
+const TEMPLATE_NAME_ATTEMPTS = 50;
 
 /**
  * Dashboards and widgets (interface.md 2.4, 2.5, 4.3): names unique per
@@ -64,6 +69,69 @@ export class DashboardsService {
         filterDefaults: {},
         timezone: input.timezone,
       }),
+    );
+  }
+
+  /**
+   * A new dashboard made from a template (dashboard-templates.ts), with its
+   * widgets laid out, in one transaction. Without a name it takes the
+   * template's, or the first of "<name> 2", "<name> 3", … that is free, so
+   * each call makes another; a name sent that is taken is 400 duplicate_name.
+   */
+  async createFromTemplate(
+    organizationId: string,
+    userId: string | null,
+    template: DashboardTemplate,
+    input: CreateFromTemplateInput,
+  ): Promise<{ dashboard: Dashboard; widgets: DashboardWidget[] }> {
+    const sources = await this.sources.builtIns(organizationId);
+    const ids = new Map([...sources].map(([type, source]) => [type, source.id]));
+    const plan = operationsTemplate(ids);
+    if (plan.widgets.some((w) => !ids.has(w.sourceType))) {
+      // Every organization has them (its creation and the BuiltInRunSources migration made them): a missing one is a bug.
+      throw new AppError(500, 'built_in_source_missing', `The built-in sources the ${template} template reads are missing from this organization`);
+    }
+    for (let n = 1; n <= TEMPLATE_NAME_ATTEMPTS; n++) {
+      const name = input.name ?? (n === 1 ? plan.name : `${plan.name} ${n}`);
+      const dashboard = Object.assign(new Dashboard(), {
+        id: newId(),
+        suid: newSuid(),
+        organizationId,
+        userId,
+        name,
+        description: plan.description,
+        isDefault: input.isDefault,
+        layout: [] as LayoutItem[],
+        filterConfig: [],
+        filterDefaults: {},
+        timezone: input.timezone,
+      });
+      const widgets = plan.widgets.map((w) =>
+        Object.assign(new DashboardWidget(), {
+          id: newId(),
+          suid: newSuid(),
+          organizationId,
+          dashboardId: dashboard.id,
+          title: w.title,
+          chartType: w.chartType,
+          dataSourceId: ids.get(w.sourceType)!,
+          queryConfig: w.queryConfig,
+          displayConfig: w.displayConfig,
+        }),
+      );
+      dashboard.layout = plan.widgets.map((w, i) => ({ widgetId: widgets[i].id, ...w.cells }));
+      try {
+        await this.repository.create(dashboard, widgets);
+      } catch (err) {
+        if (err instanceof DuplicateNameError && input.name === undefined) continue;
+        throw err;
+      }
+      return this.getWithWidgets(organizationId, dashboard.id);
+    }
+    throw new ValidationError(
+      `"${plan.name}" and the next ${TEMPLATE_NAME_ATTEMPTS - 1} numbered names are taken: send a name for the new dashboard`,
+      [{ path: 'name', message: "required: the template's names are taken" }],
+      'duplicate_name',
     );
   }
 

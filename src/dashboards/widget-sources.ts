@@ -65,6 +65,11 @@ export class WidgetSources {
     );
   }
 
+  /** The organization's built-in sources over its runs, by type: what dashboard templates are built on. */
+  builtIns(organizationId: string): Promise<Map<string, AnalyticsSource>> {
+    return this.dataSources.builtIns(organizationId);
+  }
+
   /**
    * Rule 7.3's hook, the one place a widget's source is resolved before its
    * data is read (the single-widget and the all-widgets calls both come

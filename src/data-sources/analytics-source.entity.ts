@@ -1,6 +1,7 @@
-import { Column, Entity } from 'typeorm';
+import { AfterLoad, Column, Entity } from 'typeorm';
 import { OrganizationResource } from '../db/organization-resource';
 import type { RecordSchema, WindowDimension } from './data-sources.schemas';
+import { builtInCube, type BuiltInCube } from './runs-source';
 
 export interface SyncConfig {
   syncIntervalMinutes: number;
@@ -78,4 +79,13 @@ export class AnalyticsSource extends OrganizationResource {
   /** The upsert the record triggers run (serving-relation.ts writes it); never shown. */
   @Column({ name: 'sync_statement', type: 'text' })
   syncStatement!: string;
+
+  /** A built-in source over the organization's runs (runs-source.ts): the model Cube serves it from; undefined for every other source. */
+  builtIn?: BuiltInCube;
+
+  // Set on every load, from the type: the model is the code's, never stored, so a deploy that changes it needs no migration.
+  @AfterLoad()
+  protected attachBuiltIn(): void {
+    this.builtIn = builtInCube(this.type, this.organizationId);
+  }
 }

@@ -1,4 +1,5 @@
 import { type AnalyticsSource } from './analytics-source.entity';
+import { isBuiltIn } from './built-in-sources';
 
 /** A data source as the API shows it (interface.md 2.6); the sync statement stays inside. */
 export function presentDataSource(s: AnalyticsSource) {
@@ -22,6 +23,7 @@ export function presentDataSource(s: AnalyticsSource) {
     hotPathMode: s.hotPathMode,
     // A disabled source keeps serving what it held, but no longer follows its records.
     effectiveHotPathMode: s.enabled ? s.hotPathMode : ('paused' as const),
+    builtIn: isBuiltIn(s),
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };

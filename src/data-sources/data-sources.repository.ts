@@ -32,6 +32,11 @@ export class DataSourcesRepository {
     return ids.length === 0 ? Promise.resolve([]) : this.manager.getRepository(AnalyticsSource).findBy({ organizationId, id: In(ids) });
   }
 
+  /** The organization's built-in sources of the given types (data_sources_built_in_key: one of each). */
+  findBuiltIns(organizationId: string, types: readonly string[]): Promise<AnalyticsSource[]> {
+    return this.manager.getRepository(AnalyticsSource).findBy({ organizationId, type: In([...types]) });
+  }
+
   find(organizationId: string, id: string): Promise<AnalyticsSource | null> {
     return this.manager.getRepository(AnalyticsSource).findOneBy({ organizationId, id });
   }

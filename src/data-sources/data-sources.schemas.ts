@@ -204,6 +204,10 @@ export const DataSourceSchema = z
     servingRelation: z.string(),
     hotPathMode: z.enum(HOT_PATH_MODES),
     effectiveHotPathMode: z.enum([...HOT_PATH_MODES, 'paused']),
+    builtIn: z.boolean().openapi({
+      description:
+        "A built-in, read-only source over the organization's own runs (type flowbase:runs or flowbase:run-steps): it cannot be changed or deleted (400 source_read_only)",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

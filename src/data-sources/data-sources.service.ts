@@ -3,6 +3,7 @@ import type { DataStoresService } from '../data-stores/data-stores.service';
 import type { SharesRepository } from '../shares/shares.repository';
 import { newId, newSuid } from '../ids';
 import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
+import { assertNotBuiltIn, BUILT_IN_SOURCES } from './built-in-sources';
 import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
 import type { CalculatedField, CreateDataSourceBody, InferFieldsBody, PatchDataSourceBody, RecordSchema, RecordSchemaInput } from './data-sources.schemas';
 import { newFieldsFrom } from './field-inference';
@@ -112,6 +113,15 @@ export class DataSourcesService {
     const source = await this.repository.find(organizationId, id);
     if (!source) throw new NotFoundError('Data source');
     return source;
+  }
+
+  /** The organization's built-in sources over its runs, by type (built-in-sources.ts). */
+  async builtIns(organizationId: string): Promise<Map<string, AnalyticsSource>> {
+    const found = await this.repository.findBuiltIns(
+      organizationId,
+      BUILT_IN_SOURCES.map((b) => b.type),
+    );
+    return new Map(found.map((s) => [s.type, s]));
   }
 
   /**
@@ -265,6 +275,7 @@ export class DataSourcesService {
 
   async delete(organizationId: string, id: string): Promise<void> {
     const source = await this.get(organizationId, id);
+    assertNotBuiltIn(source, 'be deleted');
     if (!source.shareId) {
       const grants = await this.shares.grantedForTable(organizationId, source.dataStoreTableName);
       if (grants.length > 0) throw shareDependency(source.dataStoreTableName, grants, 'deleting this data source would remove what they read');
@@ -306,6 +317,7 @@ export class DataSourcesService {
    */
   async refreshSchema(organizationId: string, id: string) {
     const sampled = await this.get(organizationId, id);
+    assertNotBuiltIn(sampled, "have its schema refreshed: its fields are the runs' own");
     await this.assertReadable([sampled]);
     const samples = await this.repository.sampleValues(sampled, SAMPLE_SIZE);
     if (samples.length === 0) return { refreshed: false as const, message: 'The table holds no records to sample; the schema is unchanged' };
@@ -373,7 +385,12 @@ export class DataSourcesService {
   async change(organizationId: string, id: string, apply: (source: AnalyticsSource) => RelationChange): Promise<AnalyticsSource> {
     // A re-index or rebuild takes the owner table's lock (and a rebuild refills from the owner's records): a closed source
     // gets neither, checked under the row lock, which a revocation also takes.
-    const source = await this.repository.update(organizationId, id, apply, async (m, s) => {
+    // A built-in source is refused under its row lock, whatever the change (built-in-sources.ts).
+    const guarded = (source: AnalyticsSource) => {
+      assertNotBuiltIn(source, 'be changed');
+      return apply(source);
+    };
+    const source = await this.repository.update(organizationId, id, guarded, async (m, s) => {
       if (s.shareId && !(await this.shares.isActive(m, s.shareId, false))) throw shareInactive(s.dataStoreTableName, s.sharedFromOrganizationId!);
     });
     if (!source) throw new NotFoundError('Data source');

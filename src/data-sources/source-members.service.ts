@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors/errors';
 import { newId } from '../ids';
+import { assertNotBuiltIn } from './built-in-sources';
 import type { DataSourcesRepository } from './data-sources.repository';
 import type { CalculatedField, Expression, WindowDimension } from './data-sources.schemas';
 import { type DataSourcesService, throwIfAny } from './data-sources.service';
@@ -33,6 +34,7 @@ export class SourceMembersService {
   /** The expression over the first rows of the source, in key order; nothing is saved. */
   async previewExpression(organizationId: string, id: string, expression: Expression): Promise<Array<number | null>> {
     const source = await this.sources.get(organizationId, id);
+    assertNotBuiltIn(source, 'have calculated fields');
     await this.sources.assertReadable([source]);
     throwIfAny(expressionIssues(source.recordSchema, expression), 'Invalid expression');
     return this.repository.preview(source, expression, PREVIEW_ROWS);

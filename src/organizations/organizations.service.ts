@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { createBuiltInSources } from '../data-sources/built-in-sources';
 import { type Permission, type Role, roleHas } from '../auth/roles';
 import type { IssuedToken, TokensService } from '../auth/tokens.service';
 import type { OrganizationKeys } from '../crypto/organization-keys';
@@ -56,6 +57,7 @@ export class OrganizationsService {
           ? input.owner.userId
           : (await this.orgs.findOrCreateUser({ id: newId(), email: input.owner.email.toLowerCase(), name: input.owner.name }, manager)).id;
       await this.orgs.addMember(organization.id, userId, 'owner', manager);
+      await createBuiltInSources(manager, organization.id);
       const token = await this.tokens.issuePersonal(organization.id, userId, input.tokenName, manager);
       return { organization, userId, token };
     });
