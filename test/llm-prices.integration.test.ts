@@ -136,7 +136,7 @@ test('only administrators replace the entries; bad input is a 400 naming the ent
   await expect(bad([price('m', -1, 1)])).resolves.toEqual([expect.objectContaining({ path: 'entries.0.inputPerMillion' })]);
   await expect(bad([{ ...price('m', 1, 1), provider: 'mistral' }])).resolves.toEqual([expect.objectContaining({ path: 'entries.0.provider' })]);
   await expect(bad([price('m', 1, 1), price('m', 2, 2)])).resolves.toEqual([
-    { path: 'entries.1.since', message: 'repeats entry 0: one price per provider, model and since day' },
+    { path: 'entries.1.since', message: 'entry 0 already prices openai m from 2020-01-01: one price per provider, model and day' },
   ]);
   await expect(bad(Array.from({ length: 201 }, (_, i) => price(`m${i}`, 1, 1)))).resolves.toEqual([
     { path: 'entries', message: 'must have at most 200 items' },

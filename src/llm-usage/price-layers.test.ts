@@ -75,7 +75,7 @@ describe('the body replacing them', () => {
     expect(issues({ entries: [{ ...entry('m', '2026-01-01', 1), currency: 'EUR' }] })[0]).toMatch(/^entries\.0\.currency: /);
     expect(issues({ entries: [entry('m', '2026-01-01', -1)] })[0]).toMatch(/^entries\.0\.inputPerMillion: must be at least 0/);
     expect(issues({ entries: [entry('m', '2026-01-01', 1), entry('m', '2026-02-01', 1), entry('m', '2026-01-01', 2)] })).toEqual([
-      'entries.2.since: repeats entry 0: one price per provider, model and since day',
+      'entries.2.since: entry 0 already prices openai m from 2026-01-01: one price per provider, model and day',
     ]);
   });
 });

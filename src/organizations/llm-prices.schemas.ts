@@ -41,7 +41,12 @@ export const ReplacePricesBody = z.strictObject({
         const key = `${e.provider}\u0000${e.model}\u0000${e.since}`;
         const first = seen.get(key);
         if (first === undefined) seen.set(key, i);
-        else ctx.addIssue({ code: 'custom', path: [i, 'since'], message: `repeats entry ${first}: one price per provider, model and since day` });
+        else
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'since'],
+            message: `entry ${first} already prices ${e.provider} ${e.model} from ${e.since}: one price per provider, model and day`,
+          });
       });
     })
     .openapi({ description: `The organization's own entries (at most ${MAX_ORGANIZATION_PRICES}); an empty list removes them all` }),

@@ -4,11 +4,12 @@ import { ConnectionsPage } from './connections-page';
 import { EnvironmentPage } from './environment-page';
 import { EnvironmentsPage } from './environments-page';
 import { MembersPage } from './members-page';
+import { ModelPricesPage } from './model-prices-page';
 import { SettingsIndex } from './settings-index';
 import { TokensPage } from './tokens-page';
 import './settings.css';
 
-/** Settings: the organization, its connections, environments and members, and the signed-in person's tokens. */
+/** Settings: the organization, its connections, environments and members, the signed-in person's tokens, and the organization's model prices. */
 export default function SettingsArea() {
   return (
     <div className="area-settings">
@@ -19,6 +20,7 @@ export default function SettingsArea() {
         <Route path="environments/:id" element={<EnvironmentPage />} />
         <Route path="members" element={<MembersPage />} />
         <Route path="tokens" element={<TokensPage />} />
+        <Route path="model-prices" element={<ModelPricesPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </div>

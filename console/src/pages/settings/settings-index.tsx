@@ -13,6 +13,7 @@ const SECTIONS = [
   { to: '/settings/environments', title: 'Environments', text: 'Named sets of variables that templates read through $env.' },
   { to: '/settings/members', title: 'Members', text: 'Who belongs to the organization, their roles, and open invitations.' },
   { to: '/settings/tokens', title: 'Access tokens', text: 'Your own tokens for the API and for signing in here.' },
+  { to: '/settings/model-prices', title: 'Model prices', text: 'What LLM tokens cost in this organization’s runs, and its own prices.' },
 ];
 
 /** The settings index: which organization this is, and the way to each settings page. */

@@ -6,6 +6,7 @@ const ITEMS = [
   { to: '/settings/environments', label: 'Environments' },
   { to: '/settings/members', label: 'Members' },
   { to: '/settings/tokens', label: 'Access tokens' },
+  { to: '/settings/model-prices', label: 'Model prices' },
 ];
 
 /** The settings pages as tabs; pages a role may not use say so themselves, so every tab stays where people expect it. */

@@ -26,6 +26,11 @@ export type EnvironmentList = ApiAnswer<'/environments', 'get'>;
 export type MemberList = ApiAnswer<'/organization/members', 'get'>;
 export type InvitationList = ApiAnswer<'/organization/invitations', 'get'>;
 export type TokenList = ApiAnswer<'/tokens', 'get'>;
+/** GET /organization/llm-prices: every LLM price in effect for the organization, each with its source. */
+export type LlmPrices = ApiAnswer<'/organization/llm-prices', 'get'>;
+export type LlmPrice = ApiSchema<'LlmPrice'>;
+/** One of the organization's own entries, as PUT /organization/llm-prices takes them. */
+export type LlmPriceEntry = ApiSchema<'LlmPriceEntry'>;
 
 /**
  * Client-only: the subset of JSON Schema the console's connection form reads from the connection type
