@@ -123,6 +123,24 @@ export default tseslint.config(
     },
   },
   {
+    // The tracing interceptors, the one workflow module that may also import the OpenTelemetry packages made for the sandbox.
+    files: ['workflows/tracing-interceptors.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/workflow$|@temporalio/interceptors-opentelemetry/lib/workflow$|@opentelemetry/api$|\\./[^./][^/]*$)',
+              message: 'The tracing interceptors import only the workflow SDK, the interceptors made for the sandbox and the OpenTelemetry API.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['scripts/**/*.mjs', 'eslint.config.mjs'],
     languageOptions: { globals: globals.node },
   },

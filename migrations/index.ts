@@ -44,6 +44,7 @@ import { TokenPermissions1763800004100 } from './1763800004100-TokenPermissions'
 import { StepUsage1763800004200 } from './1763800004200-StepUsage';
 import { BuiltInRunSources1763800004250 } from './1763800004250-BuiltInRunSources';
 import { OrganizationLlmPrices1763800004300 } from './1763800004300-OrganizationLlmPrices';
+import { TriggerTraceContext1763800004400 } from './1763800004400-TriggerTraceContext';
 
 /** Every migration, in order. Listed explicitly so the same list works under tsx, jest and a build. */
 export const migrations = [
@@ -93,4 +94,5 @@ export const migrations = [
   StepUsage1763800004200,
   BuiltInRunSources1763800004250,
   OrganizationLlmPrices1763800004300,
+  TriggerTraceContext1763800004400,
 ];

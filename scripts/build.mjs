@@ -66,7 +66,11 @@ for (const file of SOURCE_DIRS.flatMap(filesUnder)) {
 // the same @temporalio/worker version that bundled it, which the image guarantees (one lock file, one install).
 const require = createRequire(import.meta.url);
 const { bundleWorkflowCode } = require('@temporalio/worker');
-const { code } = await bundleWorkflowCode({ workflowsPath: path.join(out, 'workflows/index.js') });
+// The tracing interceptors as src/observability/temporal-tracing.ts names them (WORKFLOW_INTERCEPTOR_MODULES).
+const { code } = await bundleWorkflowCode({
+  workflowsPath: path.join(out, 'workflows/index.js'),
+  workflowInterceptorModules: [path.join(out, 'workflows/tracing-interceptors.js')],
+});
 fs.writeFileSync(path.join(out, 'workflow-bundle.js'), code);
 
 fs.writeFileSync(HASH_FILE, hash);

@@ -1,3 +1,5 @@
+// First: tracing instruments http and pg as they load (nothing is loaded when OTEL_* settings are unset).
+import { tracing } from './observability/tracing-start';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { type Config, ConfigError, loadConfig } from './config/config';
@@ -94,6 +96,7 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
       taskQueue: config.temporal.taskQueue,
       deps,
       workflowBundlePath: config.temporal.workflowBundle,
+      tracing,
     });
     const running = worker.run();
     logger.info({ taskQueue: config.temporal.taskQueue }, 'Temporal worker running');
@@ -101,7 +104,10 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
       intervalMinutes: config.retention.pruneIntervalMinutes,
       batchSize: config.retention.batchSize,
     });
-    if (mode === 'all') local = { client: new Client({ connection, namespace: config.temporal.namespace }), replies };
+    if (mode === 'all') {
+      const { clientInterceptors } = await import('./observability/temporal-tracing.js');
+      local = { client: new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors(tracing) }), replies };
+    }
     shutdownSteps.push(async () => {
       worker.shutdown();
       await running;
@@ -116,7 +122,7 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
       import('./app/services.js'),
       import('./temporal/client.js'),
     ]);
-    const temporal = await connectTemporal(backends.temporalAddress, config.temporal.namespace);
+    const temporal = await connectTemporal(backends.temporalAddress, config.temporal.namespace, tracing);
     const services = createServices({ config, logger, db: backends.db, keyring: backends.keyring, temporal });
     const app = createApp(services);
     if (local) {
@@ -153,6 +159,9 @@ async function serve(mode: Mode, config: Config, logger: Logger, backends: Backe
       () => temporal.connection.close(),
     );
   }
+  // Last: what the steps above still traced while stopping is exported too.
+  const exporting = tracing;
+  if (exporting) shutdownSteps.push(() => exporting.shutdown());
 }
 
 const mode = (process.argv[2] ?? 'all') as Mode;

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/observability/temporal-tracing';
 import { startTemporalDevServer } from '../src/infra/temporal-dev-server';
 
 /**
@@ -59,7 +60,11 @@ export async function ensureWorkflowBundle(): Promise<string> {
   if (suite.workflowBundle) return suite.workflowBundle;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowbase-test-bundle-'));
   const file = path.join(dir, 'workflow-bundle.js');
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows'),
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: new DefaultLogger('WARN'),
+  });
   fs.writeFileSync(file, code);
   suite.stops.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   return (suite.workflowBundle = file);

@@ -139,7 +139,8 @@ export const RUN_INLINE_BUDGET = 1024 * 1024;
 
 /** What each step activity receives. `context` holds earlier outputs, or where they are (StepContext). */
 export interface StepRequest {
-  run: { executionId: string; organizationId: string; environmentId?: string };
+  /** `workflowId` labels the step's trace spans; absent in requests of runs started before it was added. */
+  run: { executionId: string; organizationId: string; workflowId?: string; environmentId?: string };
   step: StepDefinition;
   seq: number;
   /** `initial` is left out (undefined) where the request itself is kept in history; the activity reads it from the execution. */

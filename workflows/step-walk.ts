@@ -36,7 +36,7 @@ export class StepWalk {
     private readonly settings: WalkSettings,
     executionId: string,
   ) {
-    this.run = { executionId, organizationId: input.organizationId, environmentId: input.environmentId };
+    this.run = { executionId, organizationId: input.organizationId, workflowId: input.workflow.id, environmentId: input.environmentId };
     this.context = { initial: input.initial, steps: {}, refs: {} };
   }
 

@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, generateObject, jsonSchema, NoObjectGeneratedError, TypeValidationError, type LanguageModel, type ModelMessage } from 'ai';
 import { compileOrganizationSchema } from '../../src/lib/organization-ajv';
+import { inModelSpan } from './model-span';
 import { outputSchemaToJsonSchema, type OutputJsonSchema } from './output-schema';
 
 export interface StructuredOutputRequest {
@@ -74,14 +75,20 @@ export async function generateStructuredOutput(req: StructuredOutputRequest): Pr
 
   let result;
   try {
-    result = await generateObject({
-      model: languageModel(req),
-      schema: jsonSchema<Record<string, unknown>>(schema),
-      system: system.text,
-      ...(req.messages ? { messages: req.messages } : { prompt: prompt.text ?? '' }),
-      maxRetries: 0,
-      abortSignal: req.signal ? AbortSignal.any([timeout, req.signal]) : timeout,
-    });
+    result = await inModelSpan(
+      req.provider,
+      req.model,
+      () =>
+        generateObject({
+          model: languageModel(req),
+          schema: jsonSchema<Record<string, unknown>>(schema),
+          system: system.text,
+          ...(req.messages ? { messages: req.messages } : { prompt: prompt.text ?? '' }),
+          maxRetries: 0,
+          abortSignal: req.signal ? AbortSignal.any([timeout, req.signal]) : timeout,
+        }),
+      (answer) => ({ model: answer.response.modelId, inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens }),
+    );
   } catch (err) {
     throw describeFailure(req, err, timeout.aborted);
   }

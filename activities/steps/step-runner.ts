@@ -7,6 +7,7 @@ import { TemplateError, type TemplateRenderer } from '../../src/templates/templa
 import type { StepUsage } from '../../src/llm-usage/usage';
 import type { StepRequest, StepResult } from '../../workflows/run.types';
 import { contextOf, type ValueRef } from '../../workflows/step-context';
+import { ATTR, inSpan, runAttributes, withMasking } from '../../src/observability/trace-context';
 import { activityContext } from './activity-context';
 import { StepError } from './step-errors';
 import { StepScope, type SecretSources } from './step-scope';
@@ -51,7 +52,31 @@ export async function runStep(
   startedAt = new Date(),
 ): Promise<StepResult> {
   const attempt = activityContext()?.info.attempt ?? 1;
-  return heartbeating(() => runRecorded(deps, request, startedAt, attempt, work));
+  return heartbeating(() => inStepSpan(request, attempt, () => runRecorded(deps, request, startedAt, attempt, work)));
+}
+
+/**
+ * The step's span (tracing on): its type, id, attempt and how it ended, with its run's organization, workflow and
+ * execution. Outbound calls, model calls and queries the step makes are its children.
+ */
+function inStepSpan<T>(request: StepRequest, attempt: number, work: () => Promise<T>): Promise<T> {
+  const { run, step } = request;
+  const attributes = {
+    ...runAttributes(run.organizationId, run.workflowId, run.executionId),
+    [ATTR.stepId]: step.stepId,
+    [ATTR.stepType]: step.stepType,
+    [ATTR.stepAttempt]: attempt,
+  };
+  return inSpan(`step ${step.stepType}`, attributes, async (span) => {
+    try {
+      const result = await work();
+      span.setAttribute(ATTR.stepStatus, 'completed');
+      return result;
+    } catch (err) {
+      span.setAttribute(ATTR.stepStatus, 'failed');
+      throw err;
+    }
+  });
 }
 
 /**
@@ -66,29 +91,35 @@ export async function beginStep<T>(
   input: unknown,
   work: (scope: StepScope, begunAt: number) => Promise<T>,
 ): Promise<T> {
-  return heartbeating(async () => {
-    const begunAt = Date.now();
-    const scope = await openScope(deps, request);
-    try {
-      return await work(scope, begunAt);
-    } catch (err) {
-      const failure = toFailure(err, scope);
-      await deps.executions.recordStep(request.run.organizationId, request.run.executionId, {
-        stepId: request.step.stepId,
-        stepType: request.step.stepType,
-        seq: request.seq,
-        status: 'failed',
-        attempt: activityContext()?.info.attempt ?? 1,
-        input: scope.mask(input),
-        output: null,
-        error: failure.message,
-        startedAt: new Date(begunAt),
-        finishedAt: new Date(),
-        ...(request.parent ? { parentStepId: request.parent.stepId, subSeq: request.parent.subSeq } : {}),
-      });
-      throw failure;
-    }
-  });
+  const attempt = activityContext()?.info.attempt ?? 1;
+  return heartbeating(() =>
+    inStepSpan(request, attempt, async () => {
+      const begunAt = Date.now();
+      const scope = await openScope(deps, request);
+      try {
+        return await withMasking(
+          (text) => scope.mask(text),
+          () => work(scope, begunAt),
+        );
+      } catch (err) {
+        const failure = toFailure(err, scope);
+        await deps.executions.recordStep(request.run.organizationId, request.run.executionId, {
+          stepId: request.step.stepId,
+          stepType: request.step.stepType,
+          seq: request.seq,
+          status: 'failed',
+          attempt,
+          input: scope.mask(input),
+          output: null,
+          error: failure.message,
+          startedAt: new Date(begunAt),
+          finishedAt: new Date(),
+          ...(request.parent ? { parentStepId: request.parent.stepId, subSeq: request.parent.subSeq } : {}),
+        });
+        throw failure;
+      }
+    }),
+  );
 }
 
 /**
@@ -145,7 +176,10 @@ async function runRecorded(
     );
   let raw: unknown;
   try {
-    raw = await work(scope, trace);
+    raw = await withMasking(
+      (text) => scope.mask(text),
+      () => work(scope, trace),
+    );
   } catch (err) {
     const failure = toFailure(err, scope);
     await record('failed', null, failure.message);

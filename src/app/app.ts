@@ -36,6 +36,7 @@ import { registerSessionRoutes } from '../auth/sessions.routes';
 import { sessionCookies } from '../auth/session-cookie';
 import { registerConsole } from '../console/console.routes';
 import { requestLog } from '../http/request-log';
+import { traceResponse } from '../observability/trace-context';
 import { apiSecurityHeaders, DOCS_PREFIX } from '../http/security-headers';
 import { separateAnswerHost } from '../http/answer-host';
 import { assertSafeInput } from '../http/json-guard';
@@ -65,6 +66,12 @@ export function createApp(services: Services): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestLog(services.logger));
+  // With tracing on, each answer names its trace (webhook calls name theirs in src/webhooks/webhook-span.ts).
+  app.use((_req, res, next) => {
+    const header = traceResponse();
+    if (header) res.setHeader('traceresponse', header);
+    next();
+  });
   app.use(apiSecurityHeaders);
   if (services.config.http.answersHost) app.use(separateAnswerHost(services.config.http.answersHost));
 

@@ -5,6 +5,7 @@ import type { Permission } from '../auth/roles';
 import { AppError, ForbiddenError } from '../errors/errors';
 import { ErrorBody } from '../openapi/registry';
 import type { AuthContext } from './request-context';
+import { inRouteSpan } from '../observability/trace-context';
 import { assertSafeInput } from './json-guard';
 import { parseOrThrow } from './validation';
 
@@ -100,7 +101,8 @@ export function defineRoute<
     const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
     const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined;
     const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, 'body') : undefined;
-    const result = await spec.handler({ body, params, query, auth: req.auth! } as RouteInput<Infer<B>, Infer<P>, Infer<Q>>, req, res);
+    const input = { body, params, query, auth: req.auth! } as RouteInput<Infer<B>, Infer<P>, Infer<Q>>;
+    const result = await inRouteSpan(spec.method.toUpperCase(), spec.path, req.auth?.organizationId, () => spec.handler(input, req, res));
     if (result) res.status(result.status).json(result.body);
   };
   const identify = authenticated ? [ctx.authenticate, authorize] : spec.optionalAuthentication ? [ctx.authenticateIfPresent] : [];

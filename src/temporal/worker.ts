@@ -4,6 +4,8 @@ import { NativeConnection, Worker, type InjectedSinks } from '@temporalio/worker
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { ReplySinks } from '../../workflows/run.types';
 import { LocalReplies } from '../executions/local-replies';
+import { activityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../observability/temporal-tracing';
+import type { Tracing } from '../observability/tracing';
 
 /**
  * The workflow bundle `npm run build` writes beside the compiled code (dist/workflow-bundle.js, seen from
@@ -18,6 +20,8 @@ export interface WorkerOptions {
   deps: ActivityDeps;
   /** A bundle built beforehand (TEMPORAL_WORKFLOW_BUNDLE): the test suite builds one per run instead of about 3 s per worker. */
   workflowBundlePath?: string;
+  /** Tracing, when this process exports traces (src/observability/tracing-start.ts). */
+  tracing?: Tracing;
 }
 
 /** Where the worker's workflow code comes from: the bundle named, else dist's prebuilt one, else workflows/ bundled now. */
@@ -40,13 +44,17 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
   const replies = new LocalReplies();
   const sinks: InjectedSinks<ReplySinks> = {
     callerReplies: { answered: { fn: (info, answer) => replies.deliver(info.workflowId, answer), callDuringReplay: false } },
+    ...tracingSinks(options.tracing),
   };
+  const source = workflowSource(options.workflowBundlePath);
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...workflowSource(options.workflowBundlePath),
+    ...source,
     activities: createActivities(options.deps),
+    // A bundle made beforehand holds the workflow interceptor modules already; bundled here, they are named.
+    interceptors: { activity: activityInterceptors(options.tracing), workflowModules: 'workflowsPath' in source ? WORKFLOW_INTERCEPTOR_MODULES : undefined },
     sinks,
     // After a crash, the runs this worker held wait on its sticky queue this long before any worker may take them
     // (10 s by default). Not much shorter: on a busy worker a task that waits longer moves off, and is replayed in full.

@@ -4,6 +4,7 @@ import { assertSafeInput } from '../http/json-guard';
 import { statusClass, webhookAnswers } from '../observability/metrics';
 import { sendReply } from '../executions/reply-resolver';
 import { MethodNotAllowedError, type AcceptedCall, type WebhookHost } from './webhook-host';
+import { inWebhookSpan, openWebhookSpan } from './webhook-span';
 
 export interface WebhookHostDeps {
   host: WebhookHost;
@@ -52,12 +53,15 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
   const base = deps.webhookBaseUrl.replace(/\/$/, '');
   const run = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const answered = await deps.host.run(res.locals.accepted as AcceptedCall, {
-        body: Buffer.isBuffer(req.body) ? req.body : undefined,
-        header: (name) => req.get(name),
-        url: base + req.originalUrl,
-        contentType: req.get('content-type'),
-      });
+      const accepted = res.locals.accepted as AcceptedCall;
+      const answered = await inWebhookSpan(res.locals.span, accepted, () =>
+        deps.host.run(accepted, {
+          body: Buffer.isBuffer(req.body) ? req.body : undefined,
+          header: (name) => req.get(name),
+          url: base + req.originalUrl,
+          contentType: req.get('content-type'),
+        }),
+      );
       if ('challenge' in answered) {
         res.status(200).json({ challenge: answered.challenge });
         return;
@@ -69,9 +73,13 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
     }
   };
 
-  // Counted when the answer is sent, whoever sends it (the error middleware included).
-  const count: RequestHandler = (_req, res, next) => {
+  // Counted when the answer is sent, whoever sends it (the error middleware included). A call refused before its
+  // trigger was known gets its span as it is answered.
+  const count: RequestHandler = (req, res, next) => {
+    const arrivedAt = performance.timeOrigin + performance.now();
+    res.locals.arrivedAt = arrivedAt;
     res.once('finish', () => {
+      if (!res.locals.span) openWebhookSpan(req, res, arrivedAt, undefined);
       const accepted = res.locals.accepted as AcceptedCall | undefined;
       const mode = accepted ? (accepted.synchronous ? 'sync' : 'async') : 'unknown';
       webhookAnswers.inc({ status_class: statusClass(res.statusCode), mode });
@@ -79,5 +87,17 @@ export function registerWebhookHost(app: Express, deps: WebhookHostDeps): void {
     next();
   };
 
-  app.all('/w/@:organizationSuid/:triggerName', count, forward(accept), express.raw({ type: () => true, limit: deps.bodyLimit }) as RequestHandler, run);
+  const traced: RequestHandler = (req, res, next) => {
+    res.locals.span = openWebhookSpan(req, res, res.locals.arrivedAt as number, res.locals.accepted as AcceptedCall);
+    next();
+  };
+
+  app.all(
+    '/w/@:organizationSuid/:triggerName',
+    count,
+    forward(accept),
+    traced,
+    express.raw({ type: () => true, limit: deps.bodyLimit }) as RequestHandler,
+    run,
+  );
 }

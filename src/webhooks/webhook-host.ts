@@ -26,6 +26,7 @@ import { triggerSecretMatches } from './trigger-secret';
 import { ANSWERED_RUN_HOLD_MS, type AdmissionSlot, type WebhookAdmission } from './webhook-admission';
 import type { WebhookRateLimiter } from './webhook-rate-limiter';
 import type { WebhookTriggersRepository } from './webhook-triggers.repository';
+import type { TraceContextMode } from './webhook-trigger.entity';
 
 export interface WebhookCall {
   organizationSuid: string;
@@ -57,6 +58,8 @@ export interface AcceptedCall {
   synchronous: boolean;
   verification?: { config: VerificationConfig; secrets: string[] };
   deduplication?: { source: DeliveryIdSource; windowMs: number };
+  /** Whether the call's spans continue the caller's `traceparent`. */
+  traceContext: TraceContextMode;
 }
 
 /** A delivery as received: its exact bytes, its headers, and the public URL it was sent to (Twilio signs that URL). */
@@ -137,6 +140,7 @@ export class WebhookHost {
         : {}),
       ...(source ? { deduplication: { source, windowMs: this.windowMs(deduplication.windowSeconds, target.plan) } } : {}),
       synchronous: hasReturnStep(steps),
+      traceContext: target.trigger.traceContext,
       environment: { name: call.environmentName, defaultId: target.workflow.defaultEnvironmentId },
       run: {
         organizationId: target.organizationId,

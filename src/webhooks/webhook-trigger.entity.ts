@@ -3,6 +3,9 @@ import { OrganizationResource } from '../db/organization-resource';
 import type { Deduplication } from './delivery-ids';
 import type { VerificationConfig } from './signatures/scheme-config';
 
+export const TRACE_CONTEXT_MODES = ['honour', 'ignore'] as const;
+export type TraceContextMode = (typeof TRACE_CONTEXT_MODES)[number];
+
 @Entity({ name: 'webhook_triggers' })
 export class WebhookTrigger extends OrganizationResource {
   @Column({ name: 'workflow_id', type: 'uuid' })
@@ -43,4 +46,8 @@ export class WebhookTrigger extends OrganizationResource {
   /** As given (defaults filled); the delivery id source in effect also follows the scheme (effectiveDeliveryIdSource). */
   @Column({ type: 'jsonb' })
   deduplication!: Partial<Deduplication>;
+
+  /** Whether a call's spans continue the caller's W3C `traceparent` (`honour`) or start a trace of their own (`ignore`). */
+  @Column({ name: 'trace_context', type: 'text' })
+  traceContext!: TraceContextMode;
 }

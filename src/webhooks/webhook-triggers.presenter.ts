@@ -25,6 +25,7 @@ export function presentTrigger(t: WebhookTrigger, organizationSuid: string, webh
     signingOverlapUntil: t.signingOverlapUntil && t.signingOverlapUntil.getTime() > Date.now() ? t.signingOverlapUntil.toISOString() : null,
     ...(generated.signingSecret ? { signingSecret: generated.signingSecret } : {}),
     deduplication: presentDeduplication(t),
+    traceContext: t.traceContext,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };

@@ -4,7 +4,7 @@ import { ConflictError } from '../errors/errors';
 import type { Deduplication } from './delivery-ids';
 import type { VerificationConfig } from './signatures/scheme-config';
 import type { Page } from '../http/pagination';
-import { WebhookTrigger } from './webhook-trigger.entity';
+import { WebhookTrigger, type TraceContextMode } from './webhook-trigger.entity';
 
 const uniqueName = uniqueNameIndex('webhook_triggers_org_name_key', 'webhook trigger');
 const concurrentRotation = () => new ConflictError('The signing secret changed meanwhile; read the trigger and try again', 'concurrent_rotation');
@@ -23,6 +23,7 @@ export interface TriggerTarget {
     verification: VerificationConfig | null;
     signingSecrets: string | null;
     deduplication: Partial<Deduplication>;
+    traceContext: TraceContextMode;
   };
   workflow: { id: string; name: string; version: number; defaultEnvironmentId: string | null; definition: { steps: unknown[] } };
 }
@@ -56,7 +57,7 @@ export class WebhookTriggersRepository {
   /** The trigger and its workflow's current definition in one query: the webhook hot path. */
   async findTarget(organizationSuid: string, name: string): Promise<TriggerTarget | null> {
     const [r] = await this.db.query(
-      `SELECT o.id AS organization_id, o.plan, t.id, t.name, t.method, t.authentication, t.secret_hash, t.verification, t.signing_secrets, t.deduplication,
+      `SELECT o.id AS organization_id, o.plan, t.id, t.name, t.method, t.authentication, t.secret_hash, t.verification, t.signing_secrets, t.deduplication, t.trace_context,
               w.id AS workflow_id, w.name AS workflow_name, w.current_version, w.default_environment_id, v.definition
        FROM organizations o
        JOIN webhook_triggers t ON t.organization_id = o.id AND t.name = $2
@@ -78,6 +79,7 @@ export class WebhookTriggersRepository {
         verification: r.verification,
         signingSecrets: r.signing_secrets,
         deduplication: r.deduplication,
+        traceContext: r.trace_context,
       },
       workflow: {
         id: r.workflow_id,

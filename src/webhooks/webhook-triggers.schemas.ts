@@ -2,6 +2,7 @@ import { PageQuery } from '../http/pagination';
 import { z } from '../openapi/zod';
 import { DeduplicationSchema } from './delivery-ids';
 import { VerificationConfig } from './signatures/scheme-config';
+import { TRACE_CONTEXT_MODES } from './webhook-trigger.entity';
 
 export const TRIGGER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -24,6 +25,10 @@ const verificationField = VerificationConfig.openapi({
 const signingSecretField = SigningSecret.optional().openapi({
   description: "With verification: the vendor's signing secret (required for vendor schemes; for hmac, one is generated and shown once when absent)",
 });
+const traceContextField = z.enum(TRACE_CONTEXT_MODES).openapi({
+  description:
+    "With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT): honour continues a caller's W3C traceparent, so the call's spans join the caller's trace; ignore starts a trace of the service's own. Default honour",
+});
 const deduplicationField = DeduplicationSchema.optional().openapi({
   description: "Exactly-once starts by delivery id (on by default, by the Idempotency-Key header or the scheme's preset)",
 });
@@ -37,6 +42,7 @@ export const CreateTriggerBody = z
     verification: verificationField.optional(),
     signingSecret: signingSecretField,
     deduplication: deduplicationField,
+    traceContext: traceContextField.default('honour'),
   })
   .openapi('CreateWebhookTrigger');
 export type CreateTriggerInput = z.output<typeof CreateTriggerBody>;
@@ -52,6 +58,7 @@ export const UpdateTriggerBody = z
       .openapi({ description: 'A new scheme or settings (its secret is kept unless signingSecret is given); null removes verification and its secrets' }),
     signingSecret: signingSecretField,
     deduplication: deduplicationField,
+    traceContext: traceContextField.optional(),
   })
   .openapi('UpdateWebhookTrigger');
 
@@ -103,6 +110,7 @@ export const TriggerSchema = z
         windowSeconds: z.number().int(),
       })
       .openapi({ description: 'Exactly-once starts: a delivery id seen within the window starts no run' }),
+    traceContext: z.enum(TRACE_CONTEXT_MODES),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -53,6 +53,7 @@ export class WebhookTriggersService {
         secretHash: generated?.hash ?? null,
         secretSetAt: generated ? new Date() : null,
         deduplication: DeduplicationSchema.parse(input.deduplication ?? {}),
+        traceContext: input.traceContext,
         ...signing.changes,
       }),
     );
@@ -83,6 +84,7 @@ export class WebhookTriggersService {
       ...(generated ? { secretHash: generated.hash, secretSetAt: new Date() } : {}),
       ...(input.authentication === false ? { secretHash: null, secretSetAt: null } : {}),
       ...(input.deduplication !== undefined ? { deduplication: DeduplicationSchema.parse(input.deduplication) } : {}),
+      ...(input.traceContext !== undefined ? { traceContext: input.traceContext } : {}),
       ...signing.changes,
     };
     await this.repo.update(organizationId, id, changes, 'signingSecrets' in signing.changes ? current.signingSecrets : undefined);
