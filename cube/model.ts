@@ -34,7 +34,9 @@ function builtInDefinition(source: AnalyticsSource, builtIn: NonNullable<Analyti
   const dimensions: Record<string, object> = { __key: { sql: column('__key'), type: 'string', primaryKey: true, shown: false } };
   for (const [name, d] of Object.entries(builtIn.dimensions)) dimensions[name] = { sql: column(name), type: d.type, title: d.title };
   const measures: Record<string, object> = {};
-  for (const [name, m] of Object.entries(builtIn.measures)) measures[name] = { sql: m.sql, type: m.type, title: m.title, meta: { builtIn: true } };
+  for (const [name, m] of Object.entries(builtIn.measures)) {
+    measures[name] = { sql: m.sql, type: m.type, title: m.title, ...(m.format ? { format: m.format } : {}), meta: { builtIn: true } };
+  }
   return { sql: builtIn.sql, title: source.name, refreshKey: { every: REFRESH_EVERY }, measures, dimensions };
 }
 

@@ -69,7 +69,8 @@ describe('queries over one source', () => {
   test('meta lists the source with titles and types', async () => {
     const res = await owner(org).get('/dashboards/analytics/meta');
     expectStatus(res, 200);
-    expect(res.body).toEqual([
+    // After it, the organization's built-in run sources (Runs as data).
+    expect(res.body.slice(0, 1)).toEqual([
       {
         name: ds,
         title: 'Sales',
@@ -324,7 +325,7 @@ describe('tenant isolation', () => {
     const { ds } = await makeSource(a, 'secret', { s1: { amount: 99, city: 'X', qty: 1, at: '2026-01-01T00:00:00Z' } });
     const { ds: mine } = await makeSource(b, 'mine', { m1: { amount: 1, city: 'Y', qty: 1, at: '2026-01-01T00:00:00Z' } }, FIELDS, 'Mine');
     const meta = await owner(b).get('/dashboards/analytics/meta');
-    expect(meta.body.map((e: Json) => e.name)).toEqual([mine]);
+    expect(meta.body.filter((e: Json) => !['Runs', 'Run steps'].includes(e.title)).map((e: Json) => e.name)).toEqual([mine]);
     const theirs = await owner(b)
       .post('/dashboards/analytics/query')
       .send({ query: { measures: [`${ds}.amount`] } });
@@ -342,9 +343,9 @@ describe('tenant isolation', () => {
     const mixed = await query(b, { measures: [`${mine}.amount`, `${ds}.amount`] });
     expect(mixed.data).toEqual([]);
     expect(mixed.unknownMembers).toEqual([`${ds}.amount`]);
-    // An org without sources gets an empty meta.
+    // An org without sources of its own gets only its built-in run sources' entries.
     const c = await createTestOrg(h.services);
-    expect((await owner(c).get('/dashboards/analytics/meta')).body).toEqual([]);
+    expect((await owner(c).get('/dashboards/analytics/meta')).body.map((m: { title: string }) => m.title)).toEqual(['Run steps', 'Runs']);
   });
 });
 

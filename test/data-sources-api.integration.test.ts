@@ -10,6 +10,7 @@ type Json = Record<string, any>;
 const BASE = '/dashboards/data-sources';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SOURCE_FIELDS = [
+  'builtIn',
   'connectionId',
   'connectionName',
   'createdAt',
@@ -148,8 +149,11 @@ describe('create, read, list', () => {
     expect(second.hotPathMode).toBe('retain');
     const list = await owner(org).get(BASE);
     expectStatus(list, 200);
-    expect(list.body.map((s: Json) => s.id)).toEqual([second.id, first.id]);
-    expect(list.body.map((s: Json) => s.effectiveHotPathMode)).toEqual(['paused', 'retain']);
+    // After them, the oldest: the organization's built-in run sources (Runs as data).
+    const own = list.body.filter((s: Json) => !s.builtIn);
+    expect(own.map((s: Json) => s.id)).toEqual([second.id, first.id]);
+    expect(own.map((s: Json) => s.effectiveHotPathMode)).toEqual(['paused', 'retain']);
+    expect(list.body.slice(2).map((s: Json) => s.type)).toEqual(['flowbase:run-steps', 'flowbase:runs']);
     const one = await owner(org).get(`${BASE}/${first.id}`);
     expectStatus(one, 200);
     expect(one.body).toEqual(first);
@@ -203,7 +207,7 @@ describe('create, read, list', () => {
         400,
         'validation_failed',
       );
-    expect((await owner(org).get(BASE)).body).toEqual([]);
+    expect((await owner(org).get(BASE)).body.filter((s: Json) => !s.builtIn)).toEqual([]);
   });
 
   test('400 unsupported_type, share_inactive and unknown_table; GET unknown id 404, non-UUID 400', async () => {
@@ -232,7 +236,7 @@ describe('create, read, list', () => {
       400,
       'unknown_table',
     );
-    expect((await owner(org).get(BASE)).body).toEqual([]);
+    expect((await owner(org).get(BASE)).body.filter((s: Json) => !s.builtIn)).toEqual([]);
     expectError(await owner(org).get(`${BASE}/${MISSING}`), 404);
     expectError(await owner(org).get(`${BASE}/not-a-uuid`), 400);
   });
@@ -653,7 +657,7 @@ describe('tenant isolation', () => {
       expect({ what, status: res.status }).toEqual({ what, status: 404 });
       expectError(res, 404);
     }
-    expect((await other.get(BASE)).body).toEqual([]);
+    expect((await other.get(BASE)).body.filter((s: Json) => !s.builtIn)).toEqual([]);
     expectError(await other.post(BASE).send({ name: 'x', dataStoreTableName: table, recordSchema: schema() }), 400, 'unknown_table');
     const mine = await owner(org).get(url);
     expect(mine.body).toEqual(expect.objectContaining({ name: source.name, windowDimensions: [win] }));

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { inspectPdf } from '../src/dashboards/pdf/testing/pdf-inspect';
 import { ExecutionsRepository } from '../src/executions/executions.repository';
 import { as, expectError, expectStatus, type Harness, quietTemporalRuntime, startHarness } from './harness';
 import { createTestOrg, eventually, type TestOrg } from './factories';
@@ -241,7 +242,7 @@ test('the Operations template: four widgets laid out, each of whose data loads; 
     'Runs per day by status',
     'p95 duration per workflow (ms)',
     'Failures by step',
-    'Model cost by model (USD)',
+    'Model cost by model',
   ]);
   expect(res.body.layout).toHaveLength(4);
   const data = await owner(a).post(`/dashboards/${res.body.id}/data`).send({});
@@ -252,12 +253,46 @@ test('the Operations template: four widgets laid out, each of whose data loads; 
     expect(entry.error).toBeUndefined();
     expect(entry.data.length).toBeGreaterThan(0);
   }
+  // The report PDF prints it: the tiles' titles and the failed step on its axis.
+  const pdf = await owner(a)
+    .get(`/dashboards/${res.body.id}/report.pdf`)
+    .buffer(true)
+    .parse((r, done) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+  expect(pdf.status).toBe(200);
+  const text = (await inspectPdf(pdf.body as Buffer, { draw: false })).pages.map((p) => p.text).join('\n');
+  for (const s of ['Operations', 'Runs per day by status', 'Failures by step', 'call', 'gpt-4o-mini']) expect(text).toContain(s);
+
   const again = await owner(a).post('/dashboards/templates/operations').send({});
   expectStatus(again, 201);
   expect(again.body.name).toBe('Operations 2');
   expectError(await owner(a).post('/dashboards/templates/operations').send({ name: 'Operations' }), 400, 'duplicate_name');
   expectError(await owner(a).post('/dashboards/templates/weekly').send({}), 400, 'validation_failed');
   expectError(await as(h.app, a.tokens.viewer).post('/dashboards/templates/operations').send({}), 403);
+});
+
+test("an Operations dashboard exports, and imports into another organization over that organization's own runs", async () => {
+  const made = await owner(a).post('/dashboards/templates/operations').send({ name: 'Operations to move' });
+  expectStatus(made, 201);
+  const exported = await owner(a).get(`/dashboards/${made.body.id}/export`);
+  expectStatus(exported, 200);
+  const payload = exported.body as Json;
+  expect(payload.dataSources.map((s: Json) => s.dataStoreTableName).sort()).toEqual(['flowbase:run-steps', 'flowbase:runs']);
+  const theirs = await builtIns(b);
+  const mappings = Object.fromEntries(payload.dataSources.map((s: Json) => [s.exportId, s.type === 'flowbase:runs' ? theirs.runs.id : theirs.steps.id]));
+  const imported = await owner(b)
+    .post('/dashboards/import')
+    .send({ ...payload, dataSourceMappings: mappings });
+  expectStatus(imported, 201);
+  const data = await owner(b).post(`/dashboards/${imported.body.id}/data`).send({});
+  expectStatus(data, 201);
+  const perDay = data.body.widgets[0];
+  expect(perDay.error).toBeUndefined();
+  // B's one run, never A's.
+  expect(perDay.data.reduce((n: number, row: Json) => n + Number(row[`${theirs.runs.servingRelation}.count`]), 0)).toBe(1);
 });
 
 test('retention: a run retention deletes leaves the runs source with it', async () => {

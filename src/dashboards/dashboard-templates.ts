@@ -53,7 +53,8 @@ export function operationsTemplate(sourceIds: ReadonlyMap<string, string>): Temp
           dimensions: [`${runs}.status`],
           timeDimensions: [{ dimension: `${runs}.startedAt`, granularity: 'day', dateRange: LAST_30_DAYS }],
         }),
-        displayConfig: {},
+        // The legend names the statuses, even when every run ended alike.
+        displayConfig: { legend: { show: true } },
         cells: { x: 0, y: 0, w: 6, h: 4 },
       },
       {
@@ -76,21 +77,23 @@ export function operationsTemplate(sourceIds: ReadonlyMap<string, string>): Temp
         sourceType: RUNS_TYPE,
         queryConfig: query({
           measures: [`${runs}.failures`],
-          dimensions: [`${runs}.workflow`, `${runs}.failedStep`],
+          // The step on the x axis, a bar per workflow (steps are named within their workflow), stacked.
+          dimensions: [`${runs}.failedStep`, `${runs}.workflow`],
           timeDimensions: [{ dimension: `${runs}.startedAt`, dateRange: LAST_30_DAYS }],
           filters: [{ member: `${runs}.failedStep`, operator: 'set' }],
           order: { [`${runs}.failures`]: 'desc' },
           limit: 20,
         }),
-        displayConfig: {},
+        displayConfig: { legend: { show: true }, stacked: true },
         cells: { x: 0, y: 4, w: 6, h: 4 },
       },
       {
-        title: 'Model cost by model (USD)',
+        title: 'Model cost by model',
         chartType: 'bar',
         sourceType: RUN_STEPS_TYPE,
         queryConfig: query({
-          measures: [`${steps}.cost`, `${steps}.tokens`],
+          // Cost alone: tokens, on the same axis, would flatten it.
+          measures: [`${steps}.cost`],
           dimensions: [`${steps}.model`],
           timeDimensions: [{ dimension: `${steps}.startedAt`, dateRange: LAST_30_DAYS }],
           filters: [{ member: `${steps}.model`, operator: 'set' }],

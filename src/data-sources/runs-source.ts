@@ -25,6 +25,8 @@ export interface BuiltInMember {
   type: string;
   /** Measures only: the aggregate over `${CUBE}` columns; a dimension reads its own column. */
   sql?: string;
+  /** Cube's format of the values (`currency`: the console writes them as money). */
+  format?: 'currency';
 }
 
 export interface BuiltInModel {
@@ -88,7 +90,7 @@ const TOKEN_MEASURES: Record<string, BuiltInMember> = {
   inputTokens: { title: 'Input tokens', type: 'sum', sql: col('inputTokens') },
   outputTokens: { title: 'Output tokens', type: 'sum', sql: col('outputTokens') },
   tokens: { title: 'Tokens', type: 'sum', sql: `coalesce(${col('inputTokens')}, 0) + coalesce(${col('outputTokens')}, 0)` },
-  cost: { title: 'Cost (USD)', type: 'sum', sql: col('cost') },
+  cost: { title: 'Cost (USD)', type: 'sum', sql: col('cost'), format: 'currency' },
 };
 
 /** One row per run: what GET /executions lists, with each run's model usage summed over its steps. */

@@ -9,6 +9,7 @@ import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { ListView } from '../../ui/list-view';
 import type { Dashboard, DashboardList } from './dashboard-api';
+import { OperationsTemplateAction } from './template-action';
 import { ZoneSelect } from './zone-select';
 
 const LIMIT = 50;
@@ -30,9 +31,12 @@ export function DashboardsListPage() {
       actions={
         can('dashboards:admin') &&
         !creating && (
-          <button type="button" className="primary" onClick={() => setCreating(true)}>
-            New dashboard
-          </button>
+          <>
+            <OperationsTemplateAction />
+            <button type="button" className="primary" onClick={() => setCreating(true)}>
+              New dashboard
+            </button>
+          </>
         )
       }
     >

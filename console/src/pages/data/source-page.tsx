@@ -22,6 +22,8 @@ export function SourcePage() {
   const path = `/dashboards/data-sources/${encodeURIComponent(id)}`;
   const source = useApi(path, (signal) => get<DataSource>(path, { signal }));
   const s = source.data;
+  // Built-in sources answer 400 source_read_only to every change: no edit or delete controls for them.
+  const editable = can('dashboards:admin') && !s?.builtIn;
 
   return (
     <Page
@@ -29,12 +31,16 @@ export function SourcePage() {
       subtitle={
         s ? (
           <>
-            <Link to="/data/sources">Data sources</Link> / over table{' '}
-            {s.sharedFromOrganizationId ? (
+            <Link to="/data/sources">Data sources</Link> /{' '}
+            {s.builtIn ? (
+              <>built in, over this organization's runs</>
+            ) : s.sharedFromOrganizationId ? (
               // The owner's name of a shared table: this organization's table pages know it by its alias.
-              <>{s.dataStoreTableName} (shared with this organization)</>
+              <>over table {s.dataStoreTableName} (shared with this organization)</>
             ) : (
-              <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link>
+              <>
+                over table <Link to={`/data/tables/${encodeURIComponent(s.dataStoreTableName)}`}>{s.dataStoreTableName}</Link>
+              </>
             )}{' '}
             · {s.enabled ? 'enabled' : 'disabled'} · updated {formatTime(s.updatedAt)}
           </>
@@ -48,11 +54,18 @@ export function SourcePage() {
       {!s && !source.error && <p className="page-status">Loading data source…</p>}
       {s && (
         <>
-          <SourceFieldsSection source={s} canEdit={can('dashboards:admin')} onChanged={source.reload} />
-          <CalculatedFields source={s} canEdit={can('dashboards:admin')} onChanged={source.reload} />
-          <WindowDimensions source={s} canEdit={can('dashboards:admin')} onChanged={source.reload} />
+          {s.builtIn && (
+            <p className="notice" role="note">
+              Built in and read-only: this source reads the organization's runs ({s.type === 'flowbase:runs' ? 'one row per run' : 'one row per step'}), kept by
+              the service and pruned with them by retention, so its fields cannot be edited and it cannot be deleted. Chart it in a dashboard, or start from the
+              Operations template on the dashboards page.
+            </p>
+          )}
+          <SourceFieldsSection source={s} canEdit={editable} onChanged={source.reload} />
+          <CalculatedFields source={s} canEdit={editable} onChanged={source.reload} />
+          <WindowDimensions source={s} canEdit={editable} onChanged={source.reload} />
           {(s.syncConfig || s.connectionId) && <SyncSection source={s} canSync={can('dashboards:admin')} onChanged={source.reload} />}
-          {can('dashboards:admin') && (
+          {editable && (
             <DangerZone
               heading="Delete this data source"
               question={
