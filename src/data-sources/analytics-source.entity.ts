@@ -1,7 +1,7 @@
 import { AfterLoad, Column, Entity } from 'typeorm';
 import { OrganizationResource } from '../db/organization-resource';
 import type { RecordSchema, WindowDimension } from './data-sources.schemas';
-import { builtInCube, type BuiltInCube } from './runs-source';
+import { builtInCube, type BuiltInCube, builtInRecordSchema, isBuiltInType } from './runs-source';
 
 export interface SyncConfig {
   syncIntervalMinutes: number;
@@ -83,9 +83,11 @@ export class AnalyticsSource extends OrganizationResource {
   /** A built-in source over the organization's runs (runs-source.ts): the model Cube serves it from; undefined for every other source. */
   builtIn?: BuiltInCube;
 
-  // Set on every load, from the type: the model is the code's, never stored, so a deploy that changes it needs no migration.
+  // Set on every load, from the type: a built-in source's model and fields are the code's, so a deploy that changes
+  // them needs no migration (the row's copy of the fields is only what it was created with).
   @AfterLoad()
   protected attachBuiltIn(): void {
     this.builtIn = builtInCube(this.type, this.organizationId);
+    if (isBuiltInType(this.type)) this.recordSchema = builtInRecordSchema(this.type);
   }
 }

@@ -149,7 +149,7 @@ export const RUN_STEPS_MODEL: BuiltInModel = {
   sql: (organizationId) => {
     const org = organizationLiteral(organizationId);
     return `SELECT s.execution_id || '/' || s.step_id AS "__key", s.execution_id AS "runId", s.step_id AS "stepId", s.step_type AS "stepType",
-      s.status AS "stepStatus", s.attempt AS "attempt", s.started_at AS "startedAt", ${durationSql('s')} AS "durationMs",
+      s.status AS "stepStatus", s.attempt AS "attempt", e.started_at AS "startedAt", s.started_at AS "stepStartedAt", ${durationSql('s')} AS "durationMs",
       coalesce(w.name, e.workflow_name) AS "workflow", e.workflow_id::text AS "workflowId", e.workflow_version AS "version",
       e.mode AS "mode", e.status AS "runStatus",
       CASE WHEN s.step_type <> ${literal(AGENT_STEP_TYPE)} THEN s.usage->>'provider' END AS "provider",
@@ -163,6 +163,9 @@ export const RUN_STEPS_MODEL: BuiltInModel = {
   },
   dimensions: {
     ...RUN_DIMENSIONS,
+    // The time dimension is the run's start, as in Runs: a date range then reads the organization's runs by their index.
+    startedAt: { title: 'Run started at', type: 'time' },
+    stepStartedAt: { title: 'Step started at', type: 'time' },
     runId: { title: 'Run id', type: 'string' },
     runStatus: { title: 'Run status', type: 'string' },
     stepId: { title: 'Step', type: 'string' },
