@@ -476,8 +476,11 @@ export const ROUTES: RouteCase[] = [
   // B naming A's dashboard or widget gets 404, whatever source it names.
   r('GET', '/dashboards', 'dashboards:view', () => ({ url: '/dashboards' })),
   r('POST', '/dashboards', 'dashboards:admin', () => ({ url: '/dashboards', body: { name: uniqueName('Probe dashboard') } })),
-  // No name: each call makes another Operations dashboard ("Operations 2", …).
-  r('POST', '/dashboards/templates/:template', 'dashboards:admin', () => ({ url: '/dashboards/templates/operations', body: {} })),
+  // No name: each call makes another Operations dashboard ("Operations 2", …). The template is no one's resource: B gets a dashboard
+  // of its own, over its own built-in run sources (the leak check above it proves nothing of A's is in it).
+  r('POST', '/dashboards/templates/:template', 'dashboards:admin', () => ({ url: '/dashboards/templates/operations', body: {} }), {
+    ownerOfB: (res) => (res.status === 201 ? undefined : `expected 201 with B's own dashboard, got ${show(res)}`),
+  }),
   r('GET', '/dashboards/:id', 'dashboards:view', ({ a }) => ({ url: dashboardIn(a) })),
   r('PATCH', '/dashboards/:id', 'dashboards:admin', ({ a }) => ({ url: dashboardIn(a), body: { description: 'probed' } })),
   r('DELETE', '/dashboards/:id', 'dashboards:admin', async ({ a, fresh }) => ({ url: dashboardIn(a, await fresh(a.make.dashboard)) })),
