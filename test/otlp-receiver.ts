@@ -24,7 +24,7 @@ export interface Jaeger {
   trace(traceId: string): Promise<ExportedSpan[]>;
   /**
    * Polls `trace` until `predicate` holds (exporters batch, so spans arrive late) and `exportedText` has the spans
-   * too, or fails after `timeoutMs` (default 10 s) naming what came.
+   * too, or fails after `timeoutMs` naming what came (default 20 s: a batch processor waits up to 5 s to export).
    */
   waitForTrace(traceId: string, predicate: (spans: ExportedSpan[]) => boolean, timeoutMs?: number): Promise<ExportedSpan[]>;
   /** Every stored span whose resource has this service.name (from the traces started in the last day). */
@@ -180,7 +180,7 @@ async function startOnce(options: JaegerOptions): Promise<Jaeger> {
     tracesUrl: `http://127.0.0.1:${ports.otlp}/v1/traces`,
     queryUrl,
     trace,
-    async waitForTrace(traceId, predicate, timeoutMs = 10_000) {
+    async waitForTrace(traceId, predicate, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const spans = await trace(traceId);
