@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
-import * as proto from '@temporalio/proto';
-import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
+import type { History } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundlePath } from '@temporalio/worker';
 import { as, createConnection, quietTemporalRuntime, type Harness } from './harness';
 import { inTurn, reply, sendJson, startHttpStub, type HttpStub } from './stubs/http-stub';
 import { startLlmProviderStub, type LlmProviderStub } from './stubs/llm-provider-stub';
 import { budgetPaddedBody, returnStep, startWorkflowHarness, type Step, type WorkflowApi } from './workflow-api';
 import { type TestOrg, eventually, uniqueName } from './factories';
+import { fixtureFiles, HISTORY_DIR, historyJson, loadFixture } from './histories';
 
 /**
  * Temporal determinism: histories of real runs must replay on the current
@@ -19,7 +18,6 @@ import { type TestOrg, eventually, uniqueName } from './factories';
  * the fixtures from the live runs (see test/fixtures/histories/README.md).
  */
 
-const HISTORY_DIR = path.join(__dirname, 'fixtures', 'histories');
 const RECORD = process.env.RECORD_HISTORIES === '1';
 
 // ---------------------------------------------------------------------------
@@ -51,44 +49,6 @@ async function closed(workflowId: string): Promise<void> {
     .getHandle(workflowId)
     .result()
     .catch(() => undefined);
-}
-
-/**
- * `historyToJSON` / `historyFromJSON` of @temporalio/common, the format other Temporal tools read and
- * write. In an install where @temporalio/common and @temporalio/proto each got their own protobufjs
- * copy, both throw "type must be a Type" (protojson checks `instanceof Type` against the wrong copy);
- * then the same conversion runs through @temporalio/proto's copy, producing the same JSON.
- */
-const historyJson = {
-  stringify(history: History): string {
-    try {
-      return historyToJSON(history);
-    } catch (err) {
-      if (!isProtobufCopyMismatch(err)) throw err;
-      const { protojson, type, proto } = protoOwnProtojson();
-      return JSON.stringify(protojson.toJson(type, proto.temporal.api.history.v1.History.fromObject(history)), null, 2);
-    }
-  },
-  parse(json: unknown): History {
-    try {
-      return historyFromJSON(json);
-    } catch (err) {
-      if (!isProtobufCopyMismatch(err)) throw err;
-      const { protojson, type } = protoOwnProtojson();
-      return protojson.fromJson(type, json, { ignoreUnknownFields: true }) as History;
-    }
-  },
-};
-
-const isProtobufCopyMismatch = (err: unknown) => err instanceof TypeError && err.message === 'type must be a Type';
-
-function protoOwnProtojson() {
-  const protoDir = path.dirname(require.resolve('@temporalio/proto/package.json'));
-  // A run-time path: the protobufjs copy that @temporalio/proto resolves, which no static import can name.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const protojson = require(require.resolve('protobufjs/ext/protojson', { paths: [protoDir] }));
-  // `any`: the generated root's types lack lookupType (as in @temporalio/common's own proto-utils).
-  return { protojson, proto, type: (patchProtobufRoot(proto) as any).lookupType('temporal.api.history.v1.History') };
 }
 
 /** The run's history; with RECORD_HISTORIES=1 it is also written as the fixture `<name>.json`. */
@@ -148,19 +108,6 @@ function replaySession(workflowBundle: WorkflowBundlePath) {
 
 let session: ReturnType<typeof replaySession>;
 const replay = (history: History, workflowId: string) => session.replay(history, workflowId);
-
-function fixtureFiles(): string[] {
-  return fs.existsSync(HISTORY_DIR)
-    ? fs
-        .readdirSync(HISTORY_DIR)
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-    : [];
-}
-
-function loadFixture(file: string): History {
-  return historyJson.parse(JSON.parse(fs.readFileSync(path.join(HISTORY_DIR, file), 'utf8')));
-}
 
 /** A copy of the history whose workflow input has `edit` applied: what a different definition would have started with. */
 function withEditedInput(history: History, edit: (input: any) => void): History {

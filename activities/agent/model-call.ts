@@ -1,5 +1,6 @@
 import { generateText, jsonSchema, tool, type ToolSet } from 'ai';
 import type { AgentToolDefinition } from '../../src/workflows/definition.schemas';
+import { inModelSpan } from '../llm/model-span';
 import { countTokens } from '../../src/llm-usage/token-metrics';
 import { usageOfCall, type StepUsage } from '../../src/llm-usage/usage';
 import { asText } from '../../src/templates/template-renderer';
@@ -81,15 +82,21 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
             const timeout = AbortSignal.timeout(settings.timeoutMs);
             let turn;
             try {
-              turn = await generateText({
-                model: languageModel(call),
-                system,
-                messages,
-                tools: toolSet(input.tools),
-                toolChoice: 'auto',
-                maxRetries: 0,
-                abortSignal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-              });
+              turn = await inModelSpan(
+                call.provider,
+                call.model,
+                () =>
+                  generateText({
+                    model: languageModel(call),
+                    system,
+                    messages,
+                    tools: toolSet(input.tools),
+                    toolChoice: 'auto',
+                    maxRetries: 0,
+                    abortSignal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+                  }),
+                (answer) => ({ model: answer.response.modelId, inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens }),
+              );
             } catch (err) {
               throw describeFailure({ provider: call.provider, timeoutMs: settings.timeoutMs }, err, timeout.aborted);
             }

@@ -17,31 +17,35 @@ export const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('../../workflows/tr
 
 const TRACE_HEADER = '_tracer-data';
 
+/** Loaded only by a process that traces: with tracing off nothing of OpenTelemetry's SDK is loaded. */
+function interceptorsPackage(): typeof import('@temporalio/interceptors-opentelemetry') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@temporalio/interceptors-opentelemetry');
+}
+
 export function clientInterceptors(tracing: Tracing | undefined): ClientInterceptors | undefined {
   if (!tracing) return undefined;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { OpenTelemetryWorkflowClientInterceptor } =
-    require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+  const { OpenTelemetryWorkflowClientInterceptor } = interceptorsPackage();
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
 }
 
-/** The organization, workflow and execution an activity works for, from its input (a step request's `run`, or an input naming them). */
+type RunRef = { organizationId?: unknown; workflowId?: unknown; executionId?: unknown };
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The organization, workflow and execution an activity works for, from its input: a step request's `run`, a pair of
+ * them (`first`, as stepThenReturn takes), or an input naming its organization.
+ */
 function activityAttributes(args: unknown[]) {
-  const input = args[0] as { run?: { organizationId?: string; workflowId?: string; executionId?: string }; organizationId?: string } | undefined;
-  const run = input?.run;
-  return runAttributes(
-    run?.organizationId ?? (typeof input?.organizationId === 'string' ? input.organizationId : undefined),
-    run?.workflowId,
-    run?.executionId,
-  );
+  const input = args[0] as ({ run?: RunRef; first?: { run?: RunRef } } & RunRef) | undefined;
+  const run = input?.run ?? input?.first?.run ?? input;
+  return runAttributes(text(run?.organizationId), text(run?.workflowId), text(run?.executionId));
 }
 
 /** Activity spans for activities of traced runs, labelled with their run; none for the others. */
 export function activityInterceptors(tracing: Tracing | undefined): ActivityInterceptorsFactory[] {
   if (!tracing) return [];
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { OpenTelemetryActivityInboundInterceptor } =
-    require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+  const { OpenTelemetryActivityInboundInterceptor } = interceptorsPackage();
   return [
     (ctx) => ({
       inbound: {
@@ -60,8 +64,7 @@ export function activityInterceptors(tracing: Tracing | undefined): ActivityInte
  */
 export function tracingSinks(tracing: Tracing | undefined): InjectedSinks<OpenTelemetrySinks> {
   if (!tracing) return { exporter: { export: { fn: () => undefined, callDuringReplay: false } } };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { makeWorkflowExporter } = require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+  const { makeWorkflowExporter } = interceptorsPackage();
   const sink = makeWorkflowExporter(tracing.processor, tracing.resource).export;
   // The package copies the whole WorkflowInfo onto each span (memo, search attributes, the last failure): only who ran it.
   const who = (info: WorkflowInfo) => ({ workflowId: info.workflowId, runId: info.runId, workflowType: info.workflowType, taskQueue: info.taskQueue });
