@@ -2,7 +2,6 @@ import type { AnalyticsQuery } from '../analytics/analytics.schemas';
 import { RUN_STEPS_TYPE, RUNS_TYPE } from '../data-sources/runs-source';
 import { servingRelationName } from '../data-sources/serving-relation';
 import type { ChartTypeName } from './chart-types';
-import type { LayoutItem } from './dashboards.schemas';
 
 /**
  * Dashboards the service can create ready-made (POST /dashboards/templates/{template}):
@@ -20,7 +19,8 @@ export interface TemplateWidget {
   sourceType: typeof RUNS_TYPE | typeof RUN_STEPS_TYPE;
   queryConfig: AnalyticsQuery;
   displayConfig: Record<string, unknown>;
-  cells: Omit<LayoutItem, 'widgetId'>;
+  /** Its cells on the 12-column grid (a LayoutItem without the widget's id, which the dashboard gives it). */
+  cells: { x: number; y: number; w: number; h: number };
 }
 
 export interface TemplateDashboard {
