@@ -21,6 +21,9 @@
  * The same with the API and the worker in two processes (no eager start: answers by update).
  * Scale-out: two API processes and two workers on one dev server, both APIs driven at once (half the
  * callers each): sync, async, and one delivery sent to both APIs at once (exactly one run).
+ * Tracing: the sync webhook on two one-process services sharing a dev server, one exporting every trace
+ * (sample rate 1) to a local Jaeger, the other with tracing off, in alternating rounds (aim: traced ≥ 0.9
+ * of untraced runs a second).
  *
  * Every row of a workflow also prints the CPU milliseconds per completed run of each process over the
  * row's window (/proc): the service's processes, the Temporal server, PostgreSQL; for the baselines the
@@ -28,7 +31,7 @@
  *
  * Knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (20), BENCH_OVERLOAD_CONNECTIONS (100),
  * EMBEDDED_TEMPORAL_JOURNAL (wal), BENCH_SETTINGS (rollback,wal,wal-normal,memory),
- * SERVICE_NODE_ARGS (node flags for the service), BENCH_PARTS (baselines,one-process,two-processes,scale-out). Results: bench-results/webhook-<time>.json.
+ * SERVICE_NODE_ARGS (node flags for the service), BENCH_PARTS (baselines,one-process,two-processes,scale-out,tracing). Results: bench-results/webhook-<time>.json.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -42,6 +45,7 @@ import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/clie
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres';
 import { freePort } from '../src/infra/free-port';
+import { startJaeger } from '../test/otlp-receiver';
 import { startTemporalDevServer, type SqliteJournal, type TemporalDevServerHandle } from '../src/infra/temporal-dev-server';
 import { addCpu, childProcessPid, cpuPerRun, cpuSince, formatCpu, postgresCpuMs, processCpuMs, type CpuMeters, type CpuPerRun } from './lib/cpu';
 import { saveResults } from './lib/results';
@@ -56,7 +60,7 @@ const JOURNAL = (process.env.EMBEDDED_TEMPORAL_JOURNAL ?? 'wal') as SqliteJourna
 type Setting = SqliteJournal | 'memory';
 const SETTINGS = (process.env.BENCH_SETTINGS ?? 'rollback,wal,wal-normal,memory').split(',') as Setting[];
 /** Which sections run: a before/after pair of one lever needs only the rows it moves, on a machine where a full run takes a quarter of an hour. */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'baselines,one-process,two-processes,scale-out').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'baselines,one-process,two-processes,scale-out,tracing').split(','));
 
 /** Answers that shed load on purpose (admission control's 503, rate limits' 429): reported apart, never counted as errors. */
 const SHED = new Set([503, 429]);
@@ -670,6 +674,61 @@ async function scaleOut(baseEnv: Record<string, string>, dir: string, pgDir: str
   }
 }
 
+/**
+ * The sync webhook with tracing off and on, in alternating rounds on two one-process services that share one dev
+ * server (each with its own task queue): the traced one exports every span (OTEL_TRACES_SAMPLER=always_on) to a local
+ * Jaeger. At the end one traced call's trace is read back, so the row cannot pass with nothing exported.
+ */
+async function tracingRows(baseEnv: Record<string, string>, dir: string, pgDir: string, stubUrl: string) {
+  const label = 'tracing';
+  const jaeger = await startJaeger({ recordExported: false });
+  const server = await devServer(JOURNAL, dir);
+  const services: RunningService[] = [];
+  try {
+    const env = { ...baseEnv, TEMPORAL_ADDRESS: server.address };
+    const traceEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_TRACES_SAMPLER: 'always_on', OTEL_SERVICE_NAME: 'flowbase-bench' };
+    const plain = await startService({ ...env, PORT: String(await freePort()), TEMPORAL_TASK_QUEUE: 'bench-untraced' }, path.join(dir, 'untraced.log'), 'all');
+    services.push(plain);
+    const traced = await startService(
+      { ...env, ...traceEnv, PORT: String(await freePort()), TEMPORAL_TASK_QUEUE: 'bench-traced' },
+      path.join(dir, 'traced.log'),
+      'all',
+    );
+    services.push(traced);
+    const meters = (service: RunningService): CpuMeters => ({
+      service: () => processCpuMs(service.pid),
+      temporal: serverCpu(server),
+      postgres: () => postgresCpuMs(pgDir),
+    });
+    const hooks = await Promise.all(
+      [plain, traced].map(async (service, i) => (await benchWorkflows(`${label} ${i}`, service.baseUrl, env, stubUrl)).url(service.baseUrl, 'sync')),
+    );
+    for (const hook of hooks) await warmUp(hook);
+    const rounds: Array<{ off: Figures; on: Figures }> = [];
+    for (let i = 0; i < ALTERNATIONS; i++) {
+      const off = await cannon(hooks[0], { method: 'POST', body: BODY, expect: 200, seconds: ROUND_SECONDS, cpu: { meters: meters(plain) } });
+      const on = await cannon(hooks[1], { method: 'POST', body: BODY, expect: 200, seconds: ROUND_SECONDS, cpu: { meters: meters(traced) } });
+      rounds.push({ off: off.figures, on: on.figures });
+    }
+    const off = combine(rounds.map((r) => r.off));
+    const on = combine(rounds.map((r) => r.on));
+    const ratio = on.perSecond / off.perSecond;
+    row(`sync (http + return), tracing off (alternating with the next)`, off, `${ALTERNATIONS} rounds of ${ROUND_SECONDS} s`);
+    row(`sync (http + return), tracing on, every trace exported`, on, `${ratio.toFixed(2)}x the untraced rounds (aim 0.9)`);
+
+    const answer = await fetch(hooks[1], { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+    const traceId = /^00-([0-9a-f]{32})-/.exec(answer.headers.get('traceresponse') ?? '')?.[1];
+    if (!traceId) throw new Error('the traced service answered without a traceresponse header');
+    const spans = await jaeger.waitForTrace(traceId, (found) => found.some((span) => span.name === 'step core.return'));
+    detail(`one traced call read back from Jaeger: ${spans.length} spans`);
+    return { off, on, ratio, spansPerCall: spans.length };
+  } finally {
+    for (const service of services) await service.stop();
+    await server.stop();
+    await jaeger.close();
+  }
+}
+
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowbase-bench-'));
@@ -713,6 +772,11 @@ async function main() {
     if (PARTS.has('scale-out')) {
       console.log(`\nScale-out: two API processes and two workers (${JOURNAL} dev server of their own, both APIs driven at once)`);
       results.scaleOut = await scaleOut(baseEnv, dir, pgDir, pool, stub.url);
+    }
+
+    if (PARTS.has('tracing')) {
+      console.log(`\nTracing: one-process services on a ${JOURNAL} dev server of their own, tracing off and on in alternating rounds`);
+      results.tracing = await tracingRows(baseEnv, dir, pgDir, stub.url);
     }
 
     results.rows = rows;
