@@ -243,6 +243,25 @@ describe('a trigger that ignores traceparent, and an API-started run', () => {
   });
 });
 
+describe('analytics', () => {
+  test('a query is a span beneath its request, with its shape and not its content', async () => {
+    const listed = await request(h.app).get('/dashboards/data-sources').set('Authorization', `Bearer ${org.ownerToken}`);
+    const runs = (listed.body as Array<{ type: string; servingRelation: string }>).find((source) => source.type === 'flowbase:runs')!;
+    const res = await fetch(`${base}/dashboards/analytics/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.ownerToken}` },
+      body: JSON.stringify({ query: { measures: [`${runs.servingRelation}.count`] } }),
+    });
+    expect(res.status).toBe(201);
+    const traceId = /^00-([0-9a-f]{32})-/.exec(res.headers.get('traceresponse') ?? '')![1];
+    const spans = await jaeger.waitForTrace(traceId, (s) => named(s, 'analytics.query').length === 1 && s.some((span) => span.kind === 'server'));
+    const query = named(spans, 'analytics.query')[0];
+    expect(ancestry(spans, query)).toEqual(['POST /dashboards/analytics/query']);
+    expect(query.attributes).toMatchObject({ 'flowbase.analytics.measures': 1, 'flowbase.analytics.dimensions': 0, 'flowbase.analytics.rows': 1 });
+    expect(query.attributes['flowbase.organization.id']).toBe(org.organizationId);
+  });
+});
+
 describe('what is exported', () => {
   test('holds none of the organization’s secrets', async () => {
     expect(webhookTrace).toBeDefined();

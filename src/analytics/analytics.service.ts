@@ -8,6 +8,7 @@ import { type AnalyticsSlots, type Asked, cubeFailure } from './analytics-limits
 import type { AnalyticsQuery, DistinctValuesBody, MetaEntry } from './analytics.schemas';
 import { type CsvExporter, csvLine, StalledReader } from './csv-export';
 import type { Logger } from '../logging/logger';
+import { inSpan } from '../observability/trace-context';
 import { dateRangeIssues, type KnownMember, queryIssues } from './query-checks';
 import { queryMembers, sourceAlias, toCubeQuery } from './query-members';
 import { IN_QUERY_BODY, type PlaceInRequest, refusedQuery } from './refused-query';
@@ -129,7 +130,14 @@ export class AnalyticsService {
 
   /** A Cube query in the organization's turn; its slot is held until Cube has answered, however many times it said "Continue wait". */
   private load(organizationId: string, context: CubeContext, query: CubeQuery, asked: Asked) {
-    return this.slots.queries.run(organizationId, () => this.engine.load(context, query)).catch((err) => cubeFailure(err, asked));
+    // Its span covers the wait for a slot and Cube's query; what the query asks stays out of it, only its shape.
+    const count = (members: unknown) => (Array.isArray(members) ? members.length : 0);
+    const shape = { 'flowbase.analytics.measures': count(query.measures), 'flowbase.analytics.dimensions': count(query.dimensions) };
+    return inSpan('analytics.query', shape, async (span) => {
+      const answer = await this.slots.queries.run(organizationId, () => this.engine.load(context, query));
+      span.setAttribute('flowbase.analytics.rows', answer.data.length);
+      return answer;
+    }).catch((err) => cubeFailure(err, asked));
   }
 
   /** The model, the query in Cube's terms and its unknown members; a query naming no source, or one the model shows to be wrong, is refused. */
