@@ -107,8 +107,9 @@ function Builder({ dashboard, widget, sources, meta, timeZone }: BuilderProps) {
   const navigate = useNavigate();
   const [state, setState] = useState<BuilderState>(() => {
     if (widget) return fromWidget(widget);
-    // One source: it is the choice.
-    const only = sources.length === 1 ? sources[0].id : '';
+    // One source: it is the choice. The built-in run sources every organization has do not count against the one it made.
+    const own = sources.filter((s) => !s.builtIn);
+    const only = own.length === 1 ? own[0].id : sources.length === 1 ? sources[0].id : '';
     return only ? withSource(emptyState(), only) : emptyState();
   });
   const [saving, setSaving] = useState(false);
