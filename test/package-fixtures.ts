@@ -95,7 +95,8 @@ export async function footprint(db: { query(sql: string, params?: unknown[]): Pr
        (SELECT count(*)::int FROM package_items WHERE organization_id = $1) AS items,
        (SELECT count(*)::int FROM workflows WHERE organization_id = $1) AS workflows,
        (SELECT count(*)::int FROM workflow_versions v JOIN workflows w ON w.id = v.workflow_id WHERE w.organization_id = $1) AS versions,
-       (SELECT count(*)::int FROM data_sources WHERE organization_id = $1) AS sources,
+       -- The built-in run sources (type flowbase:…) are every organization's, never a package's.
+       (SELECT count(*)::int FROM data_sources WHERE organization_id = $1 AND type NOT LIKE 'flowbase:%') AS sources,
        (SELECT count(*)::int FROM dashboards WHERE organization_id = $1) AS dashboards,
        (SELECT count(*)::int FROM dashboard_widgets WHERE organization_id = $1) AS widgets,
        (SELECT count(*)::int FROM data_store_records WHERE organization_id = $1 AND key = '__meta__') AS tables,
