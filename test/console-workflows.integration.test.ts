@@ -172,13 +172,14 @@ test('a trigger created with GitHub verification shows its scheme, headers and d
   const facts = card.getByRole('definition');
   await eventually(
     () => facts.allInnerTexts(),
-    (texts) => texts.length === 3,
+    (texts) => texts.length === 4,
     10_000,
   );
   await expect(facts.allInnerTexts()).resolves.toEqual([
     'GitHub signature (X-Hub-Signature-256)',
     expect.stringMatching(/^Set \w{3} \d+, \d{4}, [\d:]+\s[AP]M$/),
     'Deduplicates by X-GitHub-Delivery (GitHub preset) for 4 days',
+    "Continue the caller's trace: the call's spans join the trace its traceparent header names",
   ]);
   await expect(card.innerText()).resolves.toContain('No authentication');
   expect(await page.locator('.secret-value').count()).toBe(0);
@@ -232,7 +233,8 @@ test('rotating the signing secret with an overlap: the new one verifies at once,
 test('deduplication changed and turned off; verification removed, then set to hmac with a generated secret shown once', async () => {
   await page.goto(`/console/workflows/${workflowId}?tab=triggers`);
   const card = page.getByRole('listitem', { name: `Webhook ${github.name}` });
-  const dedupFact = card.getByRole('definition').last();
+  // The facts are Signature, [Signing secret,] Deduplication and Trace context: the deduplication fact is the one before last.
+  const dedupFact = card.getByRole('definition').nth(-2);
 
   await card.getByRole('button', { name: 'Change deduplication' }).click();
   let form = card.getByRole('form', { name: `Deduplication of ${github.name}` });
@@ -263,6 +265,21 @@ test('deduplication changed and turned off; verification removed, then set to hm
     );
   expect((await read()).deduplication).toEqual({ enabled: false, deliveryId: null, preset: null, windowSeconds: 7200 });
 
+  // A caller's traceparent: honoured by default, ignored once changed.
+  const traceFact = card.getByRole('definition').last();
+  await expect(traceFact.innerText()).resolves.toMatch(/^Continue the caller's trace/);
+  await card.getByRole('button', { name: 'Change trace context' }).click();
+  form = card.getByRole('form', { name: `Trace context of ${github.name}` });
+  await form.getByRole('radio', { name: /Start a trace of the service's own/ }).check();
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await form.getByRole('button', { name: 'Save trace context' }).click();
+  await eventually(
+    () => traceFact.innerText(),
+    (text) => text.startsWith("Start a trace of the service's own"),
+    10_000,
+  );
+  expect((await read()).traceContext).toBe('ignore');
+
   // Scheme "None" removes verification, after saying what that means.
   await card.getByRole('button', { name: 'Change verification' }).click();
   form = card.getByRole('form', { name: `Verification of ${github.name}` });
@@ -272,7 +289,7 @@ test('deduplication changed and turned off; verification removed, then set to hm
   await form.getByRole('button', { name: 'Remove verification' }).click();
   await eventually(
     () => card.getByRole('definition').allInnerTexts(),
-    (texts) => texts[0] === 'None: deliveries are not checked for a signature' && texts.length === 2,
+    (texts) => texts[0] === 'None: deliveries are not checked for a signature' && texts.length === 3,
     10_000,
   );
 
@@ -381,7 +398,7 @@ test('a viewer sees definitions read only, and no Save, New workflow, Rotate or 
   expect(
     await viewer
       .getByRole('button', {
-        name: /Rotate secret|Delete|Add webhook trigger|Require a secret|Turn authentication off|Verify signatures|Change verification|Rotate signing secret|Change deduplication/,
+        name: /Rotate secret|Delete|Add webhook trigger|Require a secret|Turn authentication off|Verify signatures|Change verification|Rotate signing secret|Change deduplication|Change trace context/,
       })
       .count(),
   ).toBe(0);

@@ -245,3 +245,34 @@ export function DeduplicationForm({ trigger, onSaved, onCancel }: FormProps) {
     </form>
   );
 }
+
+/** What a trigger does with a caller's W3C `traceparent` when the service exports traces. */
+export const TRACE_CONTEXT_LABELS: Record<WebhookTrigger['traceContext'], string> = {
+  honour: "Continue the caller's trace: the call's spans join the trace its traceparent header names",
+  ignore: "Start a trace of the service's own: a caller's traceparent header is ignored",
+};
+
+/** Honour or ignore a caller's traceparent. */
+export function TraceContextForm({ trigger, onSaved, onCancel }: FormProps) {
+  const [mode, setMode] = useState(trigger.traceContext);
+  const { error, busy, run } = useWrite(onSaved);
+  const name = useId();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void run(() => patch<WebhookTrigger>(`/webhook-triggers/${trigger.id}`, { traceContext: mode }));
+  };
+  return (
+    <form className="trigger-form" aria-label={`Trace context of ${trigger.name}`} onSubmit={submit}>
+      <fieldset>
+        <legend>A caller&apos;s traceparent (used when tracing is on: OTEL_EXPORTER_OTLP_ENDPOINT)</legend>
+        {(['honour', 'ignore'] as const).map((value) => (
+          <label key={value} className="checkbox">
+            <input type="radio" name={name} value={value} checked={mode === value} onChange={() => setMode(value)} /> {TRACE_CONTEXT_LABELS[value]}
+          </label>
+        ))}
+      </fieldset>
+      <ErrorBox error={error} />
+      <Actions busy={busy} label="Save trace context" onCancel={onCancel} />
+    </form>
+  );
+}

@@ -3,7 +3,7 @@ import { del, patch, post } from '../../api/client';
 import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { CopyButton } from '../../ui/copy-button';
 import { formatTime } from '../../ui/format';
-import { DeduplicationForm, RotateSigningSecretForm, VerificationForm } from './trigger-settings-forms';
+import { DeduplicationForm, RotateSigningSecretForm, TRACE_CONTEXT_LABELS, TraceContextForm, VerificationForm } from './trigger-settings-forms';
 import { curlCommand, signedCommand, type ShownSecrets } from './trigger-commands';
 import { describeDeduplication, describeVerification, SCHEME_LABELS } from './webhook-verification';
 import type { WebhookTrigger } from './workflow-model';
@@ -23,7 +23,7 @@ interface Props {
   onSaved(trigger: WebhookTrigger): void;
 }
 
-type Editing = 'verification' | 'rotate' | 'deduplication';
+type Editing = 'verification' | 'rotate' | 'deduplication' | 'trace-context';
 /** The one-click writes that break callers or open the URL to anyone: each asks first. */
 type Asking = 'rotate-secret' | 'authentication-off' | 'delete';
 
@@ -134,6 +134,10 @@ export function WebhookTriggerCard({ trigger: t, sample, admin, notices, shownSe
           <dt>Deduplication</dt>
           <dd>{describeDeduplication(t.deduplication)}</dd>
         </div>
+        <div>
+          <dt>Trace context</dt>
+          <dd>{TRACE_CONTEXT_LABELS[t.traceContext]}</dd>
+        </div>
       </dl>
       {admin && (
         <p className="trigger-settings-actions">
@@ -148,11 +152,15 @@ export function WebhookTriggerCard({ trigger: t, sample, admin, notices, shownSe
           <button type="button" aria-expanded={editing === 'deduplication'} onClick={() => toggle('deduplication')}>
             Change deduplication
           </button>
+          <button type="button" aria-expanded={editing === 'trace-context'} onClick={() => toggle('trace-context')}>
+            Change trace context
+          </button>
         </p>
       )}
       {editing === 'verification' && <VerificationForm {...formProps} />}
       {editing === 'rotate' && t.verification && <RotateSigningSecretForm {...formProps} />}
       {editing === 'deduplication' && <DeduplicationForm {...formProps} />}
+      {editing === 'trace-context' && <TraceContextForm {...formProps} />}
       <details>
         <summary>Call it with curl</summary>
         {t.verification ? (
