@@ -26,7 +26,7 @@ const { recordRunEnd } = proxyLocalActivities<Activities>({ startToCloseTimeout:
 type WalkEnd =
   | { status: 'completed'; reply: CallerReply }
   | { status: 'cancelled'; reply: CallerReply; cancellation: unknown }
-  | { status: 'failed'; reply: CallerReply; error: { stepId?: string; message: string } };
+  | { status: 'failed'; reply: CallerReply; error: { stepId?: string; message: string; code?: string } };
 
 /**
  * Runs any workflow definition. Steps run in order, each through its type's
@@ -64,7 +64,7 @@ export async function runWorkflowDefinition(input: RunInput): Promise<RunResult>
       // Only a step's own failure is described to callers; anything else is an internal error, named by the run.
       const error =
         err instanceof StepFailed
-          ? { stepId: err.stepId, message: err.message }
+          ? { stepId: err.stepId, message: err.message, ...(err.code ? { code: err.code } : {}) }
           : { message: 'The run failed on an internal error; an operator can see it in Temporal' };
       return { status: 'failed', reply: { kind: 'failed', ...error }, error };
     },

@@ -112,7 +112,7 @@ export type CallerReply =
   | { kind: 'response'; response: WebhookResponse; sealed?: boolean }
   | { kind: 'response'; record: string; sealed?: boolean }
   | { kind: 'completed' }
-  | { kind: 'failed'; stepId?: string; message: string }
+  | { kind: 'failed'; stepId?: string; message: string; code?: string }
   | { kind: 'cancelled' }
   /** The run parked at a `core.wait` step before it answered: the caller hears so at once, not at its timeout. */
   | { kind: 'waiting'; stepId: string; event?: string };

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { activitiesWith, localActivitiesWith } from './activity-proxies';
 import {
@@ -23,6 +23,8 @@ export class StepFailed extends Error {
   constructor(
     readonly stepId: string,
     message: string,
+    /** The failure's type (a StepError's, `TemplateError`, `Timeout`…): the run's error code, which analytics groups by. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -105,7 +107,8 @@ export async function executeStepThenReturn(
 export function stepFailure(err: unknown, step: StepDefinition): unknown {
   if (isCancellation(err)) return err;
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  return new StepFailed(step.stepId, `Step "${step.stepId}" (${step.stepType}) failed: ${(cause as Error).message}`);
+  const code = cause instanceof ApplicationFailure ? (cause.type ?? undefined) : cause instanceof TimeoutFailure ? 'Timeout' : undefined;
+  return new StepFailed(step.stepId, `Step "${step.stepId}" (${step.stepType}) failed: ${(cause as Error).message}`, code);
 }
 
 /**

@@ -29,7 +29,8 @@ export interface ExecutionRow {
   mode: ExecutionMode;
   status: ExecutionStatus;
   input: Record<string, unknown>;
-  error: { stepId?: string; message: string } | null;
+  /** `code`: the failed step's failure type, for runs that ended since it was recorded. */
+  error: { stepId?: string; message: string; code?: string } | null;
   rerunOf: string | null;
   /** The run that started this one (a core.workflow step, an agent's workflow tool, a failed run's error workflow). */
   parentExecutionId?: string | null;

@@ -155,7 +155,16 @@ const executionFields = {
   environmentId: z.uuid().nullable(),
   mode: z.enum(EXECUTION_MODES),
   status: z.enum(EXECUTION_STATUSES),
-  error: z.object({ stepId: z.string().optional(), message: z.string() }).nullable(),
+  error: z
+    .object({
+      stepId: z.string().optional(),
+      message: z.string(),
+      code: z
+        .string()
+        .optional()
+        .openapi({ description: "The failed step's failure type (InvalidStepInput, TemplateError, Timeout…), for runs ended since it is recorded" }),
+    })
+    .nullable(),
   rerunOf: z.string().nullable(),
   parentExecutionId: z.string().nullable().openapi({
     description: 'The run that started this one (a core.workflow step, an agent workflow tool, or the failed run an error run reports); else null',
