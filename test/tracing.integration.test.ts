@@ -113,6 +113,7 @@ function ancestry(spans: ExportedSpan[], span: ExportedSpan): string[] {
 
 const named = (spans: ExportedSpan[], name: string | RegExp) => spans.filter((s) => (typeof name === 'string' ? s.name === name : name.test(s.name)));
 
+let triggerSecret: string;
 let webhookTrace: { traceId: string; executionId: string; spans: ExportedSpan[] };
 
 describe('a webhook call that honours the caller’s traceparent', () => {
@@ -121,12 +122,13 @@ describe('a webhook call that honours the caller’s traceparent', () => {
       TOKEN: { value: secrets.envToken, secret: true },
       PATH_TOKEN: { value: secrets.pathToken, secret: true },
     });
-    const hook = await a.createHook(await steps(), { environment });
+    const hook = await a.createHook(await steps(), { environment, authentication: true });
+    triggerSecret = hook.trigger.secret!;
     llm.respondWith({ label: 'billing' });
 
     const res = await fetch(`${base}${hook.path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${hook.trigger.secret}`, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
       body: JSON.stringify({ about: 'refund please' }),
     });
     expect(res.status).toBe(200);
@@ -267,7 +269,7 @@ describe('what is exported', () => {
     expect(webhookTrace).toBeDefined();
     const everything = jaeger.exportedText();
     expect(everything).toContain(webhookTrace.traceId);
-    const leaked = [...Object.values(secrets), org.ownerToken].filter((secret) => everything.includes(secret));
+    const leaked = [...Object.values(secrets), org.ownerToken, triggerSecret].filter((secret) => everything.includes(secret));
     expect(leaked).toEqual([]);
     // Nor the payloads: the webhook body and the model's prompt text.
     expect(everything).not.toContain('refund please');

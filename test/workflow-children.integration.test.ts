@@ -130,7 +130,7 @@ describe('core.workflow', () => {
     const parent = await a.createWorkflow([callStep('sub', child.name), returnStep('never', {})]);
     const execution = await a.runAndWait(parent.id);
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'sub', message: expect.stringContaining('500') });
+    expect(execution.error).toEqual({ stepId: 'sub', code: 'ChildRunFailed', message: expect.stringContaining('500') });
     expect(execution.error?.message).toContain(`the run of workflow "${child.name}"`);
     expect(stepOf(execution, 'sub').status).toBe('failed');
     expect(execution.steps.map((s) => s.stepId)).not.toContain('never');

@@ -79,7 +79,7 @@ describe('core.http retries', () => {
     stub.on('/flaky-thrice', inTurn(503, 503, 503, 200));
     const execution = await runToEnd([httpStep('fetch', { url: `${stub.url}/flaky-thrice`, retry: { limit: 1 } })]);
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'fetch', message: expect.stringMatching(/^Step "fetch" \(core\.http\) failed: HTTP 503/) });
+    expect(execution.error).toEqual({ stepId: 'fetch', code: 'HttpStatus', message: expect.stringMatching(/^Step "fetch" \(core\.http\) failed: HTTP 503/) });
     expect(stepOf(execution, 'fetch')).toMatchObject({ status: 'failed', attempt: 2, error: expect.stringContaining('HTTP 503') });
     expect(stub.calls('/flaky-thrice')).toHaveLength(2);
   });
@@ -88,7 +88,7 @@ describe('core.http retries', () => {
     stub.on('/missing', inTurn(404));
     const execution = await runToEnd([httpStep('fetch', { url: `${stub.url}/missing`, retry: { limit: 3 } })]);
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'fetch', message: expect.stringContaining('HTTP 404') });
+    expect(execution.error).toEqual({ stepId: 'fetch', code: 'HttpStatus', message: expect.stringContaining('HTTP 404') });
     expect(stub.calls('/missing')).toHaveLength(1);
   });
 });
@@ -153,7 +153,11 @@ describe('core.http SSRF guard inside a run', () => {
     const before = stub.calls('/ssrf-direct').length;
     const execution = await runToEnd([httpStep('call', { url: url() })], {}, bare);
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'call', message: expect.stringMatching(/^Step "call" \(core\.http\) failed: Refused to connect to /) });
+    expect(execution.error).toEqual({
+      stepId: 'call',
+      code: 'OutboundRefused',
+      message: expect.stringMatching(/^Step "call" \(core\.http\) failed: Refused to connect to /),
+    });
     expect(stepOf(execution, 'call')).toMatchObject({ status: 'failed', attempt: 1, error: expect.stringContaining('Refused to connect') });
     expect(stub.calls('/ssrf-direct')).toHaveLength(before);
   });
@@ -396,7 +400,7 @@ describe('ai.llm-call', () => {
     try {
       const execution = await runToEnd([classify('openai')], { ticket: 'x' });
       expect(execution.status).toBe('failed');
-      expect(execution.error).toEqual({ stepId: 'classify', message: expect.stringContaining('HTTP 401') });
+      expect(execution.error).toEqual({ stepId: 'classify', code: 'LlmRequestRejected', message: expect.stringContaining('HTTP 401') });
       expect(llm.requests.length - before).toBe(1);
       const everything = JSON.stringify(execution);
       expect(everything).not.toContain(KEY);

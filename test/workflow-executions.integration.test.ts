@@ -205,7 +205,7 @@ describe('reading one execution', () => {
     const e = await a.readExecution(ran.id);
     expect(e.status).toBe('failed');
     expect(e.finishedAt).not.toBeNull();
-    expect(e.error).toEqual({ stepId: 'explode', message: expect.stringMatching(/^Step "explode" \(core\.http\) failed: HTTP 500/) });
+    expect(e.error).toEqual({ stepId: 'explode', code: 'HttpStatus', message: expect.stringMatching(/^Step "explode" \(core\.http\) failed: HTTP 500/) });
     expect(stepIds(e)).toEqual(['early', 'explode']);
     expect(e.steps![1]).toMatchObject({ status: 'failed', output: null, error: expect.stringContaining('HTTP 500'), input: { url: `${stub.url}/fail` } });
   });

@@ -181,7 +181,7 @@ describe('a step failing with an error that would echo a secret', () => {
     expect(res.status).toBe(200);
     const execution = res.body as Execution;
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'call', message: expect.stringContaining('[secret]') });
+    expect(execution.error).toEqual({ stepId: 'call', code: 'InvalidUrl', message: expect.stringContaining('[secret]') });
     expect(execution.steps[0]).toMatchObject({ stepId: 'call', status: 'failed', error: expect.stringContaining('[secret]') });
     expectNoSecret(res.text);
     expectNoSecret(JSON.stringify(await a.readExecution(execution.id)));

@@ -160,7 +160,7 @@ describe('recursion through environment variables (5 levels)', () => {
     const wf = await a.createWorkflow([http_('call', '/depth-6', { headers: { 'X-Deep': '{{ $env.L1 }}' } })], { environment: env });
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'call', message: expect.stringContaining('5 levels') });
+    expect(execution.error).toEqual({ stepId: 'call', code: 'TemplateError', message: expect.stringContaining('5 levels') });
     expect(execution.error!.message).toContain('Step "call" (core.http) failed');
     expect(stepOf(execution, 'call')).toMatchObject({ status: 'failed', error: expect.stringContaining('5 levels') });
     expect(stub.calls('/depth-6')).toHaveLength(0);
@@ -171,7 +171,7 @@ describe('recursion through environment variables (5 levels)', () => {
     const wf = await a.createWorkflow([http_('call', '/cycle', { headers: { 'X-Cycle': '{{ $env.A }}' } })], { environment: env });
     const execution = await a.testRun(wf.id);
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'call', message: expect.stringContaining('5 levels') });
+    expect(execution.error).toEqual({ stepId: 'call', code: 'TemplateError', message: expect.stringContaining('5 levels') });
     expect(stepOf(execution, 'call')).toMatchObject({ status: 'failed', error: expect.stringContaining('5 levels') });
     expect(stub.calls('/cycle')).toHaveLength(0);
   });
@@ -231,7 +231,7 @@ describe('connections applied to core.http', () => {
 
     const execution = await ownApi.testRun(created.id);
     expect(execution.status).toBe('failed');
-    expect(execution.error).toEqual({ stepId: 'call', message: expect.stringContaining('Connection "crm" does not exist') });
+    expect(execution.error).toEqual({ stepId: 'call', code: 'ConnectionNotFound', message: expect.stringContaining('Connection "crm" does not exist') });
     expect(stepOf(execution, 'call')).toMatchObject({ status: 'failed', error: expect.stringContaining('Connection "crm" does not exist') });
     expect(stub.calls('/deleted-connection')).toHaveLength(0);
   });

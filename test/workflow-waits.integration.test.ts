@@ -130,7 +130,7 @@ describe('event waits through the API', () => {
       (e) => e.status === 'failed',
       30_000,
     );
-    expect(gone.error).toEqual({ stepId: 'reply', message: expect.stringContaining('No event "reply" came within 1 seconds') });
+    expect(gone.error).toEqual({ stepId: 'reply', code: 'WaitTimedOut', message: expect.stringContaining('No event "reply" came within 1 seconds') });
     expect(gone.steps.map((s) => s.stepId)).toEqual(['reply']);
   });
 });

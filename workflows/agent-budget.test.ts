@@ -134,7 +134,7 @@ describe('agent steps and the run history budget', () => {
         executionId: workflowId,
         organizationId: 'org-1',
         status: 'failed',
-        error: { stepId: 'late', message: 'Step "late" (ai.agent) failed: the provider refused the key' },
+        error: { stepId: 'late', code: 'ProviderRefused', message: 'Step "late" (ai.agent) failed: the provider refused the key' },
       },
     ]);
   });

@@ -90,7 +90,12 @@ describe('the ai.agent step', () => {
       expect.objectContaining({ subSeq: 0, iterations: 2, usage: { inputTokens: 20, outputTokens: 10 }, outcome: { status: 'failed', message } }),
     ]);
     expect(m.runEnds).toEqual([
-      { executionId: workflowId, organizationId: 'org-1', status: 'failed', error: { stepId: 'agent', message: `Step "agent" (ai.agent) failed: ${message}` } },
+      {
+        executionId: workflowId,
+        organizationId: 'org-1',
+        status: 'failed',
+        error: { stepId: 'agent', code: 'AgentBudgetSpent', message: `Step "agent" (ai.agent) failed: ${message}` },
+      },
     ]);
     expect(error).toBeInstanceOf(WorkflowFailedError);
   });

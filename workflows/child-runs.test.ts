@@ -118,7 +118,7 @@ describe('error workflows', () => {
         executionId: id,
         organizationId: ORG,
         status: 'failed',
-        error: { stepId: 'fetch', message: 'Step "fetch" (core.http) failed: the server answered 500' },
+        error: { stepId: 'fetch', code: 'HttpStatusError', message: 'Step "fetch" (core.http) failed: the server answered 500' },
       },
     ]);
     expect(m.ran).toEqual([`${id}:fetch`, `${id}-error:report`]);

@@ -198,7 +198,7 @@ describe('runWorkflowDefinition', () => {
       const { failure } = await execute(mocks, [http('fetch'), ret('answer', { ok: true })], id);
       const message = 'Step "answer" (core.return) failed: "{{ fetch.body" does not parse';
       expect(calls.map((c) => c.stepId)).toEqual(['fetch', 'answer']);
-      expect(runEnds).toEqual([{ executionId: id, organizationId: ORG, status: 'failed', error: { stepId: 'answer', message } }]);
+      expect(runEnds).toEqual([{ executionId: id, organizationId: ORG, status: 'failed', error: { stepId: 'answer', code: 'TemplateError', message } }]);
       expect(((failure as WorkflowFailedError).cause as ApplicationFailure).message).toBe(message);
     });
 
@@ -246,8 +246,8 @@ describe('runWorkflowDefinition', () => {
     });
     const message = 'Step "fetch" (core.http) failed: the server answered 500';
     expect(calls.map((c) => c.stepId)).toEqual(['prepare', 'fetch']);
-    expect(runEnds).toEqual([{ executionId: id, organizationId: ORG, status: 'failed', error: { stepId: 'fetch', message } }]);
-    expect(answers).toEqual([{ kind: 'failed', stepId: 'fetch', message }]);
+    expect(runEnds).toEqual([{ executionId: id, organizationId: ORG, status: 'failed', error: { stepId: 'fetch', code: 'HttpStatusError', message } }]);
+    expect(answers).toEqual([{ kind: 'failed', stepId: 'fetch', code: 'HttpStatusError', message }]);
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const cause = (failure as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause).toBeInstanceOf(ApplicationFailure);
