@@ -695,10 +695,12 @@ async function tracingRows(baseEnv: Record<string, string>, dir: string, pgDir: 
       'all',
     );
     services.push(traced);
+    // The receiver shares this machine's cores, so its CPU is counted in both rounds (in the untraced ones it idles).
     const meters = (service: RunningService): CpuMeters => ({
       service: () => processCpuMs(service.pid),
       temporal: serverCpu(server),
       postgres: () => postgresCpuMs(pgDir),
+      jaeger: () => processCpuMs(jaeger.pid),
     });
     const hooks = await Promise.all(
       [plain, traced].map(async (service, i) => (await benchWorkflows(`${label} ${i}`, service.baseUrl, env, stubUrl)).url(service.baseUrl, 'sync')),

@@ -20,6 +20,8 @@ export interface Jaeger {
   tracesUrl: string;
   /** The query API's base URL (/api/v3/...). */
   queryUrl: string;
+  /** Its process id: a benchmark counts the receiver's CPU beside the service's. */
+  pid: number;
   /** The spans stored for the trace so far (none when Jaeger has none yet). `traceId` in hex. */
   trace(traceId: string): Promise<ExportedSpan[]>;
   /**
@@ -179,6 +181,7 @@ async function startOnce(options: JaegerOptions): Promise<Jaeger> {
     otlpEndpoint: `http://127.0.0.1:${ports.otlp}`,
     tracesUrl: `http://127.0.0.1:${ports.otlp}/v1/traces`,
     queryUrl,
+    pid: child.pid!,
     trace,
     async waitForTrace(traceId, predicate, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;

@@ -5,6 +5,7 @@ import { toFieldIssues } from '../http/validation';
 import { BulkImportRepository, DuplicateImportKeys, ImportDeadlocked, type ImportRow } from './bulk-import.repository';
 import type { EntityManager } from 'typeorm';
 import { SharesRepository } from '../shares/shares.repository';
+import { tracedMethods } from '../observability/traced-methods';
 import { DataStoresRepository, type StagedRecord, type StoredRecord, type TableOrigin, type TableSummary } from './data-stores.repository';
 import { type ImportOptions, type PatchRecordInput, type ReadRecordsInput, WriteRecord, type WriteRecordInput } from './data-stores.schemas';
 import { type ImportFormat, ImportFormatError, POSITION_LABEL, readRows } from './import-formats';
@@ -255,8 +256,12 @@ export class DataStoresService {
 
 /** The service over its repositories, as the API and the worker both build it: over the pool's manager, or a transaction's (a package install). */
 export function dataStoresService(manager: EntityManager): DataStoresService {
-  return new DataStoresService(new DataStoresRepository(manager), new BulkImportRepository(manager), new SharesRepository(manager));
+  const records = tracedMethods(new DataStoresRepository(manager), 'datastore', TRACED_QUERIES, { 'db.system': 'postgresql' });
+  return new DataStoresService(records, new BulkImportRepository(manager), new SharesRepository(manager));
 }
+
+/** The record reads and writes a trace shows beneath the step or request that made them. */
+const TRACED_QUERIES = ['upsert', 'insert', 'find', 'modify', 'deleteRecord', 'valuesOf', 'deleteKeys', 'query', 'count'] as const;
 
 /** Yields everything from `rows`, then runs `atEnd`, which may throw to abort the import before it commits. */
 async function* checkedAtEnd<T>(rows: AsyncIterable<T>, atEnd: () => void): AsyncGenerator<T> {

@@ -14,14 +14,3 @@ export function outboundUrlAttributes(origin: string, path: string): Attributes 
   attributes['url.query'] = undefined;
   return attributes;
 }
-
-/**
- * A statement as a span may hold it: every quoted literal replaced by '?'. The service's queries pass values as
- * parameters, which spans never see; this covers the few built with literals (analytics DDL, names quoted in).
- */
-export function maskSqlLiterals(sql: string): string {
-  return sql
-    .replace(/\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$/g, "'?'")
-    .replace(/'(?:[^']|'')*'/g, "'?'")
-    .slice(0, 2000);
-}

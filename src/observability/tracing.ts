@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -10,7 +9,7 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Context } from '@opentelemetry/api';
 import { SERVICE_VERSION } from '../config/service-identity';
 import { loggedPath } from '../http/request-log';
-import { maskSqlLiterals, outboundUrlAttributes } from './span-redaction';
+import { outboundUrlAttributes } from './span-redaction';
 import { inheritedRunAttributes } from './trace-context';
 import type { TracingSettings } from './tracing-settings';
 
@@ -54,8 +53,10 @@ const WEBHOOK_PATH = /^\/w\/@/;
 
 /**
  * Registers the tracer provider (W3C trace context, the sampler of OTEL_TRACES_SAMPLER) and the instrumentations:
- * incoming HTTP, outbound calls through undici (fetch included; `traceparent` is added to each), and PostgreSQL
- * queries beneath a traced request or step. It must run before http, undici and pg load: see tracing-start.ts.
+ * incoming HTTP and outbound calls through undici (fetch included; `traceparent` is added to each). Data store and
+ * analytics queries have spans of their own (traced-methods.ts, the analytics service), named by what they do: a
+ * span per SQL statement cost about a third of tracing's overhead and said less. It must run before http and undici
+ * load: see tracing-start.ts.
  */
 export function startTracing(settings: TracingSettings, role: string): Tracing {
   // The stable HTTP attribute names (url.path, http.request.method…), as the undici instrumentation writes them.
@@ -78,10 +79,6 @@ export function startTracing(settings: TracingSettings, role: string): Tracing {
         startIncomingSpanHook: (req) => ({ 'url.path': loggedPath((req as IncomingMessage).url ?? '/'), 'url.query': undefined as never }),
       }),
       new UndiciInstrumentation({ startSpanHook: (request) => outboundUrlAttributes(request.origin, request.path) }),
-      new PgInstrumentation({
-        requireParentSpan: true,
-        requestHook: (span, info) => span.setAttribute('db.statement', maskSqlLiterals(info.query.text)),
-      }),
     ],
   });
   return { resource, processor, shutdown: () => provider.shutdown() };

@@ -1,0 +1,21 @@
+import type { Attributes } from '@opentelemetry/api';
+import { inSpan } from './trace-context';
+
+/**
+ * `target` with each of `methods` run in a span `<prefix>.<method>` (tracing on): how the data store's queries show
+ * beneath the step or request that made them, named by what they do rather than by their SQL. With tracing off the
+ * span is the API's no-op.
+ */
+export function tracedMethods<T extends object>(target: T, prefix: string, methods: ReadonlyArray<keyof T & string>, attributes: Attributes): T {
+  for (const name of methods) {
+    const method = target[name] as unknown as (...args: unknown[]) => Promise<unknown>;
+    const spanName = `${prefix}.${name}`;
+    const spanAttributes = { ...attributes, 'db.operation.name': name };
+    Object.defineProperty(target, name, {
+      value: (...args: unknown[]) => inSpan(spanName, spanAttributes, () => method.apply(target, args)),
+      configurable: true,
+      writable: true,
+    });
+  }
+  return target;
+}
