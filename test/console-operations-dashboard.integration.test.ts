@@ -47,7 +47,7 @@ test('"New from template: Operations" makes the dashboard and its four tiles dra
   await page.getByRole('button', { name: 'New from template: Operations' }).click();
   await page.getByRole('heading', { level: 1, name: 'Operations' }).waitFor();
   for (const [title, type] of [
-    ['Runs per day by status', 'area'],
+    ['Runs per day by status', 'bar'],
     ['p95 duration per workflow (ms)', 'bar'],
     ['Failures by step', 'bar'],
     ['Model cost by model', 'bar'],

@@ -68,7 +68,10 @@ describe('runScheduledTrigger', () => {
 
     expect(m.begins).toEqual([{ ...trigger, executionId: workflowId }]);
     expect(m.steps).toEqual([
-      expect.objectContaining({ run: { executionId: workflowId, organizationId: 'org-1', workflowId: 'wf-1' }, context: { initial: { day: 'monday' }, steps: {}, refs: {} } }),
+      expect.objectContaining({
+        run: { executionId: workflowId, organizationId: 'org-1', workflowId: 'wf-1' },
+        context: { initial: { day: 'monday' }, steps: {}, refs: {} },
+      }),
     ]);
     expect(result).toEqual({ response: { statusCode: 200, body: { ok: true } }, stepsRun: 1 });
     expect(workflowName).toBe('orders (renamed)');

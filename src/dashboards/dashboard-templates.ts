@@ -46,7 +46,8 @@ export function operationsTemplate(sourceIds: ReadonlyMap<string, string>): Temp
     widgets: [
       {
         title: 'Runs per day by status',
-        chartType: 'area',
+        // Stacked bars: a day without runs of one status is a missing bar, where a stacked area drew a stray point.
+        chartType: 'bar',
         sourceType: RUNS_TYPE,
         queryConfig: query({
           measures: [`${runs}.count`],
@@ -54,7 +55,7 @@ export function operationsTemplate(sourceIds: ReadonlyMap<string, string>): Temp
           timeDimensions: [{ dimension: `${runs}.startedAt`, granularity: 'day', dateRange: LAST_30_DAYS }],
         }),
         // The legend names the statuses, even when every run ended alike.
-        displayConfig: { legend: { show: true } },
+        displayConfig: { legend: { show: true }, stacked: true },
         cells: { x: 0, y: 0, w: 6, h: 4 },
       },
       {
