@@ -1,4 +1,4 @@
-import { ChannelListener } from '../db/channel-listener';
+import { NotifiedCache } from '../db/notified-cache';
 import type { Logger } from '../logging/logger';
 import { DEFAULT_PRICES, PriceTable, type PriceEntry } from './price-table';
 
@@ -15,92 +15,60 @@ export interface OrganizationPrices {
   forOrganization(organizationId: string): Promise<PriceTable>;
 }
 
-interface Entry {
-  table: PriceTable;
-  cachedAt: number;
-}
-
 /**
  * Each organization's effective price table, kept in memory so a model call
  * costs no price query. The table organization_llm_prices announces every
- * change on `llm_prices_changed` (migration OrganizationLlmPrices); a
- * connection of its own LISTENs, as PrincipalCache does for auth_changed, and
- * every notification empties the cache. While it is not listening (not yet
- * started, lost, reconnecting) every lookup reads the database. The listener
- * starts at the first lookup: a process that makes no model call holds no
- * connection for it.
+ * change on `llm_prices_changed` (migration OrganizationLlmPrices), which
+ * empties the cache (NotifiedCache, as the principal cache does for
+ * auth_changed); while it is not listening every lookup reads the database.
+ * The listener starts at the first lookup: a process that makes no model call
+ * holds no connection for it.
  */
 export class OrganizationPriceTables implements OrganizationPrices {
   readonly service: PriceTable;
-  private readonly entries = new Map<string, Entry>();
-  private readonly listener: ChannelListener;
+  private readonly cache: NotifiedCache<PriceTable>;
   private started = false;
-  private listening = false;
-  /** Bumped at every clear: a load that started before it must not refill the cache with what it read. */
-  private generation = 0;
 
   constructor(
     databaseUrl: string,
     logger: Logger,
     private readonly setting: readonly PriceEntry[],
     private readonly load: (organizationId: string) => Promise<PriceEntry[]>,
-    private readonly maxEntries = MAX_ENTRIES,
+    maxEntries = MAX_ENTRIES,
   ) {
     this.service = new PriceTable(DEFAULT_PRICES, setting);
-    this.listener = new ChannelListener(databaseUrl, 'llm_prices_changed', logger, {
-      notified: () => this.clear(),
-      listening: () => {
-        this.clear();
-        this.listening = true;
-      },
-      lost: () => {
-        this.listening = false;
-        this.clear();
-      },
-    });
+    this.cache = new NotifiedCache(databaseUrl, 'llm_prices_changed', logger, { maxEntries, ttlMs: TTL_MS });
   }
 
   async forOrganization(organizationId: string): Promise<PriceTable> {
     if (!this.started) {
       this.started = true;
-      this.listener.start();
+      this.cache.start();
     }
-    const cached = this.listening ? this.entries.get(organizationId) : undefined;
-    if (cached && Date.now() - cached.cachedAt < TTL_MS) {
-      // Map order is insertion order: re-inserting makes it the most recently used.
-      this.entries.delete(organizationId);
-      this.entries.set(organizationId, cached);
-      return cached.table;
-    }
-    if (cached) this.entries.delete(organizationId);
-    const generation = this.generation;
-    const own = await this.load(organizationId);
-    // An organization without entries prices as the service does: no table of its own to build or keep apart.
-    const table = own.length ? new PriceTable(DEFAULT_PRICES, this.setting, own) : this.service;
-    if (this.listening && generation === this.generation) {
-      this.entries.set(organizationId, { table, cachedAt: Date.now() });
-      if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    }
-    return table;
+    const table = await this.cache.get(organizationId, async () => {
+      const own = await this.load(organizationId);
+      // An organization without entries prices as the service does: no table of its own to build or keep apart.
+      return own.length ? new PriceTable(DEFAULT_PRICES, this.setting, own) : this.service;
+    });
+    return table!;
   }
 
   /** Empties the cache. */
   clear(): void {
-    this.generation += 1;
-    this.entries.clear();
+    this.cache.clear();
   }
 
   /** Whether lookups may be answered from memory (for tests). */
   get isListening(): boolean {
-    return this.listening;
+    return this.cache.isListening;
   }
 
   /** How many organizations' tables are kept (for tests). */
   get size(): number {
-    return this.entries.size;
+    return this.cache.size;
   }
 
   async close(): Promise<void> {
-    await this.listener.close();
+    await this.cache.close();
   }
 }
