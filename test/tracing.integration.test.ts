@@ -205,6 +205,40 @@ function maskedFormOf(span: ExportedSpan): string {
   return masked;
 }
 
+describe('a failing step', () => {
+  test('its error is on its spans as the run records it, and the secret the vendor echoed back is in none of them', async () => {
+    // The vendor answers 500 with the request's headers in its body, the step's secret among them.
+    vendor.on('/echo-fail', (req, res) => sendJson(res, 500, { received: req.headers }));
+    const environment = await a.createEnvironment({ TOKEN: { value: secrets.envToken, secret: true } });
+    const hook = await a.createHook(
+      [
+        {
+          stepId: 'call',
+          stepType: 'core.http',
+          input: { method: 'POST', url: `${vendor.url}/echo-fail`, headers: { Authorization: 'Bearer {{ $env.TOKEN }}' } },
+        },
+      ],
+      { environment },
+    );
+    const res = await fetch(`${base}${hook.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(202);
+    const traceId = /^00-([0-9a-f]{32})-/.exec(res.headers.get('traceresponse') ?? '')![1];
+    const ended = await a.awaitEnd((await res.json()).executionId);
+    expect(ended.status).toBe('failed');
+    const spans = await jaeger.waitForTrace(
+      traceId,
+      (found) =>
+        found.some((span) => span.name === 'step core.http' && span.attributes['flowbase.step.status'] === 'failed') &&
+        named(found, 'RunWorkflow:runWorkflowDefinition').length === 1,
+    );
+    const failedRun = named(spans, 'RunWorkflow:runWorkflowDefinition')[0];
+    expect(failedRun.status).toEqual({ code: 'error', message: ended.error!.message });
+    expect(spans.filter((span) => span.status.code === 'error').length).toBeGreaterThan(1);
+    expect(vendor.calls('/echo-fail').length).toBeGreaterThan(0);
+    expect(JSON.stringify(spans)).not.toContain(secrets.envToken);
+  });
+});
+
 describe('a trigger that ignores traceparent, and an API-started run', () => {
   test('ignore: the call starts a trace of its own, and says which', async () => {
     const hook = await a.createHook([returnStep('answer', { ok: true })]);

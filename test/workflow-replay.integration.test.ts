@@ -85,7 +85,9 @@ function replaySession(workflowBundle: WorkflowBundlePath) {
   }
   let failed: Error | undefined;
   const results = (async () => {
-    for await (const result of Worker.runReplayHistories({ workflowBundle }, histories())) replaying.shift()!.settle(result.error);
+    // The sink the workers inject (Temporal calls it during no replay, but a workflow naming one not injected is logged).
+    const sinks = { callerReplies: { answered: { fn: () => undefined, callDuringReplay: false } } };
+    for await (const result of Worker.runReplayHistories({ workflowBundle, sinks }, histories())) replaying.shift()!.settle(result.error);
   })().catch((error: Error) => {
     // The replay worker itself failed: every replay waiting, and any asked for later, fails with it.
     failed = error;
