@@ -56,8 +56,8 @@ export function ModelPricesPage() {
     >
       <SettingsTabs />
       <p className="muted">
-        An entry of this organization for a provider and model replaces the built-in and operator prices of that model, for calls made from the day it names;
-        costs already recorded keep their price. A model without a price has its tokens recorded and no cost.
+        This organization&apos;s entries for a provider and model replace every built-in and operator price of that model: a call made before the earliest day
+        they name has no price. Costs already recorded keep their price. A model without a price has its tokens recorded and no cost.
       </p>
       {!canEdit && (
         <p className="notice" role="note">
