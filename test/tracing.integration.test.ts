@@ -223,7 +223,7 @@ describe('a failing step', () => {
     const res = await fetch(`${base}${hook.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(202);
     const traceId = /^00-([0-9a-f]{32})-/.exec(res.headers.get('traceresponse') ?? '')![1];
-    const ended = await a.awaitEnd((await res.json()).executionId);
+    const ended = await a.awaitEnd(((await res.json()) as { executionId: string }).executionId);
     expect(ended.status).toBe('failed');
     const spans = await jaeger.waitForTrace(
       traceId,

@@ -59,8 +59,9 @@ const WEBHOOK_PATH = /^\/w\/@/;
  * load: see tracing-start.ts.
  */
 export function startTracing(settings: TracingSettings, role: string): Tracing {
-  // The stable HTTP attribute names (url.path, http.request.method…), as the undici instrumentation writes them.
-  process.env.OTEL_SEMCONV_STABILITY_OPT_IN ??= 'http';
+  // The stable HTTP attribute names only (url.path, http.request.method…), as the undici instrumentation writes them:
+  // the old ones (http.target, http.url) would carry the raw path and query string that startIncomingSpanHook replaces.
+  process.env.OTEL_SEMCONV_STABILITY_OPT_IN = 'http';
   const resource = detectResourcesSync({ detectors: [envDetectorSync] }).merge(
     new Resource({ 'service.name': settings.serviceName, 'service.version': SERVICE_VERSION, 'flowbase.process.role': role }),
   );

@@ -22,7 +22,8 @@ export function openWebhookSpan(req: Request, res: Response, arrivedAt: number, 
       attributes: {
         'http.request.method': req.method,
         'http.route': ROUTE,
-        'url.path': req.path,
+        // A refused call's path is the caller's to choose: bounded like an outbound call's.
+        'url.path': req.path.slice(0, 512),
         ...(accepted
           ? {
               ...runAttributes(accepted.run.organizationId, accepted.run.workflow.id),
