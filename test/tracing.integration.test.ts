@@ -111,6 +111,12 @@ function ancestry(spans: ExportedSpan[], span: ExportedSpan): string[] {
   return names;
 }
 
+/** No span's parent is missing (bar the caller's own span): batches arrive apart, and a tree read early has holes. */
+function complete(spans: ExportedSpan[], callerSpan?: string): boolean {
+  const ids = new Set(spans.map((s) => s.spanId));
+  return spans.every((s) => s.parentSpanId === undefined || s.parentSpanId === callerSpan || ids.has(s.parentSpanId));
+}
+
 const named = (spans: ExportedSpan[], name: string | RegExp) => spans.filter((s) => (typeof name === 'string' ? s.name === name : name.test(s.name)));
 
 let triggerSecret: string;
@@ -137,7 +143,17 @@ describe('a webhook call that honours the caller’s traceparent', () => {
     const [, traceId, serverSpanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(res.headers.get('traceresponse') ?? '') ?? [];
     expect(traceId).toBe(CALLER_TRACE);
 
-    const spans = await jaeger.waitForTrace(CALLER_TRACE, (s) => named(s, 'step core.return').length === 1 && named(s, /^datastore\./).length > 0);
+    // Every span read below: the server span ends after the answer is out, the run's after its last step, so batches bring them apart.
+    const spans = await jaeger.waitForTrace(
+      CALLER_TRACE,
+      (s) =>
+        s.some((span) => span.spanId === serverSpanId) &&
+        named(s, 'RunWorkflow:runWorkflowDefinition').length === 1 &&
+        named(s, /^step /).length === 4 &&
+        named(s, 'chat gpt-4o-mini').length === 1 &&
+        named(s, /^datastore\./).length > 0 &&
+        complete(s, CALLER_SPAN),
+    );
     const server = spans.find((s) => s.spanId === serverSpanId)!;
     expect(server).toMatchObject({ name: 'POST /w/@:organizationSuid/:triggerName', kind: 'server', parentSpanId: CALLER_SPAN });
     expect(server.attributes).toMatchObject({
@@ -229,7 +245,8 @@ describe('a failing step', () => {
       traceId,
       (found) =>
         found.some((span) => span.name === 'step core.http' && span.attributes['flowbase.step.status'] === 'failed') &&
-        named(found, 'RunWorkflow:runWorkflowDefinition').length === 1,
+        named(found, 'RunWorkflow:runWorkflowDefinition').length === 1 &&
+        complete(found),
     );
     const failedRun = named(spans, 'RunWorkflow:runWorkflowDefinition')[0];
     expect(failedRun.status).toEqual({ code: 'error', message: ended.error!.message });
@@ -257,7 +274,7 @@ describe('a trigger that ignores traceparent, and an API-started run', () => {
     const traceId = /^00-([0-9a-f]{32})-/.exec(res.headers.get('traceresponse') ?? '')?.[1];
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(traceId).not.toBe(otherTrace);
-    const spans = await jaeger.waitForTrace(traceId!, (s) => named(s, 'step core.return').length === 1);
+    const spans = await jaeger.waitForTrace(traceId!, (s) => named(s, 'POST /w/@:organizationSuid/:triggerName').length === 1);
     expect(named(spans, 'POST /w/@:organizationSuid/:triggerName')[0].parentSpanId).toBeUndefined();
     expect(await jaeger.trace(otherTrace)).toEqual([]);
   });
@@ -271,7 +288,10 @@ describe('a trigger that ignores traceparent, and an API-started run', () => {
     });
     expect(res.status).toBe(200);
     const traceId = /^00-([0-9a-f]{32})-/.exec(res.headers.get('traceresponse') ?? '')![1];
-    const spans = await jaeger.waitForTrace(traceId, (s) => named(s, 'step core.return').length === 1 && s.some((span) => span.kind === 'server'));
+    const spans = await jaeger.waitForTrace(
+      traceId,
+      (s) => named(s, 'step core.return').length === 1 && s.some((span) => span.kind === 'server') && complete(s),
+    );
     const server = spans.find((s) => s.kind === 'server')!;
     expect(server.name).toBe('POST /workflows/:id/runs');
     expect(server.attributes['flowbase.organization.id']).toBe(org.organizationId);
@@ -290,7 +310,10 @@ describe('analytics', () => {
     });
     expect(res.status).toBe(201);
     const traceId = /^00-([0-9a-f]{32})-/.exec(res.headers.get('traceresponse') ?? '')![1];
-    const spans = await jaeger.waitForTrace(traceId, (s) => named(s, 'analytics.query').length === 1 && s.some((span) => span.kind === 'server'));
+    const spans = await jaeger.waitForTrace(
+      traceId,
+      (s) => named(s, 'analytics.query').length === 1 && s.some((span) => span.kind === 'server') && complete(s),
+    );
     const query = named(spans, 'analytics.query')[0];
     expect(ancestry(spans, query)).toEqual(['POST /dashboards/analytics/query']);
     expect(query.attributes).toMatchObject({ 'flowbase.analytics.measures': 1, 'flowbase.analytics.dimensions': 0, 'flowbase.analytics.rows': 1 });
