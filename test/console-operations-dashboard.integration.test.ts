@@ -75,6 +75,11 @@ test('the built-in sources are listed as read-only, and their page has no edit o
   await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
   await page.getByRole('note').filter({ hasText: 'Built in and read-only' }).waitFor();
   await page.getByText('startedAt').first().waitFor();
+  // Beyond its summed fields, the measures its model computes, as the query builder offers them; nothing to add.
+  const measures = page.getByRole('table', { name: 'Measures' });
+  await measures.getByRole('row', { name: /^durationP95 p95 duration \(ms\)$/ }).waitFor();
+  await measures.getByRole('row', { name: /^failureRate Failure rate$/ }).waitFor();
+  expect(await page.getByRole('heading', { name: /Calculated fields|Window dimensions/ }).count()).toBe(0);
   expect(await page.getByRole('button', { name: /Delete/ }).count()).toBe(0);
   expect(await page.getByRole('button', { name: /Edit|Add/ }).count()).toBe(0);
   await screenshot(page, 'data-source-built-in');

@@ -6,6 +6,7 @@ import { ErrorBox } from '../../ui/error-box';
 import { formatTime } from '../../ui/format';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
+import { BuiltInMeasures } from './built-in-measures';
 import { CalculatedFields } from './calculated-fields';
 import { DataTabs } from './data-tabs';
 import type { DataSource } from './data-types';
@@ -62,8 +63,15 @@ export function SourcePage() {
             </p>
           )}
           <SourceFieldsSection source={s} canEdit={editable} onChanged={source.reload} />
-          <CalculatedFields source={s} canEdit={editable} onChanged={source.reload} />
-          <WindowDimensions source={s} canEdit={editable} onChanged={source.reload} />
+          {s.builtIn ? (
+            // Its model is the service's: the measures it computes instead of calculated fields and window dimensions it cannot have.
+            <BuiltInMeasures source={s} />
+          ) : (
+            <>
+              <CalculatedFields source={s} canEdit={editable} onChanged={source.reload} />
+              <WindowDimensions source={s} canEdit={editable} onChanged={source.reload} />
+            </>
+          )}
           {(s.syncConfig || s.connectionId) && <SyncSection source={s} canSync={can('dashboards:admin')} onChanged={source.reload} />}
           {editable && (
             <DangerZone
