@@ -1,5 +1,5 @@
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { tracer } from '../../src/observability/trace-context';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../../src/observability/trace-context';
 
 /** What a model call's span says once the provider answered: the model that answered and the tokens it counted. */
 export interface ModelAnswer {
@@ -14,25 +14,18 @@ export interface ModelAnswer {
  * model, how many tokens, and how it ended. The HTTP call to the provider is its child.
  */
 export function inModelSpan<T>(provider: string, model: string, call: () => Promise<T>, answered: (result: T) => ModelAnswer): Promise<T> {
-  return tracer().startActiveSpan(
+  const attributes = { 'gen_ai.system': provider, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model };
+  return inSpan(
     `chat ${model}`,
-    { kind: SpanKind.CLIENT, attributes: { 'gen_ai.system': provider, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model } },
+    attributes,
     async (span) => {
-      try {
-        const result = await call();
-        const answer = answered(result);
-        if (answer.model) span.setAttribute('gen_ai.response.model', answer.model);
-        if (answer.inputTokens !== undefined) span.setAttribute('gen_ai.usage.input_tokens', answer.inputTokens);
-        if (answer.outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', answer.outputTokens);
-        return result;
-      } catch (err) {
-        // The error's type only: a provider's message can echo part of the key (structured-output.ts describeFailure).
-        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
-        span.setAttribute('error.type', err instanceof Error ? err.name : 'error');
-        throw err;
-      } finally {
-        span.end();
-      }
+      const result = await call();
+      const answer = answered(result);
+      if (answer.model) span.setAttribute('gen_ai.response.model', answer.model);
+      if (answer.inputTokens !== undefined) span.setAttribute('gen_ai.usage.input_tokens', answer.inputTokens);
+      if (answer.outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', answer.outputTokens);
+      return result;
     },
+    SpanKind.CLIENT,
   );
 }

@@ -1,10 +1,13 @@
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { outboundUrlAttributes } from './span-redaction';
-import { withMasking } from './trace-context';
+import { markTracingOn, withMasking } from './trace-context';
 
 describe('span redaction', () => {
-  beforeAll(() => context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()));
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    markTracingOn();
+  });
   afterAll(() => context.disable());
 
   it('drops the query string of an outbound URL and masks the path as the step masks its record', () => {

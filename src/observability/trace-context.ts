@@ -1,10 +1,36 @@
-import { context, createContextKey, isSpanContextValid, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /**
- * What the service's own code needs of tracing, on the OpenTelemetry API alone: without a registered provider (tracing
- * off) every call here is the API's no-op, so none of it costs more than a function call. src/observability/tracing.ts
- * registers the provider when OTEL_* settings ask for traces.
+ * What the service's own code needs of tracing, on the OpenTelemetry API alone. src/observability/tracing.ts registers
+ * the provider when OTEL_* settings ask for traces, and says so here (markTracingOn): until then every helper below
+ * calls straight through, so the webhook, step and data store paths build no context, span or promise for it.
  */
+
+let tracing = false;
+
+/** Tracing is on in this process (startTracing). */
+export function markTracingOn(): void {
+  tracing = true;
+}
+
+export function tracingOn(): boolean {
+  return tracing;
+}
+
+/** What `fn` gets as its span when tracing is off: records nothing. */
+const NOT_TRACED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 /** The service's tracer: step, model-call, webhook and analytics spans. */
 export function tracer(): Tracer {
@@ -37,6 +63,7 @@ export function runAttributes(organizationId: string | undefined, workflowId?: s
 
 /** Sets `attributes` on the active span and on every span started inside `fn`. */
 export function withRunAttributes<T>(attributes: Attributes, fn: () => T): T {
+  if (!tracing) return fn();
   const active = context.active();
   trace.getSpan(active)?.setAttributes(attributes);
   const inherited = active.getValue(RUN_ATTRIBUTES) as Attributes | undefined;
@@ -49,6 +76,7 @@ export function inheritedRunAttributes(parent: Context): Attributes | undefined 
 
 /** Runs `fn` with `mask` as the masking of outbound URLs (a step's secrets are masked in its spans as in its record). */
 export function withMasking<T>(mask: (text: string) => string, fn: () => T): T {
+  if (!tracing) return fn();
   return context.with(context.active().setValue(MASK, mask), fn);
 }
 
@@ -57,15 +85,18 @@ export function activeMask(): ((text: string) => string) | undefined {
 }
 
 /**
- * Runs `fn` in a new active span named `name`, ending it when `fn` settles: an error sets the span's status and is
- * recorded by its type and message only (a message of the service's own, never a payload).
+ * Runs `fn` in a new active span named `name`, ending it when `fn` settles. An error is recorded by its type only
+ * (`error.type` and the status): a message may hold what a provider or vendor answered.
  */
-export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, kind = SpanKind.INTERNAL): Promise<T> {
+  if (!tracing) return fn(NOT_TRACED);
+  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
     try {
       return await fn(span);
     } catch (err) {
-      span.setStatus({ code: 2, message: err instanceof Error ? err.name : 'error' });
+      const type = err instanceof Error ? err.name : 'error';
+      span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+      span.setAttribute('error.type', type);
       throw err;
     } finally {
       span.end();

@@ -10,7 +10,7 @@ import type { Context } from '@opentelemetry/api';
 import { SERVICE_VERSION } from '../config/service-identity';
 import { loggedPath } from '../http/request-log';
 import { outboundUrlAttributes } from './span-redaction';
-import { inheritedRunAttributes } from './trace-context';
+import { inheritedRunAttributes, markTracingOn } from './trace-context';
 import type { TracingSettings } from './tracing-settings';
 
 /** Copies the organization and workflow of the context a span starts in onto the span (trace-context.ts withRunAttributes). */
@@ -82,5 +82,6 @@ export function startTracing(settings: TracingSettings, role: string): Tracing {
       new UndiciInstrumentation({ startSpanHook: (request) => outboundUrlAttributes(request.origin, request.path) }),
     ],
   });
+  markTracingOn();
   return { resource, processor, shutdown: () => provider.shutdown() };
 }

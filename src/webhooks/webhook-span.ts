@@ -1,9 +1,11 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { Request, Response } from 'express';
-import { ATTR, runAttributes, traceResponse, tracer, withRunAttributes } from '../observability/trace-context';
+import { ATTR, runAttributes, traceResponse, tracer, tracingOn, withRunAttributes } from '../observability/trace-context';
 import type { AcceptedCall } from './webhook-host';
 
 const ROUTE = '/w/@:organizationSuid/:triggerName';
+/** With tracing off: no span, no header, no listener on the answer. */
+const NOT_TRACED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 /**
  * The server span of a webhook call (tracing on). It is opened here rather than by the HTTP instrumentation because
@@ -13,6 +15,7 @@ const ROUTE = '/w/@:organizationSuid/:triggerName';
  * its run's trace; a workflow's answer cannot set that header (src/http/answer-headers.ts).
  */
 export function openWebhookSpan(req: Request, res: Response, arrivedAt: number, accepted: AcceptedCall | undefined): Span {
+  if (!tracingOn()) return NOT_TRACED;
   const parent = accepted?.traceContext === 'honour' ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
   const span = tracer().startSpan(
     `${req.method} ${ROUTE}`,
@@ -47,6 +50,7 @@ export function openWebhookSpan(req: Request, res: Response, arrivedAt: number, 
 
 /** Runs `fn` as part of the call's span, with its organization and workflow on every span beneath. */
 export function inWebhookSpan<T>(span: Span, accepted: AcceptedCall, fn: () => T): T {
+  if (!tracingOn()) return fn();
   const within: Context = trace.setSpan(ROOT_CONTEXT, span);
   return context.with(within, () => withRunAttributes(runAttributes(accepted.run.organizationId, accepted.run.workflow.id), fn));
 }
