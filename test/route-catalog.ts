@@ -264,6 +264,7 @@ export const ROUTES: RouteCase[] = [
       verification: { scheme: 'hmac', header: 'X-Signature', algorithm: 'sha512', timestampHeader: 'X-Timestamp', payload: '{timestamp}.{body}' },
       signingSecret: 'probe-signing-secret',
       deduplication: { deliveryId: { bodyField: 'event.id' }, windowSeconds: 3600 },
+      traceContext: 'ignore',
     },
   })),
   r('POST', '/workflows/:id/runs', 'workflows:admin', ({ a }) => ({ url: `/workflows/${a.workflow.id}/runs`, body: { input: {}, wait: true } })),
@@ -298,7 +299,7 @@ export const ROUTES: RouteCase[] = [
   })),
   r('GET', '/webhook-triggers', 'workflows:view', () => ({ url: '/webhook-triggers' })),
   r('GET', '/webhook-triggers/:id', 'workflows:view', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}` })),
-  r('PATCH', '/webhook-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}`, body: { method: 'POST' } })),
+  r('PATCH', '/webhook-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}`, body: { method: 'POST', traceContext: 'honour' } })),
   r('DELETE', '/webhook-triggers/:id', 'workflows:admin', async ({ a, fresh }) => ({ url: `/webhook-triggers/${await fresh(a.make.trigger)}` })),
   r('POST', '/webhook-triggers/:id/secret', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.authTrigger.id}/secret` })),
   r('POST', '/webhook-triggers/:id/signing-secret', 'workflows:admin', ({ a }) => ({
