@@ -39,6 +39,8 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
         };
         let output: ModelTurnOutput;
         let usage: StepUsage;
+        // Before the model call's record: a price table that cannot be read fails the activity, to be retried, not the call.
+        const prices = await settings.prices.forOrganization(request.run.organizationId);
         try {
           const connection = await scope.connection(input.provider.connection);
           const apiKey = connection.config.apiKey;
@@ -62,7 +64,6 @@ export function createModelCall(deps: StepRunnerDeps, settings: LlmSettings) {
             model: input.provider.model,
           };
           const signal = activityContext()?.cancellationSignal;
-          const prices = await settings.prices.forOrganization(request.run.organizationId);
           const calledAt = new Date();
           const priced = (model: string, tokens: { inputTokens?: number; outputTokens?: number }) =>
             usageOfCall(prices, { provider: call.provider, model, requestedModel: call.model, ...tokens, at: calledAt });

@@ -53,11 +53,6 @@ export class OrganizationPriceTables implements OrganizationPrices {
     return table!;
   }
 
-  /** Empties the cache. */
-  clear(): void {
-    this.cache.clear();
-  }
-
   /** Whether lookups may be answered from memory (for tests). */
   get isListening(): boolean {
     return this.cache.isListening;

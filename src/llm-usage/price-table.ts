@@ -17,11 +17,16 @@ export interface PriceEntry {
 
 export const PriceEntrySchema = z.strictObject({
   provider: z.enum(['openai', 'anthropic']),
-  model: z.string().min(1).max(200),
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^\S(.*\S)?$/, 'must not start or end with a space: a call names the model exactly'),
   inputPerMillion: z.number().min(0).max(100_000),
   outputPerMillion: z.number().min(0).max(100_000),
   currency: z.literal('USD'),
-  since: z.iso.date(),
+  // From 2000 on: PostgreSQL's date type refuses year 0, and no model had a price before.
+  since: z.iso.date().refine((day) => day >= '2000-01-01', 'must be 2000-01-01 or later'),
 });
 
 /** LLM_PRICES: a JSON array of entries, at most 1000. */

@@ -23,8 +23,8 @@ const draftOf = (entry: LlmPriceEntry | undefined): Draft => ({
   since: entry?.since ?? today(),
 });
 
-/** An empty price is sent as null, so the API's own words ("is required"-like) show at the field, never a silent 0. */
-const amount = (text: string) => (text.trim() === '' ? null : Number(text));
+/** An empty price is left out, so the API's own "is required" shows at the field, never a silent 0. */
+const amount = (text: string) => (text.trim() === '' ? undefined : Number(text));
 
 interface Props {
   label: string;

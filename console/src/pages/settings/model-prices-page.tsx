@@ -4,6 +4,7 @@ import { useSession } from '../../session/session';
 import { Page } from '../../ui/page';
 import { useApi } from '../../ui/use-api';
 import { ListView } from '../../ui/list-view';
+import { ConfirmPrompt } from '../../ui/confirm-prompt';
 import { ErrorBox } from '../../ui/error-box';
 import { PriceForm } from './model-price-form';
 import { SettingsTabs } from './settings-tabs';
@@ -35,6 +36,9 @@ export function ModelPricesPage() {
   const prices = useApi(PRICES, (signal) => get<LlmPrices>(PRICES, { signal }));
   const own = (prices.data?.data ?? []).filter((e) => e.source === 'organization').map(entryOf);
   const [adding, setAdding] = useState(false);
+  // At the API's limit a new entry would only be refused: say so instead of offering the form.
+  const limit = prices.data?.maxOrganizationEntries;
+  const full = limit !== undefined && own.length >= limit;
 
   /** Saves the organization's entries with `entry` last, so a 400 about it names the last index (PriceForm shows it at its field). */
   const saveWith = async (others: LlmPriceEntry[], entry: LlmPriceEntry | null) => {
@@ -47,7 +51,7 @@ export function ModelPricesPage() {
       title="Model prices"
       subtitle="What a million tokens cost, in USD, in this organization's ai.llm-call and ai.agent steps"
       actions={
-        canEdit && prices.data && !adding ? (
+        canEdit && prices.data && !adding && !full ? (
           <button type="button" className="primary" onClick={() => setAdding(true)}>
             Add price
           </button>
@@ -55,6 +59,11 @@ export function ModelPricesPage() {
       }
     >
       <SettingsTabs />
+      {canEdit && full && (
+        <p className="notice" role="note">
+          This organization has {limit} prices of its own, the most it may hold: change or remove one to add another.
+        </p>
+      )}
       <p className="muted">
         This organization&apos;s entries for a provider and model replace every built-in and operator price of that model: a call made before the earliest day
         they name has no price. Costs already recorded keep their price. A model without a price has its tokens recorded and no cost.
@@ -186,15 +195,18 @@ function PriceRow({ price, canEdit, columns, index, save }: RowProps) {
               />
             )}
             {mode === 'remove' && (
-              <p>
-                Remove this organization&apos;s price of <code>{price.model}</code> from {price.since}? Later calls are priced by the remaining entries.{' '}
-                <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
-                  Remove price
-                </button>{' '}
-                <button type="button" onClick={() => setMode('view')}>
-                  Cancel
-                </button>
-              </p>
+              <ConfirmPrompt
+                question={
+                  <>
+                    Remove this organization&apos;s price of <code>{price.model}</code> from {price.since}? Later calls are priced by the remaining entries.
+                  </>
+                }
+                confirmLabel="Remove price"
+                busy={busy}
+                autoFocus
+                onConfirm={() => void remove()}
+                onCancel={() => setMode('view')}
+              />
             )}
             {mode === 'remove' && <ErrorBox error={error} />}
           </td>
