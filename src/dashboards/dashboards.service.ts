@@ -2,6 +2,7 @@ import { AppError, ConflictError, DuplicateNameError, NotFoundError, ValidationE
 import { isCheckViolation } from '../db/unique-violation';
 import type { Page } from '../http/pagination';
 import { newId, newSuid } from '../ids';
+import { BUILT_IN_SOURCES } from '../data-sources/built-in-sources';
 import { CHART_TYPES, isDataless } from './chart-types';
 import { defaultsOfFilters, unknownFilterKeys } from './dashboard-filters';
 import { type DashboardTemplate, operationsTemplate } from './dashboard-templates';
@@ -86,11 +87,12 @@ export class DashboardsService {
   ): Promise<{ dashboard: Dashboard; widgets: DashboardWidget[] }> {
     const sources = await this.sources.builtIns(organizationId);
     const ids = new Map([...sources].map(([type, source]) => [type, source.id]));
-    const plan = operationsTemplate(ids);
-    if (plan.widgets.some((w) => !ids.has(w.sourceType))) {
-      // Every organization has them (its creation and the BuiltInRunSources migration made them): a missing one is a bug.
+    // Every organization has them (its creation and the BuiltInRunSources migration made them): a missing one is a bug,
+    // said as such before the plan names their relations.
+    if (BUILT_IN_SOURCES.some((b) => !ids.has(b.type))) {
       throw new AppError(500, 'built_in_source_missing', `The built-in sources the ${template} template reads are missing from this organization`);
     }
+    const plan = operationsTemplate(ids);
     for (let n = 1; n <= TEMPLATE_NAME_ATTEMPTS; n++) {
       const name = input.name ?? (n === 1 ? plan.name : `${plan.name} ${n}`);
       const dashboard = Object.assign(new Dashboard(), {

@@ -87,7 +87,7 @@ export const WindowDimensionPatch = z.strictObject(windowDimensionFields).partia
 export const WindowDimension = z.strictObject({ id: z.uuid(), ...windowDimensionFields });
 export type WindowDimension = z.output<typeof WindowDimension>;
 
-const MAX_FIELDS = 200;
+export const MAX_FIELDS = 200;
 const fieldMap = z.record(z.string(), FieldDefinition).superRefine((fields, ctx) => {
   const names = Object.keys(fields);
   if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one field is needed' });

@@ -5,15 +5,22 @@ import { newId, newSuid } from '../ids';
 import { AnalyticsSource, type SyncConfig } from './analytics-source.entity';
 import { assertNotBuiltIn, BUILT_IN_SOURCES } from './built-in-sources';
 import type { DataSourcesRepository, RelationChange } from './data-sources.repository';
-import type { CalculatedField, CreateDataSourceBody, InferFieldsBody, PatchDataSourceBody, RecordSchema, RecordSchemaInput } from './data-sources.schemas';
+import {
+  MAX_FIELDS,
+  type CalculatedField,
+  type CreateDataSourceBody,
+  type InferFieldsBody,
+  type PatchDataSourceBody,
+  type RecordSchema,
+  type RecordSchemaInput,
+} from './data-sources.schemas';
 import { newFieldsFrom } from './field-inference';
 import { modelIssues } from './schema-rules';
 import { physicalShape, SERVING_ENGINE, servingRelationName, timeField } from './serving-relation';
 
 /** Records read by refresh-schema. */
 const SAMPLE_SIZE = 1000;
-/** The fields a source may have (data-sources.schemas.ts), and how many skipped names an inference answer lists. */
-const MAX_SOURCE_FIELDS = 200;
+/** How many skipped names an inference answer lists. */
 const MAX_SKIPPED_NAMES = 50;
 
 function toRecordSchema(input: RecordSchemaInput, keep: CalculatedField[] = []): RecordSchema {
@@ -352,8 +359,11 @@ export class DataSourcesService {
     const samples = await this.repository.sampleTable(table.organizationId, table.name, SAMPLE_SIZE);
     const { fields, skipped } = newFieldsFrom(samples, new Set());
     // What a source can hold (MAX_FIELDS) and a readable list of the names left out: the answer stays small whatever the records.
-    const kept = Object.fromEntries(Object.entries(fields).slice(0, MAX_SOURCE_FIELDS));
-    const shortSkipped = skipped.slice(0, MAX_SKIPPED_NAMES).map((name) => (name.length > 100 ? `${name.slice(0, 100)}…` : name));
+    const inferred = Object.entries(fields);
+    const kept = Object.fromEntries(inferred.slice(0, MAX_FIELDS));
+    // Fields past the limit are left out like the unusable ones: listed, so the form can say a source cannot hold them all.
+    const leftOut = [...skipped, ...inferred.slice(MAX_FIELDS).map(([name]) => name)];
+    const shortSkipped = leftOut.slice(0, MAX_SKIPPED_NAMES).map((name) => (name.length > 100 ? `${name.slice(0, 100)}…` : name));
     return { fields: kept, skipped: shortSkipped, sampled: samples.length };
   }
 

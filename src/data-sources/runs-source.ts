@@ -97,23 +97,20 @@ const TOKEN_MEASURES: Record<string, BuiltInMember> = {
 export const RUNS_MODEL: BuiltInModel = {
   name: 'Runs',
   time: 'startedAt',
-  // The joins are removable: PostgreSQL leaves out the workflows join and the usage aggregate when a query reads none of their columns.
+  // Usage per run as scalar subqueries over the run's own steps: a query's date range bounds them with the runs, and
+  // one reading no usage column computes none (an aggregate over every step of the organization did both neither).
+  // The workflows join is removable too: PostgreSQL leaves it out when no name is read.
   sql: (organizationId) => {
     const org = organizationLiteral(organizationId);
+    const usage = (key: 'inputTokens' | 'outputTokens' | 'cost', type: string) =>
+      `(SELECT sum(${usageOf('s', key, type, MODEL_STEP_TYPE)}) FROM execution_steps s WHERE s.execution_id = e.id AND s.usage IS NOT NULL)`;
     return `SELECT e.id AS "__key", e.id AS "runId", e.started_at AS "startedAt", e.finished_at AS "finishedAt",
       coalesce(w.name, e.workflow_name) AS "workflow", e.workflow_id::text AS "workflowId", e.workflow_version AS "version",
       e.trigger_name AS "trigger", e.trigger_id::text AS "triggerId", e.mode AS "mode", e.status AS "status",
       e.error->>'stepId' AS "failedStep", ${ERROR_CODE_SQL} AS "errorCode", ${durationSql('e')} AS "durationMs",
-      u.input_tokens AS "inputTokens", u.output_tokens AS "outputTokens", u.cost AS "cost"
+      ${usage('inputTokens', 'bigint')} AS "inputTokens", ${usage('outputTokens', 'bigint')} AS "outputTokens", ${usage('cost', 'numeric')} AS "cost"
     FROM executions e
-    LEFT JOIN workflows w ON w.id = e.workflow_id
-    LEFT JOIN (
-      SELECT s.execution_id, sum(${usageOf('s', 'inputTokens', 'bigint', MODEL_STEP_TYPE)}) AS input_tokens,
-        sum(${usageOf('s', 'outputTokens', 'bigint', MODEL_STEP_TYPE)}) AS output_tokens, sum(${usageOf('s', 'cost', 'numeric', MODEL_STEP_TYPE)}) AS cost
-      FROM execution_steps s JOIN executions r ON r.id = s.execution_id
-      WHERE r.organization_id = ${org} AND s.usage IS NOT NULL
-      GROUP BY s.execution_id
-    ) u ON u.execution_id = e.id
+    LEFT JOIN workflows w ON w.id = e.workflow_id AND w.organization_id = e.organization_id
     WHERE e.organization_id = ${org}`;
   },
   dimensions: {
@@ -158,7 +155,7 @@ export const RUN_STEPS_MODEL: BuiltInModel = {
       ${usageOf('s', 'cost', 'numeric', AGENT_STEP_TYPE)} AS "cost"
     FROM execution_steps s
     JOIN executions e ON e.id = s.execution_id
-    LEFT JOIN workflows w ON w.id = e.workflow_id
+    LEFT JOIN workflows w ON w.id = e.workflow_id AND w.organization_id = e.organization_id
     WHERE e.organization_id = ${org}`;
   },
   dimensions: {
