@@ -299,7 +299,10 @@ export const ROUTES: RouteCase[] = [
   })),
   r('GET', '/webhook-triggers', 'workflows:view', () => ({ url: '/webhook-triggers' })),
   r('GET', '/webhook-triggers/:id', 'workflows:view', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}` })),
-  r('PATCH', '/webhook-triggers/:id', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.trigger.id}`, body: { method: 'POST', traceContext: 'honour' } })),
+  r('PATCH', '/webhook-triggers/:id', 'workflows:admin', ({ a }) => ({
+    url: `/webhook-triggers/${a.trigger.id}`,
+    body: { method: 'POST', traceContext: 'honour' },
+  })),
   r('DELETE', '/webhook-triggers/:id', 'workflows:admin', async ({ a, fresh }) => ({ url: `/webhook-triggers/${await fresh(a.make.trigger)}` })),
   r('POST', '/webhook-triggers/:id/secret', 'workflows:admin', ({ a }) => ({ url: `/webhook-triggers/${a.authTrigger.id}/secret` })),
   r('POST', '/webhook-triggers/:id/signing-secret', 'workflows:admin', ({ a }) => ({
